@@ -1,0 +1,53 @@
+import type { HostEvent } from '../../shared/contract';
+import type { Clock, TimerHandle } from './ports';
+
+type Listener = (batch: HostEvent[]) => void;
+
+/**
+ * Collects events from the core and hands them to the transports in batches, so a burst
+ * (a turn's output, a flurry of log lines) costs the renderer one update, not hundreds.
+ * State events are latest-wins within a batch; list events are concatenated.
+ */
+export class EventHub {
+  private queue: HostEvent[] = [];
+  private timer: TimerHandle | null = null;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly windowMs = 50,
+  ) {}
+
+  emit(event: HostEvent): void {
+    if (event.event === 'log:entries') {
+      const last = this.queue.at(-1);
+      if (last?.event === 'log:entries') last.payload.push(...event.payload);
+      else this.queue.push({ event: 'log:entries', payload: [...event.payload] });
+    } else {
+      this.queue = this.queue.filter((queued) => queued.event !== event.event);
+      this.queue.push(event);
+    }
+    if (this.timer === null) this.timer = this.clock.setTimeout(() => this.flush(), this.windowMs);
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  flush(): void {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    for (const listener of this.listeners) listener(batch);
+  }
+
+  dispose(): void {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.queue = [];
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,17 @@
+import type { CommandInput, CommandName, CommandOutput, HostEvent } from '../../../shared/contract';
+import type { Result } from '../../../shared/result';
+
+export type ConnectionState =
+  | { state: 'connecting' }
+  | { state: 'open' }
+  | { state: 'reconnecting'; retryAt: number; attempt: number; reason: string }
+  | { state: 'refused'; reason: string };
+
+/** The renderer's only way to the host; views and the store never see the transport. */
+export interface Bridge {
+  readonly transport: 'ipc' | 'websocket';
+  invoke<K extends CommandName>(name: K, input?: CommandInput<K>): Promise<Result<CommandOutput<K>>>;
+  onEvents(listener: (events: HostEvent[]) => void): () => void;
+  onConnection(listener: (state: ConnectionState) => void): () => void;
+  connect(): void;
+}

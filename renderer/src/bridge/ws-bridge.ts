@@ -1,0 +1,131 @@
+import {
+  commands,
+  parseHostEvent,
+  WsServerFrameSchema,
+  type CommandName,
+  type HostEvent,
+} from '../../../shared/contract';
+import { resultSchema, TransportErrorCode, type Result } from '../../../shared/result';
+import type { Bridge, ConnectionState } from './types';
+
+const TOKEN_KEY = 'runnerTray.token';
+const MIN_DELAY_MS = 500;
+const MAX_DELAY_MS = 10_000;
+
+/**
+ * Headless: the page got the launch token in its URL; keep it for this tab only and take
+ * it out of the address bar, so it is not bookmarked or shared by accident.
+ */
+export function takeLaunchToken(location: Location, storage: Storage, history: History): string | null {
+  const url = new URL(location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    storage.setItem(TOKEN_KEY, fromUrl);
+    url.searchParams.delete('token');
+    history.replaceState(null, '', url.pathname + url.search + url.hash);
+    return fromUrl;
+  }
+  return storage.getItem(TOKEN_KEY);
+}
+
+type Pending = { name: CommandName; resolve: (result: Result<never>) => void };
+
+export function createWsBridge(wsUrl: string, token: string | null): Bridge {
+  const eventListeners = new Set<(events: HostEvent[]) => void>();
+  const connectionListeners = new Set<(state: ConnectionState) => void>();
+  const pending = new Map<number, Pending>();
+  let socket: WebSocket | null = null;
+  let nextId = 1;
+  let attempt = 0;
+  let opened = false;
+
+  const setConnection = (state: ConnectionState) => connectionListeners.forEach((l) => l(state));
+
+  function failPending(message: string) {
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      p.resolve({ ok: false, error: { code: TransportErrorCode.disconnected, message } } as Result<never>);
+    }
+  }
+
+  function onMessage(data: unknown) {
+    if (typeof data !== 'string') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const frame = WsServerFrameSchema.safeParse(raw);
+    if (!frame.success) return;
+    if (frame.data.type === 'events') {
+      const events = frame.data.events.map(parseHostEvent).filter((e): e is HostEvent => e !== null);
+      if (events.length) eventListeners.forEach((l) => l(events));
+      return;
+    }
+    const waiting = pending.get(frame.data.id);
+    if (!waiting) return;
+    pending.delete(frame.data.id);
+    const parsed = resultSchema(commands[waiting.name].output).safeParse(frame.data.result);
+    waiting.resolve(
+      (parsed.success
+        ? parsed.data
+        : { ok: false, error: { code: TransportErrorCode.invalidInput, message: `${waiting.name}: the host sent an answer that does not fit the contract` } }) as Result<never>,
+    );
+  }
+
+  function open() {
+    if (!token) {
+      setConnection({ state: 'refused', reason: 'No access token. Open the address the headless host printed.' });
+      return;
+    }
+    if (attempt === 0) setConnection({ state: 'connecting' });
+    const ws = new WebSocket(`${wsUrl}?token=${encodeURIComponent(token)}`);
+    socket = ws;
+    ws.onopen = () => {
+      attempt = 0;
+      opened = true;
+      setConnection({ state: 'open' });
+    };
+    ws.onmessage = (event) => onMessage(event.data);
+    ws.onclose = () => {
+      socket = null;
+      failPending('The connection to the host closed.');
+      attempt += 1;
+      const delay = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+      setConnection({
+        state: 'reconnecting',
+        retryAt: Date.now() + delay,
+        attempt,
+        reason: opened
+          ? 'Lost the connection to the host.'
+          : 'Cannot reach the host. Is it running, and is this the address it printed?',
+      });
+      setTimeout(open, delay);
+    };
+  }
+
+  return {
+    transport: 'websocket',
+    invoke(name, input) {
+      return new Promise((resolve) => {
+        if (!socket || socket.readyState !== WebSocket.OPEN) {
+          resolve({ ok: false, error: { code: TransportErrorCode.disconnected, message: 'Not connected to the host.' } });
+          return;
+        }
+        const id = nextId++;
+        pending.set(id, { name, resolve: resolve as (r: Result<never>) => void });
+        socket.send(JSON.stringify({ id, command: name, input: input ?? {} }));
+      });
+    },
+    onEvents(listener) {
+      eventListeners.add(listener);
+      return () => eventListeners.delete(listener);
+    },
+    onConnection(listener) {
+      connectionListeners.add(listener);
+      return () => connectionListeners.delete(listener);
+    },
+    connect: open,
+  };
+}

@@ -1,0 +1,18 @@
+// Type-checks each environment with its own tsconfig, so a browser API in Node code,
+// a Node API in the renderer or shared/, or electron in main/core fails here.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const tsc = require.resolve('typescript/bin/tsc');
+const projects = ['shared', 'node', 'electron', 'renderer', 'tests'];
+let failed = 0;
+for (const name of projects) {
+  const r = spawnSync(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.error(`typecheck: tsconfig.${name}.json failed`);
+  }
+}
+if (failed) process.exit(1);
+console.log(`typecheck: ${projects.length} projects clean`);

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import type { Result } from './result';
+import { RunnerStatusSchema } from './status';
+
+/**
+ * The one contract between the UI and the host. Every command the UI may invoke and
+ * every event the core pushes is named here and only here; main, preload, the renderer
+ * and the headless WebSocket bridge are all typed from it. Adding a command is one
+ * entry here plus one handler in main/core/commands.
+ */
+
+/** Commands that take nothing accept `undefined` (IPC) or `{}` (JSON over WebSocket). */
+export const NoInput = z.union([z.undefined(), z.null(), z.object({}).strict()]).transform(() => undefined);
+
+function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
+  return { input, output };
+}
+
+export const AppInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  mode: z.enum(['electron', 'headless']),
+  platform: z.string(),
+  arch: z.string(),
+  hostname: z.string(),
+  runtimeVersions: z.object({ node: z.string(), electron: z.string().nullable(), chrome: z.string().nullable() }),
+  startedAt: z.string(),
+  uptimeMs: z.number().int().min(0),
+  dataDir: z.string(),
+  logDir: z.string(),
+});
+export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+export const LogLevelSchema = z.enum(['debug', 'info', 'warn', 'error']);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
+
+export const LogEntrySchema = z.object({
+  seq: z.number().int(),
+  time: z.string(),
+  level: LogLevelSchema,
+  msg: z.string(),
+  component: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type LogEntry = z.infer<typeof LogEntrySchema>;
+
+export const commands = {
+  'app:info': command(NoInput, AppInfoSchema),
+  'runner:status': command(NoInput, RunnerStatusSchema),
+  'log:recent': command(
+    z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict().optional(),
+    z.array(LogEntrySchema),
+  ),
+} as const;
+
+export const events = {
+  'runner:status': RunnerStatusSchema,
+  'log:entries': z.array(LogEntrySchema),
+} as const;
+
+export type Commands = typeof commands;
+export type CommandName = keyof Commands;
+export type CommandInput<K extends CommandName> = z.input<Commands[K]['input']>;
+export type CommandOutput<K extends CommandName> = z.output<Commands[K]['output']>;
+
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<K extends EventName> = z.output<Events[K]>;
+export type HostEvent = { [K in EventName]: { event: K; payload: EventPayload<K> } }[EventName];
+
+export const COMMAND_NAMES = Object.keys(commands) as CommandName[];
+export const EVENT_NAMES = Object.keys(events) as EventName[];
+
+export function isCommandName(name: unknown): name is CommandName {
+  return typeof name === 'string' && Object.hasOwn(commands, name);
+}
+
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && Object.hasOwn(events, name);
+}
+
+/** The single IPC / WebSocket channel that carries batches of events from the host. */
+export const EVENT_CHANNEL = 'host:events';
+
+export const HostEventBatchSchema = z.array(
+  z.object({ event: z.string(), payload: z.unknown() }),
+);
+
+/** Parses one event from the wire; unknown names and bad payloads are dropped by callers. */
+export function parseHostEvent(raw: { event: string; payload: unknown }): HostEvent | null {
+  if (!isEventName(raw.event)) return null;
+  const parsed = events[raw.event].safeParse(raw.payload);
+  return parsed.success ? ({ event: raw.event, payload: parsed.data } as HostEvent) : null;
+}
+
+type Invoker<K extends CommandName> = undefined extends CommandInput<K>
+  ? (input?: CommandInput<K>) => Promise<Result<CommandOutput<K>>>
+  : (input: CommandInput<K>) => Promise<Result<CommandOutput<K>>>;
+
+/** What preload exposes as `window.runnerTray`: one method per command, plus subscribe. */
+export type RunnerTrayApi = { readonly [K in CommandName]: Invoker<K> } & {
+  readonly subscribe: <E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) => () => void;
+};
+
+/** WebSocket frames of the headless bridge (same contract, other transport). */
+export const WsClientFrameSchema = z.object({
+  id: z.number().int().min(0),
+  command: z.string().max(100),
+  input: z.unknown().optional(),
+});
+export type WsClientFrame = z.infer<typeof WsClientFrameSchema>;
+
+export const WsServerFrameSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('result'), id: z.number().int(), result: z.unknown() }),
+  z.object({ type: z.literal('events'), events: HostEventBatchSchema }),
+]);
+export type WsServerFrame = z.infer<typeof WsServerFrameSchema>;

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * The one runner status model the window, the tray and the headless terminal all show.
+ * Each state carries a one-line reason written for the operator.
+ */
+const base = { reason: z.string() };
+
+export const RunnerStatusSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('unpaired'), ...base }),
+  z.object({ state: z.literal('pairing'), ...base }),
+  z.object({ state: z.literal('idle'), ...base }),
+  z.object({ state: z.literal('working'), ...base, active: z.number().int().min(0), limit: z.number().int().min(1) }),
+  z.object({ state: z.literal('paused'), ...base, until: z.string().nullable() }),
+  z.object({ state: z.literal('draining'), ...base, remaining: z.number().int().min(0) }),
+  z.object({ state: z.literal('offline'), ...base, retryAt: z.string() }),
+  z.object({ state: z.literal('revoked'), ...base }),
+  z.object({ state: z.literal('error'), ...base }),
+]);
+export type RunnerStatus = z.infer<typeof RunnerStatusSchema>;
+export type RunnerState = RunnerStatus['state'];
+
+export const RUNNER_STATES = [
+  'unpaired',
+  'pairing',
+  'idle',
+  'working',
+  'paused',
+  'draining',
+  'offline',
+  'revoked',
+  'error',
+] as const satisfies readonly RunnerState[];
+
+/** The five looks of the tray icon. */
+export type TrayIconKind = 'unpaired' | 'idle' | 'working' | 'paused' | 'error';
+
+export function trayIconFor(status: RunnerStatus): TrayIconKind {
+  switch (status.state) {
+    case 'unpaired':
+    case 'pairing':
+    case 'revoked':
+      return 'unpaired';
+    case 'idle':
+      return 'idle';
+    case 'working':
+    case 'draining':
+      return 'working';
+    case 'paused':
+      return 'paused';
+    case 'offline':
+    case 'error':
+      return 'error';
+  }
+}
+
+function clock(iso: string): string {
+  const d = new Date(iso);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/** The status in words, as the top of the dashboard and the tray tooltip say it. */
+export function statusLine(status: RunnerStatus, now: number = Date.now()): string {
+  switch (status.state) {
+    case 'unpaired':
+      return 'Not paired';
+    case 'pairing':
+      return 'Pairing…';
+    case 'idle':
+      return 'Idle';
+    case 'working':
+      return `Working ${status.active} of ${status.limit}`;
+    case 'paused':
+      return status.until ? `Paused until ${clock(status.until)}` : 'Paused';
+    case 'draining':
+      return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
+    case 'offline': {
+      const seconds = Math.max(0, Math.ceil((Date.parse(status.retryAt) - now) / 1000));
+      return `Offline, retrying in ${seconds} s`;
+    }
+    case 'revoked':
+      return 'Revoked — pair again';
+    case 'error':
+      return 'Error';
+  }
+}

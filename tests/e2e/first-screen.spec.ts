@@ -1,0 +1,80 @@
+import { expect, test } from '@playwright/test';
+import WebSocket from 'ws';
+import { startHeadlessHost, type RunningHost } from './headless-host';
+
+let host: RunningHost;
+
+test.beforeAll(async () => {
+  host = await startHeadlessHost();
+});
+
+test.afterAll(async () => {
+  await host.stop();
+});
+
+test('the first screen shows live data from the host', async ({ page }) => {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-state')).toHaveText('Connected');
+  await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
+  await expect(page.getByTestId('app-version')).toHaveText(/^\d+\.\d+\.\d+/);
+  await expect(page.getByTestId('status-line')).toHaveText('Not paired');
+  await expect(page.getByTestId('status-reason')).toContainText('not paired');
+
+  // Uptime ticks between snapshots.
+  const first = await page.getByTestId('app-uptime').textContent();
+  await expect(page.getByTestId('app-uptime')).not.toHaveText(first ?? '', { timeout: 3000 });
+
+  // The token left the address bar but stays for this tab: a reload still connects.
+  expect(new URL(page.url()).searchParams.has('token')).toBe(false);
+  await page.reload();
+  await expect(page.getByTestId('connection-state')).toHaveText('Connected');
+  await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
+
+  // Events flow: the host's own start-up lines are in the activity list.
+  await expect(page.getByTestId('log-list')).toContainText('host started');
+});
+
+test('a page request without the token is refused', async ({ request }) => {
+  const bare = await request.get(`${host.origin}/`);
+  expect(bare.status()).toBe(401);
+  const wrong = await request.get(`${host.origin}/?token=not-the-token`);
+  expect(wrong.status()).toBe(401);
+  const asset = await request.get(`${host.origin}/index.html`);
+  expect(asset.status()).toBe(401);
+  const good = await request.get(host.url);
+  expect(good.status()).toBe(200);
+  expect(good.headers()['content-security-policy']).toContain("script-src 'self'");
+});
+
+function upgradeStatus(url: string, origin: string): Promise<number | 'open'> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { origin });
+    ws.on('open', () => {
+      ws.close();
+      resolve('open');
+    });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('error', () => undefined);
+  });
+}
+
+test('a WebSocket without the token, or from another origin, is refused', async () => {
+  const ws = host.origin.replace('http', 'ws') + '/ws';
+  expect(await upgradeStatus(ws, host.origin)).toBe(401);
+  expect(await upgradeStatus(`${ws}?token=wrong`, host.origin)).toBe(401);
+  expect(await upgradeStatus(`${ws}?token=${host.token}`, 'http://evil.example')).toBe(403);
+  expect(await upgradeStatus(`${ws}?token=${host.token}`, host.origin)).toBe('open');
+});
+
+test('the window says when the host goes away and reconnects', async ({ page }) => {
+  const second = await startHeadlessHost();
+  try {
+    await page.goto(second.url);
+    await expect(page.getByTestId('connection-state')).toHaveText('Connected');
+    await second.stop();
+    await expect(page.getByTestId('connection-banner')).toContainText('Lost the connection to the host');
+    await expect(page.getByTestId('connection-state')).toHaveText('Reconnecting');
+  } finally {
+    await second.stop();
+  }
+});

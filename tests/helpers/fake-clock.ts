@@ -1,0 +1,58 @@
+import type { Clock, TimerHandle } from '../../main/core/ports';
+
+interface Pending {
+  id: number;
+  at: number;
+  fn: () => void;
+}
+
+/** A manual clock for the core's timers: time moves only when a test advances it. */
+export class FakeClock implements Clock {
+  private time: number;
+  private nextId = 1;
+  private pending: Pending[] = [];
+
+  constructor(start = Date.parse('2026-12-01T12:00:00.000Z')) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const id = this.nextId++;
+    this.pending.push({ id, at: this.time + Math.max(0, ms), fn });
+    return id as unknown as TimerHandle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.pending = this.pending.filter((p) => p.id !== (handle as unknown as number));
+  }
+
+  get timerCount(): number {
+    return this.pending.length;
+  }
+
+  /** Moves time forward, running every timer that falls due, in order. */
+  advance(ms: number): void {
+    const end = this.time + ms;
+    for (;;) {
+      this.pending.sort((a, b) => a.at - b.at || a.id - b.id);
+      const next = this.pending[0];
+      if (!next || next.at > end) break;
+      this.pending.shift();
+      this.time = next.at;
+      next.fn();
+    }
+    this.time = end;
+  }
+
+  /** Advances and lets promise callbacks scheduled by the timers run. */
+  async advanceAsync(ms: number, step = ms): Promise<void> {
+    for (let left = ms; left > 0; left -= step) {
+      this.advance(Math.min(step, left));
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    }
+  }
+}
