@@ -1,0 +1,2 @@
+export * from './runner-state-file';
+export * from './import-runner-state';

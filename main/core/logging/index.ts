@@ -1,0 +1,3 @@
+export * from './logger';
+export * from './log-ring';
+export { listLogFiles } from './log-files';

@@ -1,0 +1,190 @@
+// The runner's settings: one zod schema shared by the core (stored file, env and flag
+// overrides) and the renderer (inline validation). Every field has exactly one message,
+// written `<label> must …`; the core's env/flag parser passes the flag or variable name
+// as the label, which reproduces the `rost runner serve` wording (`--heartbeat-ms must
+// be an integer >= 1000.`), and the UI passes a human label.
+import { z } from 'zod';
+
+export const RUNTIMES = ['auto', 'claude', 'codex'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+export const SECRET_BACKENDS = ['keychain', 'file'] as const;
+export type SecretBackendChoice = (typeof SECRET_BACKENDS)[number];
+
+export const DEFAULT_CONTROL_PLANE_URL = 'http://127.0.0.1:7457';
+export const DEFAULT_MODEL_ACCOUNT_ALIAS = 'default';
+export const DEFAULT_MODEL_ACCOUNT_STATE = 'unknown';
+export const MIN_HEARTBEAT_MS = 1000;
+export const MIN_INTERACTIVE_CLAIM_MS = 250;
+export const MAX_SESSIONS_LIMIT = 8;
+
+export interface Settings {
+  controlPlaneUrl: string;
+  runnerName: string;
+  runtime: Runtime;
+  heartbeatMs: number;
+  /** As configured; use `effectiveCadence()` for the value the loop runs with. */
+  interactiveClaimMs: number;
+  maxSessions: number;
+  modelAccountAlias: string;
+  /** Free text, 1–80 characters (the seed's context packet bounds `model_account_state` so). */
+  modelAccountState: string;
+  secretBackend: SecretBackendChoice;
+  expectedTenantId?: string | undefined;
+  launchAtLogin: boolean;
+  notifications: boolean;
+}
+export type SettingKey = keyof Settings;
+export type SettingsPatch = Partial<Settings>;
+
+export const SETTING_KEYS = [
+  'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
+  'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications',
+] as const satisfies readonly SettingKey[];
+// Fails to compile when a field of Settings is missing from SETTING_KEYS.
+const everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
+void everyKeyListed;
+
+export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
+  controlPlaneUrl: 'Control plane URL',
+  runnerName: 'Runner name',
+  runtime: 'Runtime',
+  heartbeatMs: 'Heartbeat interval (ms)',
+  interactiveClaimMs: 'Interactive claim interval (ms)',
+  maxSessions: 'Maximum sessions',
+  modelAccountAlias: 'Model account alias',
+  modelAccountState: 'Model account state',
+  secretBackend: 'Secret storage',
+  expectedTenantId: 'Expected tenant id',
+  launchAtLogin: 'Launch at login',
+  notifications: 'Notifications',
+};
+
+const RULES: Readonly<Record<SettingKey, string>> = {
+  controlPlaneUrl: 'must be an http:// or https:// URL without a user name or password.',
+  runnerName: 'must be 1–100 characters.',
+  runtime: 'must be auto, claude or codex.',
+  heartbeatMs: `must be an integer >= ${MIN_HEARTBEAT_MS}.`,
+  interactiveClaimMs: `must be an integer >= ${MIN_INTERACTIVE_CLAIM_MS}.`,
+  maxSessions: `must be an integer from 1 to ${MAX_SESSIONS_LIMIT}.`,
+  modelAccountAlias: 'must be at most 200 characters.',
+  modelAccountState: 'must be at most 80 characters.',
+  secretBackend: 'must be keychain or file.',
+  expectedTenantId: 'must be at most 200 characters without spaces.',
+  launchAtLogin: 'must be true or false.',
+  notifications: 'must be true or false.',
+};
+
+/** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
+export function settingMessage(key: SettingKey, label: string = SETTING_LABELS[key]): string {
+  return `${label} ${RULES[key]}`;
+}
+
+function fieldSchema(key: SettingKey): z.ZodType<unknown> {
+  const error = settingMessage(key);
+  const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+    z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  switch (key) {
+    case 'controlPlaneUrl':
+      return z
+        .string({ error })
+        .trim()
+        .pipe(z.url({ protocol: /^https?$/, error }))
+        .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), { error })
+        .transform((u) => u.replace(/\/+$/, ''));
+    case 'runnerName':
+      return z.string({ error }).trim().min(1, { error }).max(100, { error });
+    case 'runtime':
+      return z.enum(RUNTIMES, { error });
+    case 'heartbeatMs':
+      return int(MIN_HEARTBEAT_MS);
+    case 'interactiveClaimMs':
+      return int(MIN_INTERACTIVE_CLAIM_MS);
+    case 'maxSessions':
+      return int(1, MAX_SESSIONS_LIMIT);
+    case 'modelAccountAlias':
+      // As the seed: trimmed, and missing or blank is the shared `default` account.
+      return z.string({ error }).trim().max(200, { error }).transform((v) => v || DEFAULT_MODEL_ACCOUNT_ALIAS);
+    case 'modelAccountState':
+      return z.string({ error }).trim().max(80, { error }).transform((v) => v || DEFAULT_MODEL_ACCOUNT_STATE);
+    case 'secretBackend':
+      return z.enum(SECRET_BACKENDS, { error });
+    case 'expectedTenantId':
+      return z
+        .union([z.string({ error }).trim().max(200, { error }).regex(/^\S*$/, { error }), z.null()], { error })
+        .optional()
+        .transform((v) => (v ? v : undefined));
+    case 'launchAtLogin':
+    case 'notifications':
+      return z.boolean({ error });
+  }
+}
+
+const shape = Object.fromEntries(SETTING_KEYS.map((k) => [k, fieldSchema(k)])) as Record<SettingKey, z.ZodType<unknown>>;
+
+const objectError = {
+  error: (issue: z.core.$ZodRawIssue) =>
+    issue.code === 'unrecognized_keys' ? `Unknown setting: ${issue.keys.join(', ')}.` : 'Settings must be an object.',
+};
+/** A full, valid settings object (no defaults applied: see `defaultSettings`). */
+export const settingsSchema = z.strictObject(shape, objectError) as unknown as z.ZodType<Settings>;
+/** Any subset of the settings, each field validated; unknown keys are refused. */
+export const settingsPatchSchema = z.strictObject(shape, objectError).partial() as unknown as z.ZodType<SettingsPatch>;
+
+export function defaultSettings(hostname: string): Settings {
+  const host = hostname.trim().replace(/\s+/g, '-') || 'runner';
+  return {
+    controlPlaneUrl: DEFAULT_CONTROL_PLANE_URL,
+    runnerName: `headless-${host}`.slice(0, 100), // the seed CLI's default name
+    runtime: 'auto',
+    heartbeatMs: 30_000,
+    interactiveClaimMs: 1000,
+    maxSessions: 1,
+    modelAccountAlias: DEFAULT_MODEL_ACCOUNT_ALIAS,
+    modelAccountState: DEFAULT_MODEL_ACCOUNT_STATE,
+    secretBackend: 'keychain',
+    expectedTenantId: undefined,
+    launchAtLogin: false,
+    notifications: true,
+  };
+}
+
+export interface SettingsIssue {
+  message: string;
+  field: SettingKey | null;
+}
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: SettingsIssue };
+
+function firstIssue(error: z.ZodError): SettingsIssue {
+  const issue = error.issues[0];
+  const head = issue?.path[0];
+  const field = typeof head === 'string' && (SETTING_KEYS as readonly string[]).includes(head) ? (head as SettingKey) : null;
+  return { message: issue?.message ?? 'Settings are not valid.', field };
+}
+
+/** Validates one field (for inline validation); `label` defaults to the UI label. */
+export function parseSetting<K extends SettingKey>(key: K, value: unknown, label?: string): ParseResult<Settings[K]> {
+  const r = fieldSchema(key).safeParse(value);
+  if (r.success) return { ok: true, value: r.data as Settings[K] };
+  return { ok: false, error: { message: settingMessage(key, label), field: key } };
+}
+
+export function parseSettingsPatch(input: unknown): ParseResult<SettingsPatch> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, error: { message: 'Settings must be an object.', field: null } };
+  }
+  const r = settingsPatchSchema.safeParse(input);
+  return r.success ? { ok: true, value: r.data } : { ok: false, error: firstIssue(r.error) };
+}
+
+export function parseSettings(input: unknown): ParseResult<Settings> {
+  const r = settingsSchema.safeParse(input);
+  return r.success ? { ok: true, value: r.data } : { ok: false, error: firstIssue(r.error) };
+}
+
+/** The cadence the runner loop uses: the interactive claim never waits longer than a heartbeat. */
+export function effectiveCadence(s: Pick<Settings, 'heartbeatMs' | 'interactiveClaimMs'>): {
+  heartbeatMs: number;
+  interactiveClaimMs: number;
+} {
+  return { heartbeatMs: s.heartbeatMs, interactiveClaimMs: Math.min(s.interactiveClaimMs, s.heartbeatMs) };
+}

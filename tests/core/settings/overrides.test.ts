@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { resolveOverrides } from '../../../main/core/settings/overrides';
+
+function ok(env: Record<string, string | undefined>, argv: string[]) {
+  const r = resolveOverrides(env, argv);
+  if (!r.ok) throw new Error(`expected ok, got: ${r.error.message}`);
+  return r;
+}
+function message(env: Record<string, string | undefined>, argv: string[]): string {
+  const r = resolveOverrides(env, argv);
+  if (r.ok) throw new Error('expected an error');
+  return r.error.message;
+}
+
+describe('resolveOverrides', () => {
+  it('returns nothing to override when nothing is given', () => {
+    expect(ok({}, [])).toEqual({ ok: true, overrides: {}, sources: {}, once: false, open: false, allowFileSecretStore: false });
+  });
+
+  it('reads the seed CLI env names', () => {
+    const r = ok(
+      {
+        RUNNER_NAME: 'edge-1',
+        RUNNER_HEARTBEAT_MS: '15000',
+        RUNNER_INTERACTIVE_CLAIM_MS: '500',
+        RUNNER_RUNTIME: 'codex',
+        RUNNER_CONTROL_PLANE_URL: 'https://rost.example/',
+        RUNNER_MAX_SESSIONS: '2',
+        RUNNER_MODEL_ACCOUNT_ALIAS: ' team ',
+        RUNNER_MODEL_ACCOUNT_STATE: 'limited',
+        RUNNER_STATE_FILE: '/tmp/rost-runner-abcd1234.json',
+      },
+      [],
+    );
+    expect(r.overrides).toEqual({
+      runnerName: 'edge-1',
+      heartbeatMs: 15000,
+      interactiveClaimMs: 500,
+      runtime: 'codex',
+      controlPlaneUrl: 'https://rost.example',
+      maxSessions: 2,
+      modelAccountAlias: 'team',
+      modelAccountState: 'limited',
+    });
+    expect(r.sources.heartbeatMs).toBe('RUNNER_HEARTBEAT_MS');
+    expect(r.importStateFile).toBe('/tmp/rost-runner-abcd1234.json');
+  });
+
+  it('lets flags beat env, in both --flag value and --flag=value forms', () => {
+    const r = ok({ RUNNER_NAME: 'env-name', RUNNER_HEARTBEAT_MS: '15000', RUNNER_STATE_FILE: '/env/state.json' }, [
+      '--name',
+      'flag-name',
+      '--heartbeat-ms=20000',
+      '--import-state',
+      '/flag/state.json',
+    ]);
+    expect(r.overrides).toMatchObject({ runnerName: 'flag-name', heartbeatMs: 20000 });
+    expect(r.sources).toMatchObject({ runnerName: '--name', heartbeatMs: '--heartbeat-ms' });
+    expect(r.importStateFile).toBe('/flag/state.json');
+  });
+
+  it('prefers RUNNER_ over ROST_RUNNER_ whenever it is defined, even empty (the seed uses ??)', () => {
+    expect(ok({ ROST_RUNNER_MODEL_ACCOUNT_ALIAS: 'rost-alias' }, []).overrides.modelAccountAlias).toBe('rost-alias');
+    expect(ok({ RUNNER_MODEL_ACCOUNT_ALIAS: 'mine', ROST_RUNNER_MODEL_ACCOUNT_ALIAS: 'rost' }, []).overrides.modelAccountAlias).toBe('mine');
+    expect(ok({ RUNNER_MODEL_ACCOUNT_ALIAS: '', ROST_RUNNER_MODEL_ACCOUNT_ALIAS: 'rost' }, []).overrides.modelAccountAlias).toBe('default');
+    expect(ok({ ROST_RUNNER_MODEL_ACCOUNT_STATE: 'exhausted' }, []).sources.modelAccountState).toBe('ROST_RUNNER_MODEL_ACCOUNT_STATE');
+    expect(ok({ RUNNER_MODEL_ACCOUNT_STATE: '  ', ROST_RUNNER_MODEL_ACCOUNT_STATE: 'x' }, []).overrides.modelAccountState).toBe('unknown');
+  });
+
+  it('treats a blank single variable as unset', () => {
+    expect(ok({ RUNNER_HEARTBEAT_MS: '', RUNNER_NAME: '  ' }, []).overrides).toEqual({});
+  });
+
+  it('uses the seed wording, naming the flag or variable that was wrong', () => {
+    expect(message({}, ['--heartbeat-ms', '999'])).toBe('--heartbeat-ms must be an integer >= 1000.');
+    expect(message({}, ['--heartbeat-ms', '1500.5'])).toBe('--heartbeat-ms must be an integer >= 1000.');
+    expect(message({}, ['--interactive-claim-ms', '100'])).toBe('--interactive-claim-ms must be an integer >= 250.');
+    expect(message({ RUNNER_HEARTBEAT_MS: 'soon' }, [])).toBe('RUNNER_HEARTBEAT_MS must be an integer >= 1000.');
+    expect(message({ RUNNER_INTERACTIVE_CLAIM_MS: '1' }, [])).toBe('RUNNER_INTERACTIVE_CLAIM_MS must be an integer >= 250.');
+    expect(message({}, ['--runtime', 'gpt'])).toBe('--runtime must be auto, claude or codex.');
+    expect(message({ RUNNER_RUNTIME: 'gpt' }, [])).toBe('RUNNER_RUNTIME must be auto, claude or codex.');
+    expect(message({}, ['--max-sessions', '9'])).toBe('--max-sessions must be an integer from 1 to 8.');
+    expect(message({}, ['--control-plane', 'rost.example'])).toBe(
+      '--control-plane must be an http:// or https:// URL without a user name or password.',
+    );
+    expect(message({}, ['--port', '70000'])).toBe('--port must be an integer from 0 to 65535.');
+  });
+
+  it('does not validate the env value a flag replaces', () => {
+    expect(ok({ RUNNER_HEARTBEAT_MS: 'bad' }, ['--heartbeat-ms', '2000']).overrides.heartbeatMs).toBe(2000);
+  });
+
+  it('reads the host flags', () => {
+    const r = ok({ RUNNER_TRAY_DATA_DIR: '/env/data' }, ['--once', '--open', '--port', '0', '--allow-file-secret-store', '--data-dir=/flag/data']);
+    expect(r).toMatchObject({ once: true, open: true, port: 0, allowFileSecretStore: true, dataDir: '/flag/data' });
+    expect(ok({ RUNNER_TRAY_DATA_DIR: '/env/data' }, []).dataDir).toBe('/env/data');
+  });
+
+  it('refuses unknown options, stray arguments, missing values and values on switches', () => {
+    expect(message({}, ['--execute'])).toMatch(/^Unknown option: --execute\. Usage: /);
+    expect(message({}, ['--token=abc123'])).toMatch(/^Unknown option: --token\. /);
+    expect(message({}, ['serve'])).toMatch(/^Unexpected argument: serve\. /);
+    expect(message({}, ['--name'])).toBe('--name needs a value.');
+    expect(message({}, ['--name', '--once'])).toBe('--name needs a value.');
+    expect(message({}, ['--once=yes'])).toBe('--once takes no value.');
+  });
+});
