@@ -1,0 +1,27 @@
+/**
+ * The Electron entry (bundled to dist/electron/main.cjs). The only file of the shell
+ * that imports `electron`: it hands the real module to the shell, and the compiler
+ * checks here that the module fits the narrow ElectronApi the shell is written against.
+ */
+import * as electron from 'electron';
+import { bootstrapCore } from '../core/bootstrap';
+import type { ElectronApi } from './electron-api';
+import { startShell } from './shell';
+
+const api: ElectronApi = electron;
+
+// A terminal's Ctrl+C or a service manager's stop goes through the same quit path as
+// the tray's Quit, so running turns are drained rather than cut off.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => api.app.quit());
+
+startShell({
+  electron: api,
+  bootstrap: bootstrapCore,
+  env: process.env,
+  argv: process.argv,
+  platform: process.platform,
+}).catch((error: unknown) => {
+  // The core's logger may not exist yet; stderr is all there is.
+  console.error('Runner Tray failed to start:', error instanceof Error ? (error.stack ?? error.message) : error);
+  api.app.exit(1);
+});

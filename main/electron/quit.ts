@@ -1,0 +1,59 @@
+import type { Logger } from '../core/ports';
+import type { AppApi, PreventableEvent } from './electron-api';
+
+export interface QuitSequenceOptions {
+  app: Pick<AppApi, 'quit'>;
+  /** Stops the core (which drains running turns) and then the shell around it. */
+  stop: () => Promise<void>;
+  /** A backstop only: the core bounds its own drain; this bounds a core that hangs. */
+  limitMs: number;
+  log: () => Logger | null;
+  setTimer?: (fn: () => void, ms: number) => { unref?: () => void };
+  clearTimer?: (timer: unknown) => void;
+}
+
+/**
+ * Every way out (tray Quit, Cmd+Q, the OS logging out, a signal) goes through Electron's
+ * `before-quit`. The first one is held while the core shuts down, then the quit is let
+ * through; further quit requests during the wait are absorbed, not doubled.
+ */
+export class QuitSequence {
+  private state: 'running' | 'stopping' | 'done' = 'running';
+
+  constructor(private readonly options: QuitSequenceOptions) {}
+
+  get stopping(): boolean {
+    return this.state !== 'running';
+  }
+
+  onBeforeQuit(event: PreventableEvent): void {
+    if (this.state === 'done') return;
+    event.preventDefault();
+    if (this.state === 'stopping') return;
+    this.state = 'stopping';
+    this.options.log()?.info('quitting: stopping the core');
+    void this.stopWithinLimit().finally(() => {
+      this.state = 'done';
+      this.options.app.quit();
+    });
+  }
+
+  private async stopWithinLimit(): Promise<void> {
+    const setTimer = this.options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    const clearTimer = this.options.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
+    let timer: unknown = null;
+    const limit = new Promise<'timeout'>((resolve) => {
+      const t = setTimer(() => resolve('timeout'), this.options.limitMs);
+      t.unref?.();
+      timer = t;
+    });
+    try {
+      const outcome = await Promise.race([this.options.stop().then(() => 'stopped' as const), limit]);
+      if (outcome === 'timeout') this.options.log()?.warn('quitting: the core did not stop in time; quitting anyway', { limitMs: this.options.limitMs });
+    } catch (error) {
+      this.options.log()?.error('quitting: stopping failed; quitting anyway', { error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      clearTimer(timer);
+    }
+  }
+}

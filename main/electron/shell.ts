@@ -1,0 +1,136 @@
+import path from 'node:path';
+import type { Core, CoreOptions } from '../core/bootstrap';
+import type { Logger } from '../core/ports';
+import { APP_NAME, appFiles, configureDataDir, trayIconPath } from './app-paths';
+import { installAppProtocol, registerAppScheme } from './app-protocol';
+import type { ElectronApi } from './electron-api';
+import { IpcDoor } from './ipc';
+import { QuitSequence } from './quit';
+import { denyAllPermissions, hardenWebContents } from './security';
+import { TrayController } from './tray';
+import { MainWindow } from './window';
+
+export const APP_USER_MODEL_ID = 'dev.runnertray.app';
+/** Passed by a login item: start in the tray without opening the window. */
+export const HIDDEN_FLAG = '--hidden';
+
+/** What the shell needs of the core: its host, its logger and a way to stop it. */
+export type ShellCore = Pick<Core, 'host' | 'log' | 'shutdown'>;
+export type ShellCoreOptions = Pick<CoreOptions, 'mode' | 'appName' | 'appVersion' | 'dataDir'>;
+
+export interface ShellOptions {
+  electron: ElectronApi;
+  env: Record<string, string | undefined>;
+  argv: readonly string[];
+  platform: string;
+  /**
+   * Builds the core (bootstrapCore in main.ts). Injected so that this module, and the
+   * tests that drive it under Node, do not load the whole core just to get its type.
+   */
+  bootstrap: (options: ShellCoreOptions) => Promise<ShellCore>;
+  shutdownLimitMs?: number;
+}
+
+export interface Shell {
+  readonly dataDir: string;
+  readonly core: ShellCore;
+  readonly window: MainWindow;
+  readonly tray: TrayController;
+  readonly ipc: IpcDoor;
+}
+
+export type ShellStart = { kind: 'running'; shell: Shell } | { kind: 'not-primary' };
+
+/**
+ * The Electron adapter's composition root: Electron glue around one core. The order is
+ * Electron's, not ours to choose: the data folder before the single-instance lock (the
+ * lock lives in it), privileged schemes before ready, windows after ready.
+ */
+export async function startShell(options: ShellOptions): Promise<ShellStart> {
+  const { electron, platform } = options;
+  const { app } = electron;
+
+  const dataDir = configureDataDir(app, options.env);
+  if (!app.requestSingleInstanceLock()) {
+    // Another Runner Tray owns this data folder; it got 'second-instance' and shows itself.
+    app.quit();
+    return { kind: 'not-primary' };
+  }
+  registerAppScheme(electron.protocol);
+  if (platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
+
+  let log: Logger | null = null;
+  let window: MainWindow | null = null;
+  let showWhenReady = !options.argv.includes(HIDDEN_FLAG);
+  let stopShell: () => void = () => {};
+  let corePromise: Promise<ShellCore> | null = null;
+
+  // Registered before ready so that nothing reaching us early is lost.
+  app.on('second-instance', () => {
+    if (window) window.show();
+    else showWhenReady = true;
+  });
+  // A tray app outlives its window; having a listener at all stops Electron's default quit.
+  app.on('window-all-closed', () => {});
+  const quit = new QuitSequence({
+    app,
+    limitMs: options.shutdownLimitMs ?? 30_000,
+    log: () => log,
+    stop: async () => {
+      // The window and tray stay up while the core drains, so the operator sees it finish.
+      if (corePromise) await (await corePromise).shutdown();
+      stopShell();
+    },
+  });
+  app.on('before-quit', (event) => quit.onBeforeQuit(event));
+
+  await app.whenReady();
+  // A tray app: no Dock icon, as the packaged build's LSUIElement also says; running
+  // `electron .` in development then behaves like the installed app.
+  if (platform === 'darwin') app.dock?.hide();
+
+  corePromise = options.bootstrap({
+    mode: 'electron',
+    appName: APP_NAME,
+    appVersion: app.getVersion(),
+    dataDir,
+  });
+  const core = await corePromise;
+  const shellLog = core.log.child('electron');
+  log = shellLog;
+
+  // Hardening first: before the first webContents or request can exist.
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, shellLog));
+  denyAllPermissions(electron.session.defaultSession, shellLog);
+  const files = appFiles(app.getAppPath());
+  installAppProtocol(electron.protocol, files.rendererDir);
+
+  const mainWindow = new MainWindow({
+    electron,
+    preloadPath: files.preloadPath,
+    platform,
+    devTools: !app.isPackaged,
+    log: shellLog,
+    iconPath: path.join(files.iconsDir, 'app.png'),
+  });
+  const ipc = new IpcDoor({ electron, host: core.host, senders: mainWindow, log: shellLog });
+  const tray = new TrayController({
+    electron,
+    host: core.host,
+    iconPath: (kind) => trayIconPath(files.iconsDir, kind, platform),
+    platform,
+    onOpen: () => mainWindow.show(),
+    onQuit: () => app.quit(),
+  });
+  ipc.start();
+  tray.start();
+  window = mainWindow;
+  stopShell = () => {
+    tray.stop();
+    ipc.stop();
+  };
+
+  shellLog.info('desktop shell started', { dataDir, packaged: app.isPackaged });
+  if (showWhenReady && !quit.stopping) mainWindow.show();
+  return { kind: 'running', shell: { dataDir, core, window: mainWindow, tray, ipc } };
+}
