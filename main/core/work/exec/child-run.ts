@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Clock, Logger } from '../../ports';
+import { terminateTree } from './process-tree';
+
+/**
+ * Runs one runtime process to its end: stdin closed, output streamed to the caller, an
+ * outer timeout, cancellation through an AbortSignal, and the whole process tree stopped
+ * and verified dead whichever way it ends (processes a runtime leaves behind after a
+ * normal exit are stopped too: a finished turn owns nothing that still runs).
+ */
+export type ChildEnd = 'exit' | 'timeout' | 'canceled' | 'spawn_error';
+
+export interface ChildSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal: AbortSignal;
+  killGraceMs: number;
+  clock: Clock;
+  log: Logger;
+  onSpawn?(pid: number): void;
+  onStdout(chunk: Buffer): void;
+  onStderr(chunk: Buffer): void;
+}
+
+export interface ChildResult {
+  endedBy: ChildEnd;
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  spawnError?: NodeJS.ErrnoException;
+  pid?: number;
+  /** From the stop request (abort or timeout) to the tree verified dead. */
+  stopLatencyMs?: number;
+  /** Pids still running after SIGKILL (should never happen; logged loudly). */
+  survivors: number[];
+  /** Processes the runtime left running after it exited on its own (they were stopped). */
+  leftovers: number;
+}
+
+/** How long to wait for the pipes to close once the tree is gone (they close at once). */
+const CLOSE_WAIT_MS = 1_000;
+/** How long to wait for the root's 'exit' after it was killed (it is our child: reaped fast). */
+const EXIT_WAIT_MS = 1_000;
+
+function waitFor<T>(clock: Clock, promise: Promise<T>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimeout(() => resolve(false), ms);
+    void promise.then(() => {
+      clock.clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+function safely(log: Logger, what: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    log.warn(`${what} callback threw`, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+export async function runChild(spec: ChildSpec): Promise<ChildResult> {
+  const base = { exitCode: null, exitSignal: null, survivors: [], leftovers: 0 };
+  if (spec.signal.aborted) return { ...base, endedBy: 'canceled' };
+
+  let child: ChildProcess;
+  try {
+    child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+  } catch (error) {
+    return { ...base, endedBy: 'spawn_error', spawnError: error as NodeJS.ErrnoException };
+  }
+  child.stdout?.on('data', spec.onStdout);
+  child.stderr?.on('data', spec.onStderr);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    child.once('spawn', () => resolve(null));
+    child.once('error', (error) => resolve(error));
+  });
+  // Later 'error' events (a failed kill) must not crash the process.
+  child.on('error', (error) => spec.log.warn('runtime process error', { error: error.message }));
+  if (spawnError || child.pid === undefined) {
+    return { ...base, endedBy: 'spawn_error', spawnError: spawnError ?? Object.assign(new Error('no pid'), { code: 'ESPAWN' }) };
+  }
+  const pid = child.pid;
+  if (spec.onSpawn) safely(spec.log, 'onSpawn', () => spec.onSpawn?.(pid));
+
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  void exited.then((e) => (exit = e));
+  let wake: (reason: 'timeout' | 'canceled') => void = () => undefined;
+  const stopRequested = new Promise<'timeout' | 'canceled'>((resolve) => (wake = resolve));
+  const timer = spec.clock.setTimeout(() => wake('timeout'), spec.timeoutMs);
+  const onAbort = () => wake('canceled');
+  spec.signal.addEventListener('abort', onAbort, { once: true });
+  if (spec.signal.aborted) onAbort();
+
+  let endedBy: ChildEnd = 'exit';
+  let stopLatencyMs: number | undefined;
+  let survivors: number[] = [];
+  let leftovers = 0;
+  try {
+    const stop = await Promise.race([exited.then(() => null), stopRequested]);
+    if (stop === null) {
+      const rest = await terminateTree(pid, { graceMs: spec.killGraceMs, clock: spec.clock, rootReaped: true });
+      leftovers = rest.signaled.length;
+      survivors = rest.survivors;
+      if (leftovers > 0) spec.log.warn('runtime left processes behind; stopped them', { pid, count: leftovers });
+    } else {
+      endedBy = stop;
+      const t0 = spec.clock.now();
+      const result = await terminateTree(pid, { graceMs: spec.killGraceMs, clock: spec.clock, rootReaped: exit !== null });
+      survivors = result.survivors;
+      if (!(await waitFor(spec.clock, exited, EXIT_WAIT_MS))) spec.log.error('runtime process did not exit after SIGKILL', { pid });
+      stopLatencyMs = spec.clock.now() - t0;
+      spec.log.info('runtime process tree stopped', {
+        pid,
+        reason: stop,
+        latencyMs: stopLatencyMs,
+        signaled: result.signaled.length,
+        escalatedToSigkill: result.escalated,
+      });
+    }
+  } finally {
+    spec.clock.clearTimeout(timer);
+    spec.signal.removeEventListener('abort', onAbort);
+  }
+  if (survivors.length > 0) spec.log.error('runtime processes survived SIGKILL', { pid, survivors });
+
+  // 'close' means every byte was read; it comes once nothing holds the pipes any more.
+  if (!(await waitFor(spec.clock, closed, CLOSE_WAIT_MS))) {
+    spec.log.warn('runtime output pipes still open after the process tree ended; closing them', { pid });
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
+  const final = exit as { code: number | null; signal: NodeJS.Signals | null } | null;
+  return {
+    endedBy,
+    exitCode: final?.code ?? null,
+    exitSignal: final?.signal ?? null,
+    pid,
+    stopLatencyMs,
+    survivors,
+    leftovers,
+  };
+}

@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isRunning } from '../../../main/core/work/exec/process-tree';
+import { request, setup, tempDir } from './exec-helpers';
+
+// Process lifecycle of the executor against the fake runtime: timeout, cancel, crash,
+// missing binary, leftovers. Each test asserts on the process table after the promise
+// resolved, never on elapsed time.
+
+function readPids(file: string): { parent: number; grandchild: number } {
+  return JSON.parse(readFileSync(file, 'utf8')) as { parent: number; grandchild: number };
+}
+
+/** Cancels as soon as the fake runtime reports its grandchild (an event, not a sleep). */
+function cancelWhenSpawned(controller: AbortController, marks: { abortedAt?: number }) {
+  return (tail: string) => {
+    if (!controller.signal.aborted && tail.includes('spawned')) {
+      marks.abortedAt = performance.now();
+      controller.abort();
+    }
+  };
+}
+
+describe('LocalRuntimeExecutor process lifecycle', () => {
+  it('times out a runtime that never ends and kills it', async () => {
+    const { executor, turnDirs } = setup();
+    let pid = 0;
+    const outcome = await executor.execute(request({ FAKE_MODE: 'sleep' }, { timeoutMs: 400, onSpawn: (p) => (pid = p) }));
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'timeout', exitCode: null });
+    expect(outcome.summary).toMatch(/timed out after 400 ms/);
+    expect(outcome.summary).toContain('working...');
+    expect(pid).toBeGreaterThan(0);
+    expect(await isRunning(pid)).toBe(false);
+    expect(turnDirs()).toEqual([]);
+  });
+
+  it.each([
+    { label: 'in its process group', escape: '0' },
+    { label: 'in its own session (left the group)', escape: '1' },
+  ])('cancel mid-turn kills the whole tree, grandchild $label included', async ({ escape }) => {
+    // The default grace period: the grandchild ignores SIGTERM, so this measures the real worst case.
+    const { executor, logging, turnDirs } = setup({ killGraceMs: 1_500 });
+    const pidsFile = path.join(tempDir('pids'), 'pids.json');
+    const controller = new AbortController();
+    const marks: { abortedAt?: number } = {};
+    const outcome = await executor.execute(
+      request(
+        { FAKE_MODE: 'spawn-child', FAKE_PIDS_FILE: pidsFile, FAKE_ESCAPE: escape },
+        { signal: controller.signal, onOutput: cancelWhenSpawned(controller, marks) },
+      ),
+    );
+    const latencyMs = performance.now() - (marks.abortedAt ?? Number.NaN);
+    const { parent, grandchild } = readPids(pidsFile);
+    expect(outcome).toMatchObject({ status: 'canceled', reason: 'canceled' });
+    expect(await isRunning(parent)).toBe(false);
+    expect(await isRunning(grandchild)).toBe(false);
+    expect(turnDirs()).toEqual([]);
+    const stopped = logging.entries.find((e) => e.msg === 'runtime process tree stopped');
+    expect(stopped?.data).toMatchObject({ reason: 'canceled', escalatedToSigkill: true });
+    // Measured, not asserted (timing on a shared 2-core box is not a test oracle).
+    console.info(`cancel → tree dead (escape=${escape}): ${latencyMs.toFixed(0)} ms (executor says ${String(stopped?.data?.latencyMs)} ms)`);
+  });
+
+  it('reports a crash with its exit code and stderr', async () => {
+    const { executor } = setup();
+    const outcome = await executor.execute(request({ FAKE_MODE: 'crash' }, { kind: 'work_order' }));
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'exit', exitCode: 3 });
+    expect(outcome.summary).toBe('claude exited with code 3\nfatal: the fake runtime crashed on purpose');
+    expect(outcome.outputTail).toContain('fatal: the fake runtime crashed');
+  });
+
+  it('reports a missing runtime binary as spawn_error with a clear message', async () => {
+    const { executor, turnDirs } = setup();
+    const outcome = await executor.execute(request({}, { binary: '/nonexistent/bin/claude' }));
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error', exitCode: null });
+    expect(outcome.summary).toMatch(/^could not start claude \(\/nonexistent\/bin\/claude\) \[ENOENT\]: the program was not found\. Check that claude is installed/);
+    expect(turnDirs()).toEqual([]);
+  });
+
+  it('reports a prompt too long for the command line as spawn_error (E2BIG on Linux)', async () => {
+    const { executor } = setup();
+    // Linux caps one argument at 128 KiB; other systems may accept it and run normally.
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { prompt: 'p'.repeat(300_000) }));
+    if (process.platform === 'linux') {
+      expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error' });
+      expect(outcome.summary).toMatch(/\[E2BIG\]: the prompt is too long for a command line/);
+    } else {
+      expect(outcome.status).toBe('succeeded');
+    }
+  });
+
+  it('does not start at all when already canceled', async () => {
+    const { executor, turnDirs } = setup();
+    const controller = new AbortController();
+    controller.abort();
+    let spawned = false;
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { signal: controller.signal, onSpawn: () => (spawned = true) }));
+    expect(outcome).toMatchObject({ status: 'canceled', reason: 'canceled', summary: 'canceled before claude started' });
+    expect(spawned).toBe(false);
+    expect(turnDirs()).toEqual([]);
+  });
+
+  it('stops processes a runtime leaves behind after it exits on its own', async () => {
+    const { executor, logging } = setup();
+    const pidsFile = path.join(tempDir('pids'), 'pids.json');
+    const outcome = await executor.execute(request({ FAKE_MODE: 'leave-child', FAKE_PIDS_FILE: pidsFile }, { kind: 'work_order' }));
+    expect(outcome).toMatchObject({ status: 'succeeded', reason: 'exit', exitCode: 0 });
+    expect(await isRunning(readPids(pidsFile).grandchild)).toBe(false);
+    expect(logging.entries.some((e) => e.msg === 'runtime left processes behind; stopped them')).toBe(true);
+  });
+
+  it('rejects an invalid request without starting anything', async () => {
+    const { executor } = setup();
+    const outcome = await executor.execute(
+      request({}, { mcp: { serverUrl: 'file:///etc/passwd', token: 'tok en' }, resumeSessionId: '--dangerous' }),
+    );
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error' });
+    expect(outcome.summary).toMatch(/invalid execution request/);
+    expect(outcome.summary).toMatch(/mcp\.serverUrl/);
+    expect(outcome.summary).toMatch(/resumeSessionId/);
+  });
+});
