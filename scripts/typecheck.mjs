@@ -1,10 +1,11 @@
 // Type-checks each environment with its own tsconfig, so a browser API in Node code,
 // a Node API in the renderer or shared/, or electron in main/core fails here.
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
-const tsc = require.resolve('typescript/bin/tsc');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const projects = ['shared', 'node', 'electron', 'renderer', 'tests'];
 let failed = 0;
 for (const name of projects) {

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { Result } from './result';
+import { operatorCommands, operatorEvents } from './operator-contract';
+import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './runner';
+import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
+import { CapacitySampleSchema } from './telemetry';
+import { TurnsSnapshotSchema, TurnsUpdateSchema } from './turns';
 
 /**
  * The one contract between the UI and the host. Every command the UI may invoke and
@@ -44,18 +49,54 @@ export const LogEntrySchema = z.object({
 });
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 
+export const SettingsViewSchema = z.object({
+  settings: settingsSchema,
+  /** Settings whose effective value comes from an env variable or flag (headless), with the source. */
+  overridden: z.array(z.object({ key: z.enum(SETTING_KEYS), source: z.string() })),
+  /** Problems met loading the settings file, one line each. */
+  warnings: z.array(z.string()),
+});
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
 export const commands = {
   'app:info': command(NoInput, AppInfoSchema),
   'runner:status': command(NoInput, RunnerStatusSchema),
+  'runner:snapshot': command(NoInput, RunnerSnapshotSchema),
+  'pairing:start': command(NoInput, PairingStateSchema),
+  'pairing:cancel': command(NoInput, z.null()),
+  /** Take over an existing `rost runner serve` state file (the secret moves to the secret store). */
+  'runner:import': command(
+    z.object({ file: z.string().min(1).max(4096) }).strict(),
+    z.object({ runnerId: z.string(), notes: z.array(z.string()) }),
+  ),
+  'runner:unpair': command(z.object({ force: z.boolean().default(false) }).strict(), z.null()),
+  /** minutes: null pauses until resumed. */
+  'runner:pause': command(
+    z.object({ minutes: z.number().int().min(1).max(7 * 24 * 60).nullable() }).strict(),
+    RunnerSnapshotSchema,
+  ),
+  'runner:resume': command(NoInput, RunnerSnapshotSchema),
+  'runtimes:refresh': command(NoInput, z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema })),
+  'telemetry:history': command(NoInput, z.array(CapacitySampleSchema)),
+  'turns:list': command(NoInput, TurnsSnapshotSchema),
+  'turns:cancel': command(z.object({ id: z.string().min(1).max(200) }).strict(), z.null()),
+  'settings:get': command(NoInput, SettingsViewSchema),
+  /** Any subset of the settings; validated by the core with the shared schema's messages. */
+  'settings:update': command(z.record(z.string(), z.unknown()), SettingsViewSchema),
   'log:recent': command(
     z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict().optional(),
     z.array(LogEntrySchema),
   ),
+  ...operatorCommands,
 } as const;
 
 export const events = {
   'runner:status': RunnerStatusSchema,
+  'runner:snapshot': RunnerSnapshotSchema,
+  'telemetry:sample': CapacitySampleSchema,
+  'turns:update': TurnsUpdateSchema,
   'log:entries': z.array(LogEntrySchema),
+  ...operatorEvents,
 } as const;
 
 export type Commands = typeof commands;

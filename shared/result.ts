@@ -4,6 +4,8 @@ import { z } from 'zod';
 export const CommandErrorSchema = z.object({
   code: z.string().min(1),
   message: z.string(),
+  /** The input field the error is about, when there is one (inline validation). */
+  field: z.string().optional(),
 });
 export type CommandError = z.infer<typeof CommandErrorSchema>;
 

@@ -1,23 +1,68 @@
 import os from 'node:os';
-import type { LogEntry } from '../../shared/contract';
+import path from 'node:path';
+import type { SettingKey, SettingsPatch } from '../../shared/settings';
+import { createHandlers } from './commands';
+import type { FetchLike } from './connectors/http-json';
+import { RostRunnerConnector } from './connectors/rost/rost-runner-connector';
+import { EventHub } from './event-hub';
 import { createHost, type Host } from './host';
+import { createLogger } from './logging/logger';
 import { hostPaths } from './paths';
-import { systemClock, type Clock, type LogFeed, type Logger, type PlatformInfo } from './ports';
+import { systemClock, type Clock, type Logger, type PlatformInfo } from './ports';
+import { CapabilityDetector } from './runner/capabilities';
+import { createCommandRunner, type CommandRunner } from './runner/process-runner';
+import { Runner, type RunnerConfig } from './runner/runner';
+import { RunnerStateStore } from './runner/runner-state-store';
+import { CapacityHistory, nodeSystemProbe, type SystemProbe } from './runner/telemetry';
+import { openSecretStore, type OpenSecretStoreResult } from './secrets/open-secret-store';
+import { createConfSettingsBackend } from './settings/conf-settings-backend';
+import { createSettingsStore, type PersistentSettingsStore, type SettingsBackend } from './settings/settings-store';
+import { LocalRuntimeExecutor } from './work/exec/executor';
+import type { UnitExecutor } from './work/executor-port';
+import { ResultOutbox } from './work/outbox';
+import { ResumeCache } from './work/resume-cache';
+import { RunningJournal } from './work/running-journal';
+import { TurnRegistry } from './work/turn-registry';
+import { WorkManager } from './work/work-manager';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
   appName: string;
   appVersion: string;
   dataDir: string;
-  /** Electron and Node report their own versions; defaults to this process's. */
+  /** Electron's and Node's own versions; defaults to this process's. */
   platform?: PlatformInfo;
   clock?: Clock;
+  random?: () => number;
+  /** Electron passes electron-store; headless uses conf in the data directory. */
+  settingsBackend?: SettingsBackend;
+  /** Env and flag overrides of the headless host: applied, never saved. */
+  overrides?: SettingsPatch;
+  overrideSources?: Partial<Record<SettingKey, string>>;
+  /** Opt-in to the owner-only file store where no keychain works. */
+  allowFileSecretStore?: boolean;
+  /** Tests inject these; production uses the real ones. */
+  secretStore?: OpenSecretStoreResult;
+  fetch?: FetchLike;
+  commandRunner?: CommandRunner;
+  systemProbe?: SystemProbe;
+  runtimeBinaries?: { claude: string; codex: string };
+  executor?: UnitExecutor;
+  /** Extra env for runtime processes (tests point the CLIs at model stubs). */
+  runtimeEnv?: Record<string, string>;
+  workStrategy?: 'adaptive' | 'seed';
+  /** Write rotating log files (default true). */
+  logFiles?: boolean;
 }
 
 export interface Core {
   host: Host;
   log: Logger;
-  shutdown(): Promise<void>;
+  settings: PersistentSettingsStore;
+  runner: Runner;
+  work: WorkManager;
+  /** Quit: drain running turns for up to `limitMs`, then stop everything. */
+  shutdown(limitMs?: number): Promise<void>;
 }
 
 export function currentPlatform(): PlatformInfo {
@@ -34,54 +79,168 @@ export function currentPlatform(): PlatformInfo {
   };
 }
 
-/** Builds the core the same way for both entries (Electron and headless). */
+/** The composition root: builds the core the same way for both entries. */
 export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const clock = options.clock ?? systemClock;
+  const platform = options.platform ?? currentPlatform();
   const paths = hostPaths(options.dataDir);
-  const logging = createMemoryLogging(clock);
-  const host = createHost({
-    mode: options.mode,
-    appName: options.appName,
-    appVersion: options.appVersion,
-    dataDir: paths.dataDir,
-    logDir: paths.logDir,
-    platform: options.platform ?? currentPlatform(),
+  const logging = await createLogger({ dir: options.logFiles === false ? null : paths.logDir, level: 'debug' });
+  const log = logging.logger;
+  const knownSecrets = new Set<string>();
+  const registerSecret = (secret: string) => {
+    knownSecrets.add(secret);
+    logging.addSecret(secret);
+  };
+  const secretList = () => [...knownSecrets];
+  const hub = new EventHub(clock);
+
+  const settings = createSettingsStore({
+    backend: options.settingsBackend ?? createConfSettingsBackend({ dir: paths.dataDir }),
+    hostname: platform.hostname,
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+    onWarning: (message) => log.warn(message),
+  });
+
+  const secrets =
+    options.secretStore ??
+    (await openSecretStore({
+      service: 'Runner Tray',
+      dataDir: paths.dataDir,
+      preferred: settings.get().secretBackend,
+      allowFileStore: options.allowFileSecretStore ?? settings.get().secretBackend === 'file',
+    }));
+  if (!secrets.ok) log.warn('no secret store: pairing is refused until one works', { reason: secrets.reason });
+
+  const state = new RunnerStateStore(path.join(paths.dataDir, 'runner-state.json'));
+  const stateLoad = await state.load();
+  if (stateLoad.warning) log.warn(stateLoad.warning);
+
+  const history = new CapacityHistory(options.systemProbe ?? nodeSystemProbe);
+  const config = (): RunnerConfig => {
+    const s = settings.get();
+    return {
+      controlPlaneUrl: s.controlPlaneUrl,
+      runnerName: s.runnerName,
+      runtime: s.runtime,
+      heartbeatMs: s.heartbeatMs,
+      interactiveClaimMs: Math.min(s.interactiveClaimMs, s.heartbeatMs),
+      maxSessions: s.maxSessions,
+      modelAccountAlias: s.modelAccountAlias,
+      modelAccountState: s.modelAccountState,
+      expectedTenantId: s.expectedTenantId ?? null,
+    };
+  };
+  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
+  const runner = new Runner({
     clock,
-    log: logging.log,
-    logFeed: logging.feed,
+    log: log.child('runner'),
+    ...(options.random ? { random: options.random } : {}),
+    config,
+    secrets: secrets.ok ? secrets.store : null,
+    secretStorage: secrets.ok
+      ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
+      : { backend: 'none', warning: null, problem: secrets.reason },
+    state,
+    connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
+    capabilities,
+    history,
+    platform,
+    appVersion: options.appVersion,
+    cpuCount: os.cpus().length,
+    emit: (event) => hub.emit(event),
+    registerSecret,
+  });
+  const unsubscribeSettings = settings.onChange(() => runner.reconfigure());
+
+  const registry = new TurnRegistry(() => hub.poke());
+  hub.addSource(() => {
+    const update = registry.drain();
+    return update ? { event: 'turns:update', payload: update } : null;
+  });
+  const work = new WorkManager({
+    clock,
+    log: log.child('work'),
+    ...(options.random ? { random: options.random } : {}),
+    host: {
+      credentials: () => runner.currentCredentials,
+      connector: () => runner.currentConnector,
+      tenantId: () => runner.identity?.tenantId ?? null,
+      controlPlaneUrl: () => runner.identity?.controlPlaneUrl ?? null,
+      longPollMaxMs: () => runner.longPoll,
+      paused: () => runner.isPaused,
+      config: () => config(),
+      onHeartbeat: (listener) => runner.onHeartbeat(listener),
+      setActive: (active) => runner.setActive(active),
+      markRevoked: () => runner.markRevoked(),
+    },
+    registry,
+    outbox: new ResultOutbox({
+      dir: path.join(paths.dataDir, 'outbox'),
+      clock,
+      log: log.child('outbox'),
+      ...(options.random ? { random: options.random } : {}),
+      target: () => {
+        const connector = runner.currentConnector;
+        const credentials = runner.currentCredentials;
+        return connector && credentials ? { connector, credentials } : null;
+      },
+      onRevoked: () => void runner.markRevoked(),
+    }),
+    journal: new RunningJournal(path.join(paths.dataDir, 'running')),
+    resume: new ResumeCache(state, () => clock.now()),
+    executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
+    capabilities,
+    knownSecrets: secretList,
+    ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
+    ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
+  });
+  const unsubscribeWake = runner.onWake(() => work.wake());
+
+  const startedAt = clock.now();
+  const host = createHost({
+    hub,
+    log,
+    logFeed: logging,
+    status: () => runner.status(),
+    services: [runner, work],
+    handlers: createHandlers({
+      appInfo: {
+        name: options.appName,
+        version: options.appVersion,
+        mode: options.mode,
+        platform: platform.platform,
+        arch: platform.arch,
+        hostname: platform.hostname,
+        runtimeVersions: platform.versions,
+        dataDir: paths.dataDir,
+        logDir: paths.logDir,
+      },
+      startedAt,
+      clock,
+      runner,
+      history,
+      logFeed: logging,
+      registry,
+      work,
+      settings,
+      overrideSources: options.overrideSources ?? {},
+    }),
   });
   await host.start();
+  log.info('host started', { mode: options.mode, version: options.appVersion });
   return {
     host,
-    log: logging.log,
-    async shutdown() {
+    log,
+    settings,
+    runner,
+    work,
+    async shutdown(limitMs = 0) {
+      const { canceled } = await work.drain(limitMs);
+      if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
+      unsubscribeSettings();
+      unsubscribeWake();
       await host.stop();
-    },
-  };
-}
-
-// Interim in-memory logging; replaced by the pino logger of main/core/logging.
-function createMemoryLogging(clock: Clock): { log: Logger; feed: LogFeed } {
-  const ring: LogEntry[] = [];
-  const listeners = new Set<(entry: LogEntry) => void>();
-  let seq = 0;
-  const make = (component?: string): Logger => {
-    const write = (level: LogEntry['level']) => (msg: string, data?: Record<string, unknown>) => {
-      const entry: LogEntry = { seq: seq++, time: new Date(clock.now()).toISOString(), level, msg, component, data };
-      ring.push(entry);
-      if (ring.length > 500) ring.shift();
-      listeners.forEach((l) => l(entry));
-    };
-    return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (c) => make(c) };
-  };
-  return {
-    log: make(),
-    feed: {
-      recent: (limit) => ring.slice(-limit),
-      subscribe: (listener) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
+      await logging.close();
     },
   };
 }

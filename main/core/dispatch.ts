@@ -14,6 +14,7 @@ export class CommandFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'CommandFailure';
@@ -47,7 +48,9 @@ export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
       const value = await handler(parsed.data);
       return { ok: true, value };
     } catch (error) {
-      if (error instanceof CommandFailure) return { ok: false, error: { code: error.code, message: error.message } };
+      if (error instanceof CommandFailure) {
+        return { ok: false, error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
+      }
       log.error('command failed', { command: name, error: error instanceof Error ? error.message : String(error) });
       return { ok: false, error: { code: TransportErrorCode.internal, message: `${name} failed; see the log for details` } };
     }

@@ -12,6 +12,7 @@ export class EventHub {
   private queue: HostEvent[] = [];
   private timer: TimerHandle | null = null;
   private readonly listeners = new Set<Listener>();
+  private readonly sources: (() => HostEvent | null)[] = [];
 
   constructor(
     private readonly clock: Clock,
@@ -30,6 +31,18 @@ export class EventHub {
     if (this.timer === null) this.timer = this.clock.setTimeout(() => this.flush(), this.windowMs);
   }
 
+  /**
+   * A source that keeps its own changes (e.g. the turn registry) and is drained once per
+   * batch; `poke()` says it has something.
+   */
+  addSource(drain: () => HostEvent | null): void {
+    this.sources.push(drain);
+  }
+
+  poke(): void {
+    if (this.timer === null) this.timer = this.clock.setTimeout(() => this.flush(), this.windowMs);
+  }
+
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -38,6 +51,10 @@ export class EventHub {
   flush(): void {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
+    for (const drain of this.sources) {
+      const event = drain();
+      if (event) this.queue.push(event);
+    }
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];

@@ -1,20 +1,24 @@
-import type { AppInfo, HostEvent } from '../../shared/contract';
+import type { HostEvent } from '../../shared/contract';
 import type { Result } from '../../shared/result';
 import type { RunnerStatus } from '../../shared/status';
 import { createDispatcher, type Handlers } from './dispatch';
-import { EventHub } from './event-hub';
-import type { Clock, LogFeed, Logger, PlatformInfo } from './ports';
+import type { EventHub } from './event-hub';
+import type { LogFeed, Logger } from './ports';
+
+/** A service the host starts and stops with itself; both must be idempotent. */
+export interface Service {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
 
 export interface HostOptions {
-  mode: AppInfo['mode'];
-  appName: string;
-  appVersion: string;
-  dataDir: string;
-  logDir: string;
-  platform: PlatformInfo;
-  clock: Clock;
+  hub: EventHub;
+  handlers: Handlers;
   log: Logger;
   logFeed: LogFeed;
+  status(): RunnerStatus;
+  /** Started in order, stopped in reverse. */
+  services: Service[];
 }
 
 export interface Host {
@@ -28,53 +32,30 @@ export interface Host {
 }
 
 /**
- * The composition root: wires the core's services and exposes them through the contract.
- * The Electron entry and the headless entry each build one Host and adapt it.
+ * What both shells see of the core: the contract's commands, its events, start and stop.
+ * The Electron entry and the headless entry each build one (see bootstrap.ts) and adapt it.
  */
 export function createHost(options: HostOptions): Host {
-  const { clock, log } = options;
-  const startedAt = clock.now();
-  const hub = new EventHub(clock);
+  const { hub, log } = options;
+  const invoke = createDispatcher(options.handlers, log.child('dispatch'));
   let started = false;
   let unsubscribeLog: (() => void) | null = null;
-
-  // The runner arrives with pairing; until then the machine is honestly unpaired.
-  let status: RunnerStatus = { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };
-
-  const handlers: Handlers = {
-    'app:info': () => ({
-      name: options.appName,
-      version: options.appVersion,
-      mode: options.mode,
-      platform: options.platform.platform,
-      arch: options.platform.arch,
-      hostname: options.platform.hostname,
-      runtimeVersions: options.platform.versions,
-      startedAt: new Date(startedAt).toISOString(),
-      uptimeMs: Math.max(0, clock.now() - startedAt),
-      dataDir: options.dataDir,
-      logDir: options.logDir,
-    }),
-    'runner:status': () => status,
-    'log:recent': (input) => options.logFeed.recent(input?.limit ?? 200),
-  };
-  const invoke = createDispatcher(handlers, log.child('dispatch'));
 
   return {
     invoke,
     subscribe: (listener) => hub.subscribe(listener),
-    status: () => status,
+    status: () => options.status(),
     async start() {
       if (started) return;
       started = true;
       unsubscribeLog = options.logFeed.subscribe((entry) => hub.emit({ event: 'log:entries', payload: [entry] }));
-      log.info('host started', { mode: options.mode, version: options.appVersion });
-      hub.emit({ event: 'runner:status', payload: status });
+      for (const service of options.services) await service.start();
+      hub.emit({ event: 'runner:status', payload: options.status() });
     },
     async stop() {
       if (!started) return;
       started = false;
-      log.info('host stopping');
+      for (const service of [...options.services].reverse()) await service.stop();
       unsubscribeLog?.();
       unsubscribeLog = null;
       hub.flush();

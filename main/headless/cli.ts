@@ -2,54 +2,94 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { describeZodError } from '../../shared/result';
+import type { HostEvent } from '../../shared/contract';
+import { statusLine } from '../../shared/status';
 import { bootstrapCore } from '../core/bootstrap';
 import { defaultDataDir } from '../core/paths';
+import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { canOpenBrowser, openBrowser } from './open-browser';
 import { startHeadlessServer } from './server';
+import { TerminalReporter } from './terminal-reporter';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const QUIT_DRAIN_MS = 5 * 60_000;
 
-const FlagsSchema = z.object({
-  port: z.coerce.number().int().min(0, 'must be 0..65535').max(65535, 'must be 0..65535').default(0),
-  open: z.boolean().default(false),
-  'data-dir': z.string().min(1).optional(),
-});
-
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { port: { type: 'string' }, open: { type: 'boolean' }, 'data-dir': { type: 'string' } },
-    strict: true,
-  });
-  const flags = FlagsSchema.safeParse(values);
-  if (!flags.success) {
-    console.error(`runner-tray headless: --${describeZodError(flags.error)}`);
+/**
+ * `npm run headless`: the same core and UI as the desktop app, for a server with no
+ * display. Flags and env names are those of `rost runner serve`.
+ */
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${OVERRIDES_USAGE}\n`);
+    return 0;
+  }
+  const resolved = resolveOverrides(process.env, argv);
+  if (!resolved.ok) {
+    process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
     return 2;
   }
-  const pkg = z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
-  const dataDir = flags.data['data-dir'] ?? process.env.RUNNER_TRAY_DATA_DIR ?? defaultDataDir(process.platform, process.env, os.homedir());
+  const pkg = z
+    .object({ version: z.string(), productName: z.string() })
+    .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
+  const dataDir = resolved.dataDir ?? defaultDataDir(process.platform, process.env, os.homedir());
 
-  const core = await bootstrapCore({ mode: 'headless', appName: pkg.productName, appVersion: pkg.version, dataDir });
+  const core = await bootstrapCore({
+    mode: 'headless',
+    appName: pkg.productName,
+    appVersion: pkg.version,
+    dataDir,
+    overrides: resolved.overrides,
+    overrideSources: resolved.sources,
+    allowFileSecretStore: resolved.allowFileSecretStore,
+  });
+  const terminal = new TerminalReporter(process.stdout);
+  const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
+
+  if (resolved.importStateFile && !core.runner.identity) {
+    const imported = await core.host.invoke('runner:import', { file: resolved.importStateFile });
+    process.stdout.write(
+      imported.ok ? `Imported runner state from ${resolved.importStateFile}.\n` : `Could not import ${resolved.importStateFile}: ${imported.error.message}\n`,
+    );
+  }
+
+  if (resolved.once) {
+    const code = await terminal.oneHeartbeat(core);
+    offEvents();
+    await core.shutdown(0);
+    return code;
+  }
+
   const server = await startHeadlessServer({
     host: core.host,
     staticDir: path.join(repoRoot, 'dist', 'renderer'),
-    port: flags.data.port,
+    ...(resolved.port !== undefined ? { port: resolved.port } : {}),
     log: core.log.child('headless'),
   });
-
   // The address carries the launch token: it goes to this terminal only, never to a log.
   process.stdout.write(`Runner Tray ${pkg.version} (headless) — open ${server.url}\n`);
-  if (flags.data.open && canOpenBrowser(process.platform, process.env)) openBrowser(server.url, process.platform);
+  process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
+  if (resolved.open && canOpenBrowser(process.platform, process.env)) openBrowser(server.url, process.platform);
+  // A server has nobody at a window: start pairing at once and show the code here.
+  if (!core.runner.identity) {
+    const started = await core.host.invoke('pairing:start', undefined);
+    if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      process.stdout.write('Stopping now.\n');
+      process.exit(130);
+    }
     stopping = true;
-    process.stdout.write(`Stopping (${signal})…\n`);
+    const active = core.work.activeCount;
+    process.stdout.write(
+      active > 0 ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${QUIT_DRAIN_MS / 60_000} min. Press Ctrl-C again to stop now.\n` : `Stopping (${signal})…\n`,
+    );
+    offEvents();
     await server.close();
-    await core.shutdown();
+    await core.shutdown(QUIT_DRAIN_MS);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -57,12 +97,12 @@ async function main(): Promise<number> {
   return -1;
 }
 
-main().then(
+main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    console.error(`runner-tray headless: ${error instanceof Error ? error.message : String(error)}`);
+    process.stderr.write(`runner-tray headless: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   },
 );

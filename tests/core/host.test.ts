@@ -1,24 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../shared/contract';
 import { EventHub } from '../../main/core/event-hub';
+import type { Handlers } from '../../main/core/dispatch';
 import { createHost } from '../../main/core/host';
+import type { RunnerStatus } from '../../shared/status';
 import { FakeClock } from '../helpers/fake-clock';
 import { testLogging } from '../helpers/test-logger';
 
 function makeHost(clock = new FakeClock()) {
   const logging = testLogging();
-  const host = createHost({
-    mode: 'headless',
-    appName: 'Runner Tray',
-    appVersion: '1.2.3',
-    dataDir: '/data',
-    logDir: '/data/logs',
-    platform: { platform: 'linux', arch: 'x64', release: '6.1', hostname: 'box', versions: { node: '20.0.0', electron: null, chrome: null } },
-    clock,
-    log: logging.log,
-    logFeed: logging.feed,
-  });
-  return { host, clock, logging };
+  const hub = new EventHub(clock);
+  const startedAt = clock.now();
+  let status: RunnerStatus = { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };
+  const handlers = {
+    'app:info': () => ({
+      name: 'Runner Tray', version: '1.2.3', mode: 'headless' as const, platform: 'linux', arch: 'x64', hostname: 'box',
+      runtimeVersions: { node: '20.0.0', electron: null, chrome: null },
+      startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, dataDir: '/data', logDir: '/data/logs',
+    }),
+    'runner:status': () => status,
+    'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
+  } as unknown as Handlers;
+  const service = { starts: 0, stops: 0, start: async () => void service.starts++, stop: async () => void service.stops++ };
+  const host = createHost({ hub, handlers, log: logging.log, logFeed: logging.feed, status: () => status, services: [service] });
+  return { host, clock, logging, service, setStatus: (s: RunnerStatus) => (status = s) };
 }
 
 describe('host commands through the contract', () => {
@@ -45,18 +50,21 @@ describe('host commands through the contract', () => {
     expect(await host.invoke('__proto__', undefined)).toMatchObject({ ok: false, error: { code: 'unknown_command' } });
   });
 
-  it('streams its log lines as events once started, and stops cleanly twice', async () => {
-    const { host, clock } = makeHost();
+  it('starts its services once, streams log lines as events, and stops cleanly twice', async () => {
+    const { host, clock, logging, service } = makeHost();
     const batches: HostEvent[][] = [];
     host.subscribe((b) => batches.push(b));
     await host.start();
     await host.start();
+    expect(service.starts).toBe(1);
+    logging.log.info('hello');
     clock.advance(50);
     const kinds = batches.flat().map((e) => e.event);
     expect(kinds).toContain('runner:status');
     expect(kinds).toContain('log:entries');
     await host.stop();
     await host.stop();
+    expect(service.stops).toBe(1);
   });
 });
 

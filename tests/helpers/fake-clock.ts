@@ -49,10 +49,28 @@ export class FakeClock implements Clock {
   }
 
   /** Advances and lets promise callbacks scheduled by the timers run. */
+  /**
+   * Advances timer by timer, letting the promise callbacks each one schedules run before
+   * the next, so a chain of timers and awaits sees exact times. `step` caps how far time
+   * jumps at once when no timer is due (for code that polls real I/O in between).
+   */
   async advanceAsync(ms: number, step = ms): Promise<void> {
-    for (let left = ms; left > 0; left -= step) {
-      this.advance(Math.min(step, left));
-      for (let i = 0; i < 10; i++) await Promise.resolve();
+    const end = this.time + ms;
+    await this.settle();
+    while (this.time < end) {
+      this.pending.sort((a, b) => a.at - b.at || a.id - b.id);
+      const next = this.pending[0];
+      const target = Math.min(end, this.time + step, next && next.at <= end ? next.at : end);
+      this.advance(target - this.time);
+      await this.settle();
+    }
+  }
+
+  /** Runs what is due now and lets the promise callbacks it scheduled run too. */
+  async settle(): Promise<void> {
+    for (let round = 0; round < 5; round++) {
+      this.advance(0);
+      for (let i = 0; i < 20; i++) await Promise.resolve();
     }
   }
 }

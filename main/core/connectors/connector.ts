@@ -1,0 +1,52 @@
+import type {
+  ClaimedUnit,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  LeaseHeartbeatResponse,
+  PairingClaimResponse,
+  PairingStartRequest,
+  PairingStartResponse,
+  ResultRequest,
+  UnitKind,
+} from '../../../shared/protocol';
+
+/** The runner's credentials; the secret lives in the SecretStore and only passes through here. */
+export interface RunnerCredentials {
+  runnerId: string;
+  secret: string;
+}
+
+export type PairingPoll =
+  | { kind: 'approved'; credentials: PairingClaimResponse }
+  | { kind: 'pending' }
+  | { kind: 'slow_down'; intervalSeconds?: number }
+  | { kind: 'denied' }
+  | { kind: 'expired' };
+
+export interface ClaimOptions {
+  interactiveOnly: boolean;
+  /** Long-poll: only when the server advertised it. */
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
+export type ClaimedWork = ClaimedUnit & { kind: UnitKind };
+
+export type ResultDelivery = 'accepted' | 'already_recorded';
+
+/**
+ * Everything the runner loop needs from a control plane, in its own words. Rost is the
+ * first implementation; the loop has no Rost paths in it.
+ */
+export interface RunnerConnector {
+  readonly origin: string;
+  startPairing(request: PairingStartRequest): Promise<PairingStartResponse>;
+  pollPairing(pairingId: string): Promise<PairingPoll>;
+  unpair(credentials: RunnerCredentials): Promise<void>;
+  heartbeat(credentials: RunnerCredentials, body: HeartbeatRequest): Promise<HeartbeatResponse>;
+  claim(credentials: RunnerCredentials, options: ClaimOptions): Promise<ClaimedWork | null>;
+  start(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }): Promise<void>;
+  /** `null` when the server has no lease heartbeat endpoint (a seed-era server). */
+  leaseHeartbeat(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, body: { elapsed_ms: number }): Promise<LeaseHeartbeatResponse | null>;
+  report(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, result: ResultRequest): Promise<ResultDelivery>;
+}

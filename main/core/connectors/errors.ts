@@ -1,0 +1,28 @@
+/**
+ * What can go wrong talking to a control plane, by what the runner should do about it:
+ * `network` and `server` are retried with backoff, `unauthorized` means the secret was
+ * revoked, `invalid_response` is logged and retried like a network fault, `rejected` is
+ * a 4xx the caller must handle.
+ */
+export type ConnectorErrorKind = 'network' | 'timeout' | 'unauthorized' | 'server' | 'rejected' | 'invalid_response' | 'not_found';
+
+export class ConnectorError extends Error {
+  constructor(
+    readonly kind: ConnectorErrorKind,
+    message: string,
+    readonly status?: number,
+    /** A parsed error code from the body, e.g. `authorization_pending`. */
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'ConnectorError';
+  }
+
+  get retryable(): boolean {
+    return this.kind === 'network' || this.kind === 'timeout' || this.kind === 'server' || this.kind === 'invalid_response';
+  }
+}
+
+export function isConnectorError(error: unknown, kind?: ConnectorErrorKind): error is ConnectorError {
+  return error instanceof ConnectorError && (kind === undefined || error.kind === kind);
+}

@@ -1,0 +1,110 @@
+import type { z } from 'zod';
+import { redactText } from '../../../shared/redact';
+import { describeZodError } from '../../../shared/result';
+import { ConnectorError } from './errors';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface JsonRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  bearer?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** application/x-www-form-urlencoded instead of JSON (OAuth token endpoints). */
+  form?: Record<string, string>;
+}
+
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+const MAX_ERROR_TEXT = 300;
+
+/**
+ * One JSON exchange with a control plane: a deadline, the bearer, and an answer that is
+ * classified (network, timeout, 401, 5xx, 4xx) before anyone reads it. Bodies of errors
+ * are redacted before they can reach a message or a log.
+ */
+export class JsonHttpClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly fetchImpl: FetchLike = (input, init) => fetch(input, init),
+    private readonly knownSecrets: () => readonly string[] = () => [],
+  ) {}
+
+  get origin(): string {
+    return new URL(this.baseUrl).origin;
+  }
+
+  async request(req: JsonRequest): Promise<JsonResponse> {
+    const url = new URL(req.path, this.baseUrl).toString();
+    const timeout = AbortSignal.timeout(req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    let body: string | undefined;
+    if (req.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(req.form).toString();
+    } else if (req.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.body);
+    }
+    if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, { method: req.method, headers, body, signal, redirect: 'error' });
+    } catch (error) {
+      if (timeout.aborted) throw new ConnectorError('timeout', `${req.method} ${req.path} timed out after ${req.timeoutMs} ms`);
+      if (req.signal?.aborted) throw new ConnectorError('network', `${req.method} ${req.path} was canceled`);
+      throw new ConnectorError('network', `${req.method} ${req.path} failed: ${this.clean(error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error))}`);
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw new ConnectorError('network', `${req.method} ${req.path}: the connection dropped while reading the answer`);
+    }
+    let parsed: unknown = null;
+    if (text.length > 0) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    const status = response.status;
+    if (status === 401) throw new ConnectorError('unauthorized', `${req.path}: the control plane refused our credentials (401)`, 401, errorCode(parsed));
+    if (status === 404) throw new ConnectorError('not_found', `${req.path}: not found (404)`, 404, errorCode(parsed));
+    if (status >= 500) throw new ConnectorError('server', `${req.path}: server error ${status}: ${this.clean(text)}`, status, errorCode(parsed));
+    if (parsed === undefined) throw new ConnectorError('invalid_response', `${req.path}: the answer (${status}) is not JSON`, status);
+    return { status, body: parsed };
+  }
+
+  /** Parses a 2xx body with the wire schema; anything else is the caller's to interpret. */
+  parse<T extends z.ZodType>(path: string, response: JsonResponse, schema: T): z.output<T> {
+    const result = schema.safeParse(response.body);
+    if (!result.success) {
+      throw new ConnectorError('invalid_response', `${path}: the answer does not fit the protocol (${describeZodError(result.error)})`, response.status);
+    }
+    return result.data;
+  }
+
+  rejected(path: string, response: JsonResponse): ConnectorError {
+    const code = errorCode(response.body);
+    return new ConnectorError('rejected', `${path}: refused (${response.status}${code ? ` ${code}` : ''})`, response.status, code);
+  }
+
+  private clean(text: string): string {
+    return redactText(text, this.knownSecrets()).slice(0, MAX_ERROR_TEXT);
+  }
+}
+
+function errorCode(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'error' in body && typeof (body as { error: unknown }).error === 'string') {
+    return (body as { error: string }).error.slice(0, 100);
+  }
+  return undefined;
+}

@@ -1,0 +1,90 @@
+import type { Clock } from '../ports';
+import type { CommandRunner } from './process-runner';
+
+export type RuntimeName = 'claude' | 'codex';
+export type RuntimePreference = 'auto' | RuntimeName;
+
+export interface RuntimeCapability {
+  installed: boolean;
+  version?: string;
+  path?: string;
+}
+export type Capabilities = Record<RuntimeName, RuntimeCapability>;
+
+const REFRESH_MS = 10 * 60_000;
+const VERSION_TIMEOUT_MS = 5_000;
+
+/** `2.1.197 (Claude Code)`, `codex-cli 0.171.0` → the first dotted version. */
+export function parseVersion(output: string): string | undefined {
+  return /\b(\d+\.\d+\.\d+(?:[-+][\w.]+)?)\b/.exec(output)?.[1];
+}
+
+/**
+ * Finds the locally installed coding agents. Detection spawns a process, so it runs at
+ * start, then at most every 10 minutes or when asked, never on every heartbeat.
+ */
+export class CapabilityDetector {
+  private cached: Capabilities | null = null;
+  private detectedAt = -Infinity;
+  private inflight: Promise<Capabilities> | null = null;
+
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly clock: Clock,
+    private readonly binaries: Record<RuntimeName, string> = { claude: 'claude', codex: 'codex' },
+  ) {}
+
+  /** The last detection, refreshed if it is older than the refresh period. */
+  get(): Promise<Capabilities> {
+    if (this.cached && this.clock.now() - this.detectedAt < REFRESH_MS) return Promise.resolve(this.cached);
+    return this.refresh();
+  }
+
+  peek(): Capabilities | null {
+    return this.cached;
+  }
+
+  refresh(): Promise<Capabilities> {
+    this.inflight ??= this.detect().finally(() => (this.inflight = null));
+    return this.inflight;
+  }
+
+  private async detect(): Promise<Capabilities> {
+    const [claude, codex] = await Promise.all([this.detectOne(this.binaries.claude), this.detectOne(this.binaries.codex)]);
+    this.cached = { claude, codex };
+    this.detectedAt = this.clock.now();
+    return this.cached;
+  }
+
+  private async detectOne(binary: string): Promise<RuntimeCapability> {
+    const found = binary.includes('/') || binary.includes('\\') ? binary : await this.runner.which(binary);
+    if (!found) return { installed: false };
+    const result = await this.runner.run(found, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS });
+    if (result.code !== 0) return { installed: false, path: found };
+    const version = parseVersion(result.stdout) ?? parseVersion(result.stderr);
+    return { installed: true, path: found, ...(version ? { version } : {}) };
+  }
+}
+
+/** What the heartbeat advertises: only the runtimes the operator allowed [seed]. */
+export function capabilitiesForRuntime(detected: Capabilities, preference: RuntimePreference): Capabilities {
+  if (preference === 'auto') return detected;
+  const other: RuntimeName = preference === 'claude' ? 'codex' : 'claude';
+  return { ...detected, [other]: { installed: false } };
+}
+
+/** The runtime a unit runs with: its brain when allowed and installed, else the first usable one. */
+export function chooseRuntime(
+  brain: 'claude' | 'codex' | 'auto',
+  preference: RuntimePreference,
+  capabilities: Capabilities,
+): { ok: true; runtime: RuntimeName } | { ok: false; reason: string } {
+  const allowed = capabilitiesForRuntime(capabilities, preference);
+  if (brain !== 'auto') {
+    if (allowed[brain].installed) return { ok: true, runtime: brain };
+    const why = preference !== 'auto' && preference !== brain ? `this runner is set to run ${preference} only` : `${brain} is not installed on this machine`;
+    return { ok: false, reason: `The unit needs ${brain}, but ${why}.` };
+  }
+  for (const runtime of ['claude', 'codex'] as const) if (allowed[runtime].installed) return { ok: true, runtime };
+  return { ok: false, reason: 'No coding agent is available: install claude or codex, or change the runtime setting.' };
+}

@@ -1,0 +1,85 @@
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { describeZodError } from '../../../shared/result';
+
+/**
+ * The runner's own state (not preferences): who this machine is to the control plane
+ * and the opaque Claude resume ids. Never the secret, which lives in the SecretStore.
+ * Owner-only, written atomically (temp file + rename).
+ */
+export const RuntimeSessionSchema = z.object({
+  claude_session_id: z.string().min(1).optional(),
+  updated_at: z.string().optional(),
+});
+
+export const RunnerStateSchema = z.object({
+  version: z.literal(1),
+  identity: z
+    .object({
+      runnerId: z.string().min(1),
+      tenantId: z.string().min(1).nullable(),
+      name: z.string().min(1),
+      controlPlaneUrl: z.string().url(),
+      pairedAt: z.string(),
+    })
+    .nullable(),
+  runtimeSessions: z.record(z.string(), RuntimeSessionSchema),
+});
+export type RunnerState = z.infer<typeof RunnerStateSchema>;
+export type RunnerIdentity = NonNullable<RunnerState['identity']>;
+
+const EMPTY: RunnerState = { version: 1, identity: null, runtimeSessions: {} };
+
+export class RunnerStateStore {
+  private state: RunnerState = EMPTY;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  /** Loads the file; a damaged one is set aside (never silently lost) and reported. */
+  async load(): Promise<{ warning: string | null }> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { warning: null };
+      throw error;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return this.setAside('it is not JSON');
+    }
+    const parsed = RunnerStateSchema.safeParse(raw);
+    if (!parsed.success) return this.setAside(describeZodError(parsed.error));
+    this.state = parsed.data;
+    return { warning: null };
+  }
+
+  get(): RunnerState {
+    return this.state;
+  }
+
+  async update(change: (state: RunnerState) => RunnerState): Promise<void> {
+    this.state = RunnerStateSchema.parse(change(this.state));
+    const snapshot = this.state;
+    // Writes are serialized so the last state always lands last.
+    this.writing = this.writing.then(() => this.write(snapshot));
+    return this.writing;
+  }
+
+  private async write(state: RunnerState): Promise<void> {
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  private async setAside(why: string): Promise<{ warning: string }> {
+    const aside = `${this.file}.damaged-${Date.now()}`;
+    await rename(this.file, aside);
+    this.state = EMPTY;
+    return { warning: `The runner state file was damaged (${why}); it was kept as ${aside} and this machine starts unpaired.` };
+  }
+}

@@ -1,0 +1,44 @@
+import type { PairingState } from '../../../shared/runner';
+import type { RunnerStatus } from '../../../shared/status';
+
+export interface StatusInputs {
+  paired: boolean;
+  pairing: PairingState | null;
+  revoked: boolean;
+  problem: string | null;
+  offline: { retryAt: number; message: string } | null;
+  paused: { until: number | null } | null;
+  draining: boolean;
+  active: number;
+  max: number;
+  connected: boolean;
+}
+
+/** Derives the one status line from the runner's facts; pure, so every state is testable. */
+export function deriveStatus(s: StatusInputs): RunnerStatus {
+  if (!s.paired) {
+    if (s.pairing && (s.pairing.phase === 'starting' || s.pairing.phase === 'waiting')) {
+      return { state: 'pairing', reason: 'Waiting for someone to approve this machine on the control plane.' };
+    }
+    if (s.revoked) return { state: 'revoked', reason: 'The control plane revoked this runner. Pair again to keep working.' };
+    if (s.problem) return { state: 'error', reason: s.problem };
+    return { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };
+  }
+  if (s.problem) return { state: 'error', reason: s.problem };
+  if (s.draining) {
+    return { state: 'draining', remaining: s.active, reason: 'Quitting after the running turns finish.' };
+  }
+  if (s.offline) {
+    return { state: 'offline', retryAt: new Date(s.offline.retryAt).toISOString(), reason: s.offline.message };
+  }
+  if (s.paused) {
+    const until = s.paused.until === null ? null : new Date(s.paused.until).toISOString();
+    const reason = s.active > 0 ? `Not taking new work; ${s.active} running turn${s.active === 1 ? '' : 's'} will finish.` : 'Not taking new work.';
+    return { state: 'paused', until, reason };
+  }
+  if (s.active > 0) {
+    return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };
+  }
+  if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
+  return { state: 'idle', reason: 'Connected and waiting for work.' };
+}

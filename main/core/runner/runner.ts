@@ -1,0 +1,442 @@
+import type { HostEvent } from '../../../shared/contract';
+import type { PairingClaimResponse } from '../../../shared/protocol';
+import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../shared/runner';
+import type { RunnerStatus } from '../../../shared/status';
+import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
+import { isConnectorError } from '../connectors/errors';
+import type { Clock, Logger, PlatformInfo, TimerHandle } from '../ports';
+import type { CapabilityDetector, RuntimePreference } from './capabilities';
+import { buildHeartbeat } from './heartbeat-body';
+import { HeartbeatLoop } from './heartbeat-loop';
+import { PairingFlow } from './pairing-flow';
+import { importStateFile } from './state-import';
+import { runnerAccount, type SecretStore } from '../secrets/secret-store';
+import type { RunnerIdentity, RunnerStateStore } from './runner-state-store';
+import { deriveStatus } from './runner-status';
+import type { CapacityHistory } from './telemetry';
+import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
+
+/** The settings the runner acts on (effective: stored settings plus env/flag overrides). */
+export interface RunnerConfig {
+  controlPlaneUrl: string;
+  runnerName: string;
+  runtime: RuntimePreference;
+  heartbeatMs: number;
+  interactiveClaimMs: number;
+  maxSessions: number;
+  modelAccountAlias: string;
+  modelAccountState: string;
+  expectedTenantId: string | null;
+}
+
+/** The slice of the SecretStore port the runner uses. */
+export interface RunnerSecretStore {
+  readonly backend: 'keychain' | 'file';
+  get(account: string): Promise<string | null>;
+  set(account: string, secret: string): Promise<void>;
+  delete(account: string): Promise<boolean>;
+}
+
+export interface RunnerDeps {
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  config(): RunnerConfig;
+  /** null when no secret backend works and none was chosen: pairing is refused (fail closed). */
+  secrets: RunnerSecretStore | null;
+  secretStorage: SecretStorageInfo;
+  state: RunnerStateStore;
+  connectorFor(baseUrl: string): RunnerConnector;
+  capabilities: CapabilityDetector;
+  history: CapacityHistory;
+  platform: PlatformInfo;
+  appVersion: string;
+  cpuCount: number;
+  emit(event: HostEvent): void;
+  /** Registers a secret with the logger's redaction. */
+  registerSecret(secret: string): void;
+}
+
+export class CommandRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const secretAccount = runnerAccount;
+
+/**
+ * The runner host: identity, pairing, the heartbeat and capacity sampling, pause, and
+ * the status everything else shows. Work (claims and turns) plugs in on top.
+ */
+export class Runner {
+  private credentials: RunnerCredentials | null = null;
+  private connector: RunnerConnector | null = null;
+  private readonly pairing: PairingFlow;
+  private pairingState: PairingState | null = null;
+  private pairingConnector: RunnerConnector | null = null;
+  private heartbeat: HeartbeatLoop | null = null;
+  private revoked = false;
+  private offline: { retryAt: number; message: string } | null = null;
+  private lastOkAt: number | null = null;
+  private nextAt: number | null = null;
+  private failures = 0;
+  private longPollMaxMs: number | null = null;
+  private paused: { until: number | null } | null = null;
+  private pauseTimer: TimerHandle | null = null;
+  private sampleTimer: TimerHandle | null = null;
+  private active = 0;
+  private draining = false;
+  private lastStatusJson = '';
+  private started = false;
+
+  constructor(private readonly deps: RunnerDeps) {
+    this.pairing = new PairingFlow({
+      connector: {
+        // The flow talks to whichever control plane pairing was started against.
+        startPairing: (r) => this.pairingConnector!.startPairing(r),
+        pollPairing: (id) => this.pairingConnector!.pollPairing(id),
+      } as RunnerConnector,
+      clock: deps.clock,
+      log: deps.log.child('pairing'),
+      onState: (state) => {
+        this.pairingState = state;
+        this.changed();
+      },
+      onApproved: (credentials) => this.adopt(credentials),
+      ...(deps.random ? { random: deps.random } : {}),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const identity = this.deps.state.get().identity;
+    if (identity) await this.resume(identity);
+    this.sample();
+    void this.deps.capabilities.refresh().then(() => this.changed());
+    this.changed();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    this.heartbeat?.stop();
+    this.pairing.cancel();
+    for (const timer of [this.pauseTimer, this.sampleTimer]) if (timer !== null) this.deps.clock.clearTimeout(timer);
+    this.pauseTimer = this.sampleTimer = null;
+  }
+
+  get identity(): RunnerIdentity | null {
+    return this.deps.state.get().identity;
+  }
+
+  get currentCredentials(): RunnerCredentials | null {
+    return this.credentials;
+  }
+
+  get currentConnector(): RunnerConnector | null {
+    return this.connector;
+  }
+
+  get longPoll(): number | null {
+    return this.longPollMaxMs;
+  }
+
+  get isPaused(): boolean {
+    return this.paused !== null;
+  }
+
+  async startPairing(): Promise<PairingState> {
+    if (this.identity) throw new CommandRefused('already_paired', 'This machine is already paired. Unpair it first.');
+    if (!this.deps.secrets) {
+      throw new CommandRefused('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+    }
+    const config = this.deps.config();
+    this.revoked = false;
+    this.pairingConnector = this.deps.connectorFor(config.controlPlaneUrl);
+    const platform = this.deps.platform.platform;
+    await this.pairing.start({
+      name: config.runnerName,
+      platform: platform === 'darwin' || platform === 'win32' ? platform : 'linux',
+      runner_version: this.deps.appVersion,
+      hostname: this.deps.platform.hostname,
+    });
+    return this.pairing.current;
+  }
+
+  cancelPairing(): void {
+    this.pairing.cancel();
+  }
+
+  /** Takes over the identity of an existing `rost runner serve` state file. */
+  async importState(file: string): Promise<{ runnerId: string; notes: string[] }> {
+    if (this.identity) throw new CommandRefused('already_paired', 'This machine is already paired. Unpair it first.');
+    if (!this.deps.secrets) throw new CommandRefused('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+    const config = this.deps.config();
+    const result = await importStateFile({
+      file,
+      secrets: this.deps.secrets as SecretStore,
+      account: secretAccount,
+      controlPlaneUrl: config.controlPlaneUrl,
+      expectedTenantId: config.expectedTenantId,
+      runnerName: config.runnerName,
+      state: this.deps.state,
+      now: this.deps.clock.now(),
+    });
+    if (!result.ok) throw new CommandRefused('import_failed', result.reason);
+    this.revoked = false;
+    this.deps.log.info('imported a rost runner state file', { runnerId: result.identity.runnerId });
+    await this.resume(result.identity);
+    this.changed();
+    return { runnerId: result.identity.runnerId, notes: result.notes };
+  }
+
+  /** Revoke at the server, then forget locally. `force` forgets even if the server is unreachable. */
+  async unpair(force: boolean): Promise<void> {
+    const identity = this.identity;
+    if (!identity) throw new CommandRefused('not_paired', 'This machine is not paired.');
+    if (this.credentials && this.connector) {
+      try {
+        await this.connector.unpair(this.credentials);
+      } catch (error) {
+        if (!isConnectorError(error, 'unauthorized') && !force) {
+          throw new CommandRefused('unpair_failed', `Could not reach the control plane to revoke this runner (${error instanceof Error ? error.message : String(error)}). Try again, or forget it on this machine only.`);
+        }
+      }
+    }
+    await this.forget(identity);
+    this.deps.log.info('unpaired', { runnerId: identity.runnerId });
+    this.changed();
+  }
+
+  pause(minutes: number | null): void {
+    if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    const until = minutes === null ? null : this.deps.clock.now() + minutes * 60_000;
+    this.paused = { until };
+    if (until !== null) this.pauseTimer = this.deps.clock.setTimeout(() => this.resumeWork(), until - this.deps.clock.now());
+    this.deps.log.info('runner paused', { until: until === null ? 'until resumed' : new Date(until).toISOString() });
+    this.heartbeat?.beatNow();
+    this.changed();
+    this.wake();
+  }
+
+  resumeWork(): void {
+    if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    if (!this.paused) return;
+    this.paused = null;
+    this.deps.log.info('runner resumed');
+    this.heartbeat?.beatNow();
+    this.changed();
+    this.wake();
+  }
+
+  /** Work accounting, fed by the turn registry. */
+  setActive(active: number): void {
+    this.active = active;
+    this.changed();
+  }
+
+  setDraining(draining: boolean): void {
+    this.draining = draining;
+    this.changed();
+  }
+
+  /** Settings changed: beat at once so the control plane sees the new name, limits, runtimes. */
+  reconfigure(): void {
+    this.heartbeat?.beatNow();
+    this.changed();
+    this.wake();
+  }
+
+  async refreshRuntimes(): Promise<void> {
+    await this.deps.capabilities.refresh();
+    this.heartbeat?.beatNow();
+    this.changed();
+  }
+
+  /** A 401 from any runner call lands here. */
+  async markRevoked(): Promise<void> {
+    const identity = this.identity;
+    if (!identity) return;
+    this.deps.log.warn('the control plane revoked this runner; the secret was removed');
+    await this.forget(identity);
+    this.revoked = true;
+    this.changed();
+  }
+
+  status(): RunnerStatus {
+    const config = this.deps.config();
+    return deriveStatus({
+      paired: this.identity !== null && this.credentials !== null,
+      pairing: this.pairingState,
+      revoked: this.revoked,
+      problem: this.identity && !this.credentials ? 'The runner secret is missing from the secret store. Unpair and pair again.' : null,
+      offline: this.offline,
+      paused: this.paused,
+      draining: this.draining,
+      active: this.active,
+      max: config.maxSessions,
+      connected: this.lastOkAt !== null,
+    });
+  }
+
+  snapshot(): RunnerSnapshot {
+    const identity = this.identity;
+    const config = this.deps.config();
+    return {
+      status: this.status(),
+      pairing: this.pairingState,
+      identity: identity
+        ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
+        : null,
+      secretStorage: this.deps.secretStorage,
+      heartbeat: {
+        lastOkAt: iso(this.lastOkAt),
+        nextAt: iso(this.nextAt),
+        consecutiveFailures: this.failures,
+        longPoll: this.longPollMaxMs !== null,
+        intervalMs: config.heartbeatMs,
+      },
+      runtimes: this.deps.capabilities.peek(),
+      modelAccount: { alias: config.modelAccountAlias.trim() || 'default', state: config.modelAccountState || 'unknown' },
+      sessions: { active: this.active, max: config.maxSessions },
+      paused: this.paused ? { until: iso(this.paused.until) } : null,
+    };
+  }
+
+  private async adopt(credentials: PairingClaimResponse): Promise<{ runnerName: string }> {
+    const config = this.deps.config();
+    if (config.expectedTenantId && credentials.tenant_id !== config.expectedTenantId) {
+      throw new Error(`This pairing belongs to another tenant (${credentials.tenant_id ?? 'none'}), not ${config.expectedTenantId}; nothing was stored.`);
+    }
+    const secrets = this.deps.secrets;
+    if (!secrets) throw new Error('No secure place to keep the runner secret.');
+    this.deps.registerSecret(credentials.runner_secret);
+    const account = secretAccount(config.controlPlaneUrl);
+    await secrets.set(account, credentials.runner_secret);
+    const identity: RunnerIdentity = {
+      runnerId: credentials.runner_id,
+      tenantId: credentials.tenant_id ?? null,
+      name: credentials.name ?? config.runnerName,
+      controlPlaneUrl: config.controlPlaneUrl,
+      pairedAt: new Date(this.deps.clock.now()).toISOString(),
+    };
+    await this.deps.state.update((s) => ({ ...s, identity }));
+    await this.resume(identity);
+    return { runnerName: identity.name };
+  }
+
+  private async resume(identity: RunnerIdentity): Promise<void> {
+    const secret = this.deps.secrets ? await this.deps.secrets.get(secretAccount(identity.controlPlaneUrl)) : null;
+    if (!secret) {
+      this.deps.log.error('paired, but the runner secret is not in the secret store', { backend: this.deps.secretStorage.backend });
+      return;
+    }
+    this.deps.registerSecret(secret);
+    this.credentials = { runnerId: identity.runnerId, secret };
+    this.connector = this.deps.connectorFor(identity.controlPlaneUrl);
+    this.heartbeat = new HeartbeatLoop({
+      connector: this.connector,
+      clock: this.deps.clock,
+      log: this.deps.log.child('heartbeat'),
+      ...(this.deps.random ? { random: this.deps.random } : {}),
+      credentials: () => this.credentials,
+      heartbeatMs: () => this.deps.config().heartbeatMs,
+      body: async () => this.heartbeatBody(),
+      onSuccess: (response, nextAt) => {
+        this.lastOkAt = this.deps.clock.now();
+        this.nextAt = nextAt;
+        this.failures = 0;
+        this.offline = null;
+        this.longPollMaxMs = response.claim?.long_poll_max_ms ?? null;
+        this.changed();
+        for (const listener of this.beatListeners) listener();
+      },
+      onFailure: ({ message, retryAt, consecutiveFailures }) => {
+        this.failures = consecutiveFailures;
+        this.nextAt = retryAt;
+        this.offline = { retryAt, message: `Cannot reach the control plane: ${message}` };
+        this.changed();
+      },
+      onRevoked: () => void this.markRevoked(),
+    });
+    this.heartbeat.start();
+  }
+
+  private readonly beatListeners = new Set<() => void>();
+  private readonly wakeListeners = new Set<() => void>();
+
+  /** Called when pause, resume or settings change what the work side may do. */
+  onWake(listener: () => void): () => void {
+    this.wakeListeners.add(listener);
+    return () => this.wakeListeners.delete(listener);
+  }
+
+  private wake(): void {
+    for (const listener of this.wakeListeners) listener();
+  }
+
+  /** Called after every successful heartbeat (the seed claims right after each one). */
+  onHeartbeat(listener: () => void): () => void {
+    this.beatListeners.add(listener);
+    return () => this.beatListeners.delete(listener);
+  }
+
+  private async heartbeatBody() {
+    const config = this.deps.config();
+    const capabilities = await this.deps.capabilities.get();
+    return buildHeartbeat({
+      name: this.identity?.name ?? config.runnerName,
+      runnerVersion: this.deps.appVersion,
+      paused: this.paused !== null,
+      runtime: config.runtime,
+      capabilities,
+      os: { platform: this.deps.platform.platform, release: this.deps.platform.release, arch: this.deps.platform.arch },
+      cpuCount: this.deps.cpuCount,
+      sample: this.deps.history.latest(),
+      activeSessions: this.active,
+      maxSessions: config.maxSessions,
+      modelAccount: { alias: config.modelAccountAlias, state: config.modelAccountState },
+    });
+  }
+
+  private async forget(identity: RunnerIdentity): Promise<void> {
+    this.heartbeat?.stop();
+    this.heartbeat = null;
+    this.credentials = null;
+    this.connector = null;
+    this.offline = null;
+    this.lastOkAt = this.nextAt = null;
+    this.failures = 0;
+    this.longPollMaxMs = null;
+    this.pairingState = null;
+    await this.deps.secrets?.delete(secretAccount(identity.controlPlaneUrl));
+    await this.deps.state.update((s) => ({ ...s, identity: null }));
+  }
+
+  private sample(): void {
+    const reading = this.deps.history.sample(this.deps.clock.now(), { active: this.active, max: this.deps.config().maxSessions });
+    this.deps.emit({ event: 'telemetry:sample', payload: reading });
+    if (this.started) this.sampleTimer = this.deps.clock.setTimeout(() => this.sample(), SAMPLE_PERIOD_MS);
+  }
+
+  private changed(): void {
+    const snapshot = this.snapshot();
+    this.deps.emit({ event: 'runner:snapshot', payload: snapshot });
+    const json = JSON.stringify(snapshot.status);
+    if (json !== this.lastStatusJson) {
+      this.lastStatusJson = json;
+      this.deps.emit({ event: 'runner:status', payload: snapshot.status });
+    }
+  }
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

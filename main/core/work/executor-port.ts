@@ -1,0 +1,53 @@
+import type { Usage } from '../../../shared/protocol';
+
+/**
+ * The port through which the work manager runs a unit with a local runtime; the real
+ * implementation is exec/executor.ts (claude and codex CLIs), tests may fake it.
+ */
+export type RuntimeName = 'claude' | 'codex';
+
+export interface ExecutionRequest {
+  unitId: string;
+  kind: 'turn_execution' | 'work_order';
+  runtime: RuntimeName;
+  /** Resolved path of the CLI (a .js/.mjs/.cjs path is run with this Node). */
+  binary: string;
+  /** The final prompt text. */
+  prompt: string;
+  /** serverUrl absolute (http/https), e.g. http://127.0.0.1:7457/mcp */
+  mcp: { serverUrl: string; token: string } | null;
+  /** claude only: `--resume <id>` (ignored, with a warning, for codex). */
+  resumeSessionId: string | null;
+  timeoutMs: number;
+  /** Abort = cancel: the whole process tree is stopped at once. */
+  signal: AbortSignal;
+  /** Extra environment for the child, over the runner's own. */
+  env?: Record<string, string>;
+  /** Secrets to redact everywhere (the MCP token, the runner secret). */
+  knownSecrets: readonly string[];
+  onSpawn?(pid: number): void;
+  /** The redacted output tail, at most 4 times a second. */
+  onOutput?(tail: string): void;
+}
+
+export interface ExecutionOutcome {
+  status: 'succeeded' | 'failed' | 'canceled';
+  /** canceled: aborted; timeout; spawn_error: could not start; runtime_error: the runtime reported failure; exit: the exit code decided. */
+  reason: 'exit' | 'timeout' | 'canceled' | 'spawn_error' | 'runtime_error';
+  /** Redacted, ≤ 12000 characters. */
+  summary: string;
+  exitCode: number | null;
+  usage?: Usage;
+  /** claude `session_id` (JSON output) / codex `thread_id`. */
+  sessionId?: string;
+  /** Redacted. */
+  outputTail: string;
+  durationMs: number;
+  /** Bytes the runtime printed (stdout + stderr), including what was dropped at the cap. */
+  outputBytes: number;
+}
+
+export interface UnitExecutor {
+  execute(request: ExecutionRequest): Promise<ExecutionOutcome>;
+  sweepStale(): Promise<number>;
+}

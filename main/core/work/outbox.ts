@@ -1,0 +1,182 @@
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { ResultRequestSchema, UnitKindSchema } from '../../../shared/protocol';
+import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
+import { ConnectorError, isConnectorError } from '../connectors/errors';
+import type { Clock, Logger, TimerHandle } from '../ports';
+import { backoffDelay } from '../runner/backoff';
+
+export const OutboxEntrySchema = z.object({
+  runnerId: z.string().min(1),
+  unit: z.object({ id: z.string().min(1), kind: UnitKindSchema }),
+  result: ResultRequestSchema.extend({ idempotency_key: z.string().min(1) }),
+  enqueuedAt: z.string(),
+  attempts: z.number().int().min(0),
+});
+export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
+
+const BACKOFF = { baseMs: 1_000, capMs: 5 * 60_000 };
+
+export interface OutboxDeps {
+  dir: string;
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  /** The current runner's connector and credentials, or null while unpaired. */
+  target(): { connector: RunnerConnector; credentials: RunnerCredentials } | null;
+  onRevoked(): void;
+  onChange?(pending: number): void;
+}
+
+function fileName(key: string): string {
+  return `${Buffer.from(key).toString('base64url')}.json`;
+}
+
+/**
+ * Results are written to disk before the first delivery attempt and deleted only once
+ * the control plane has them (200, or 409 already recorded), so a crash, a kill -9 or a
+ * week offline loses nothing. Delivery is at-least-once; the idempotency key makes it
+ * exactly-once at the server.
+ */
+export class ResultOutbox {
+  private readonly entries = new Map<string, OutboxEntry>();
+  private timer: TimerHandle | null = null;
+  private delivering: Promise<void> | null = null;
+  private running = false;
+  private failures = 0;
+  private suspended = false;
+
+  constructor(private readonly deps: OutboxDeps) {}
+
+  get pending(): number {
+    return this.entries.size;
+  }
+
+  /** Loads what a previous run left; damaged files are set aside, never deleted. */
+  async load(): Promise<void> {
+    await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
+    for (const name of await readdir(this.deps.dir)) {
+      if (!name.endsWith('.json')) continue;
+      const file = path.join(this.deps.dir, name);
+      try {
+        const entry = OutboxEntrySchema.parse(JSON.parse(await readFile(file, 'utf8')));
+        this.entries.set(entry.result.idempotency_key, entry);
+      } catch (error) {
+        this.deps.log.error('an outbox entry is damaged and was set aside', { file: name, error: error instanceof Error ? error.message : String(error) });
+        await rm(`${file}.damaged`, { force: true });
+        await writeFileAtomic(`${file}.damaged`, await readFile(file)).catch(() => undefined);
+        await rm(file, { force: true });
+      }
+    }
+    this.deps.onChange?.(this.entries.size);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.kick(0);
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Durable first: resolves once the entry is on disk. Delivery follows at once. */
+  async enqueue(entry: Omit<OutboxEntry, 'attempts' | 'enqueuedAt'>): Promise<void> {
+    const full: OutboxEntry = { ...entry, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() };
+    await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(path.join(this.deps.dir, fileName(full.result.idempotency_key)), JSON.stringify(full), { mode: 0o600 });
+    this.entries.set(full.result.idempotency_key, full);
+    this.deps.onChange?.(this.entries.size);
+    this.failures = 0;
+    this.kick(0);
+  }
+
+  /** A heartbeat went through: the control plane is reachable and takes our credentials. */
+  resume(): void {
+    this.suspended = false;
+    if (this.failures > 0) this.failures = 0;
+    this.kick(0);
+  }
+
+  /** Wakes delivery. */
+  kick(delayMs = 0): void {
+    if (!this.running || this.suspended || this.entries.size === 0) return;
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = null;
+      void this.deliverAll();
+    }, delayMs);
+  }
+
+  /** Resolves once every entry is delivered or the attempt failed; used to drain on quit. */
+  async flush(): Promise<void> {
+    await this.delivering;
+    await this.deliverAll();
+  }
+
+  /** Resolves when the delivery pass under way (if any) ends. */
+  async settled(): Promise<void> {
+    while (this.delivering) await this.delivering;
+  }
+
+  private deliverAll(): Promise<void> {
+    if (this.delivering || !this.running) return this.delivering ?? Promise.resolve();
+    const target = this.deps.target();
+    if (!target) return Promise.resolve();
+    this.delivering = this.pass(target).finally(() => {
+      this.delivering = null;
+      // Results enqueued while this pass ran go out now.
+      if (this.entries.size > 0 && this.timer === null) this.kick(0);
+    });
+    return this.delivering;
+  }
+
+  private async pass(target: { connector: RunnerConnector; credentials: RunnerCredentials }): Promise<void> {
+    for (const entry of [...this.entries.values()]) {
+      if (!this.running) return;
+      if (entry.runnerId !== target.credentials.runnerId) {
+        this.deps.log.warn('dropping a result for a runner this machine no longer is', { unit: entry.unit.id });
+        await this.remove(entry);
+        continue;
+      }
+      try {
+        const outcome = await target.connector.report(target.credentials, entry.unit, entry.result);
+        this.deps.log.info(outcome === 'accepted' ? 'result delivered' : 'result was already recorded', { unit: entry.unit.id, status: entry.result.status });
+        await this.remove(entry);
+        this.failures = 0;
+      } catch (error) {
+        entry.attempts++;
+        if (isConnectorError(error, 'unauthorized')) {
+          // Nothing can be delivered with these credentials; wait for a good heartbeat.
+          this.suspended = true;
+          this.deps.onRevoked();
+          return;
+        }
+        const permanent = error instanceof ConnectorError && error.kind === 'rejected' && error.status !== undefined && error.status < 500 && error.status !== 408 && error.status !== 429;
+        if (permanent) {
+          // The server will never take it (e.g. 400 for a unit it no longer knows): keep
+          // the evidence in the log, stop retrying it.
+          this.deps.log.error('the control plane refused a result; giving up on it', { unit: entry.unit.id, error: (error as Error).message });
+          await this.remove(entry);
+          continue;
+        }
+        this.failures++;
+        const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
+        this.deps.log.warn('result delivery failed; will retry', { unit: entry.unit.id, error: error instanceof Error ? error.message : String(error), retryInMs: delay });
+        this.kick(delay);
+        return;
+      }
+    }
+  }
+
+  private async remove(entry: OutboxEntry): Promise<void> {
+    this.entries.delete(entry.result.idempotency_key);
+    await rm(path.join(this.deps.dir, fileName(entry.result.idempotency_key)), { force: true });
+    this.deps.onChange?.(this.entries.size);
+  }
+}

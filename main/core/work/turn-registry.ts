@@ -1,0 +1,86 @@
+import { HISTORY_LIMIT, type TurnsSnapshot, type TurnsUpdate, type TurnView } from '../../../shared/turns';
+
+/**
+ * Active turns and recent history. Changes are collected and handed out as one
+ * `turns:update` per event-hub window, so output streaming from eight turns at once
+ * costs the window one render per batch.
+ */
+export class TurnRegistry {
+  private readonly active = new Map<string, TurnView>();
+  private history: TurnView[] = [];
+  private dirty = new Set<string>();
+  private removed = new Set<string>();
+  private finished: TurnView[] = [];
+
+  constructor(
+    private readonly notify: () => void,
+    private readonly historyLimit = HISTORY_LIMIT,
+  ) {}
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  get(id: string): TurnView | undefined {
+    return this.active.get(id);
+  }
+
+  activeTurns(): TurnView[] {
+    return [...this.active.values()];
+  }
+
+  add(turn: TurnView): void {
+    this.active.set(turn.id, turn);
+    this.touch(turn.id);
+  }
+
+  patch(id: string, patch: Partial<TurnView>): void {
+    const turn = this.active.get(id);
+    if (!turn) return;
+    this.active.set(id, { ...turn, ...patch });
+    this.touch(id);
+  }
+
+  finish(id: string, patch: Partial<TurnView>): TurnView | undefined {
+    const turn = this.active.get(id);
+    if (!turn) return undefined;
+    const done = { ...turn, ...patch };
+    this.active.delete(id);
+    this.dirty.delete(id);
+    this.removed.add(id);
+    this.history.unshift(done);
+    if (this.history.length > this.historyLimit) this.history.length = this.historyLimit;
+    this.finished.push(done);
+    this.notify();
+    return done;
+  }
+
+  /** Seeds history (e.g. from a previous run, or in benchmarks). */
+  restoreHistory(turns: TurnView[]): void {
+    this.history = turns.slice(0, this.historyLimit);
+  }
+
+  snapshot(): TurnsSnapshot {
+    return { active: this.activeTurns(), history: this.history };
+  }
+
+  /** The changes since the last call, or null when nothing changed. */
+  drain(): TurnsUpdate | null {
+    if (this.dirty.size === 0 && this.removed.size === 0 && this.finished.length === 0) return null;
+    const update: TurnsUpdate = {
+      active: [...this.dirty].map((id) => this.active.get(id)).filter((t): t is TurnView => t !== undefined),
+      removed: [...this.removed],
+      finished: this.finished,
+    };
+    this.dirty = new Set();
+    this.removed = new Set();
+    this.finished = [];
+    return update;
+  }
+
+  private touch(id: string): void {
+    this.removed.delete(id);
+    this.dirty.add(id);
+    this.notify();
+  }
+}

@@ -1,0 +1,350 @@
+import type { TurnView } from '../../../shared/turns';
+import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
+import { isConnectorError } from '../connectors/errors';
+import type { Clock, Logger, TimerHandle } from '../ports';
+import { backoffDelay } from '../runner/backoff';
+import type { CapabilityDetector, RuntimePreference } from '../runner/capabilities';
+import type { UnitExecutor } from './executor-port';
+import type { ResultOutbox } from './outbox';
+import type { ResumeCache } from './resume-cache';
+import type { RunningJournal } from './running-journal';
+import type { TurnRegistry } from './turn-registry';
+import { UnitRun } from './unit-run';
+
+/** What the work manager needs from the runner host. */
+export interface WorkHost {
+  credentials(): RunnerCredentials | null;
+  connector(): RunnerConnector | null;
+  tenantId(): string | null;
+  controlPlaneUrl(): string | null;
+  /** The server's long-poll limit from the last heartbeat, or null. */
+  longPollMaxMs(): number | null;
+  paused(): boolean;
+  config(): { maxSessions: number; interactiveClaimMs: number; runtime: RuntimePreference };
+  onHeartbeat(listener: () => void): () => void;
+  setActive(active: number): void;
+  markRevoked(): Promise<void>;
+}
+
+export interface WorkManagerDeps {
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  host: WorkHost;
+  registry: TurnRegistry;
+  outbox: ResultOutbox;
+  journal: RunningJournal;
+  resume: ResumeCache;
+  executor: UnitExecutor;
+  capabilities: CapabilityDetector;
+  knownSecrets(): readonly string[];
+  /** Extra env for runtime processes (tests point the CLIs at model stubs). */
+  runtimeEnv?: Record<string, string>;
+  /**
+   * `adaptive` (ours): long-poll when offered, claim again the moment a slot frees.
+   * `seed`: the seed CLI's cadence, kept for the benchmark baseline.
+   */
+  strategy?: 'adaptive' | 'seed';
+}
+
+const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
+
+/**
+ * Claims work and runs it: up to max_sessions units at once, never while paused or
+ * draining; results go to the durable outbox before anything else happens.
+ */
+export class WorkManager {
+  private running = false;
+  private claiming = false;
+  private launching = 0;
+  private claimFailures = 0;
+  private pollTimer: TimerHandle | null = null;
+  private retryTimer: TimerHandle | null = null;
+  private longPollAbort: AbortController | null = null;
+  private draining = false;
+  private readonly runs = new Map<string, UnitRun>();
+  private readonly settled = new Set<() => void>();
+  private offHeartbeat: (() => void) | null = null;
+
+  constructor(private readonly deps: WorkManagerDeps) {}
+
+  private get strategy() {
+    return this.deps.strategy ?? 'adaptive';
+  }
+
+  get activeCount(): number {
+    return this.runs.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.draining = false;
+    const swept = await this.deps.executor.sweepStale();
+    if (swept > 0) this.deps.log.info('removed leftovers of turns from a previous run', { count: swept });
+    await this.deps.outbox.load();
+    await this.recoverInterrupted();
+    this.deps.outbox.start();
+    this.offHeartbeat = this.deps.host.onHeartbeat(() => this.afterHeartbeat());
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.offHeartbeat?.();
+    this.offHeartbeat = null;
+    this.stopClaiming();
+    this.deps.outbox.stop();
+  }
+
+  /** Nudge after pause/resume or a settings change. */
+  wake(): void {
+    if (!this.canClaim()) {
+      this.stopClaiming();
+      return;
+    }
+    if (this.useLongPoll()) void this.longPoll();
+    else this.scheduleInteractive();
+  }
+
+  cancel(id: string, reason = 'canceled by the operator'): boolean {
+    const run = this.runs.get(id);
+    if (!run) return false;
+    run.cancel(reason);
+    return true;
+  }
+
+  /**
+   * Quit: stop claiming, let running turns finish for up to `limitMs`, then cancel what
+   * is left and wait for their results to be queued; finally try to deliver.
+   */
+  async drain(limitMs: number): Promise<{ canceled: number }> {
+    this.draining = true;
+    this.stopClaiming();
+    let canceled = 0;
+    if (this.runs.size > 0) {
+      const deadline = new Promise<void>((resolve) => {
+        const t = this.deps.clock.setTimeout(resolve, limitMs);
+        void this.idle().then(() => {
+          this.deps.clock.clearTimeout(t);
+          resolve();
+        });
+      });
+      await deadline;
+      for (const run of this.runs.values()) {
+        run.cancel('the runner is quitting');
+        canceled++;
+      }
+      await this.idle();
+    }
+    await this.deps.outbox.flush();
+    return { canceled };
+  }
+
+  private idle(): Promise<void> {
+    if (this.runs.size === 0 && this.launching === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.runs.size === 0 && this.launching === 0) {
+          this.settled.delete(check);
+          resolve();
+        }
+      };
+      this.settled.add(check);
+    });
+  }
+
+  private canClaim(): boolean {
+    return (
+      this.running &&
+      !this.draining &&
+      !this.deps.host.paused() &&
+      this.deps.host.credentials() !== null &&
+      this.runs.size + this.launching < this.deps.host.config().maxSessions
+    );
+  }
+
+  private useLongPoll(): boolean {
+    return this.strategy === 'adaptive' && this.deps.host.longPollMaxMs() !== null;
+  }
+
+  private afterHeartbeat(): void {
+    this.deps.outbox.resume();
+    if (this.useLongPoll()) {
+      void this.longPoll();
+      return;
+    }
+    // The seed's cadence: a full claim right after each heartbeat, interactive-only between.
+    void this.claimBurst(false).then(() => this.scheduleInteractive());
+  }
+
+  private scheduleInteractive(): void {
+    if (this.pollTimer !== null || !this.running || this.useLongPoll()) return;
+    this.pollTimer = this.deps.clock.setTimeout(() => {
+      this.pollTimer = null;
+      if (!this.running || this.useLongPoll()) return;
+      void this.claimBurst(true).then(() => this.scheduleInteractive());
+    }, this.deps.host.config().interactiveClaimMs);
+  }
+
+  private stopClaiming(): void {
+    this.longPollAbort?.abort();
+    this.longPollAbort = null;
+    for (const timer of [this.pollTimer, this.retryTimer]) if (timer !== null) this.deps.clock.clearTimeout(timer);
+    this.pollTimer = this.retryTimer = null;
+  }
+
+  /** Claims until the server has nothing or we are full; one claim request at a time. */
+  private async claimBurst(interactiveOnly: boolean): Promise<void> {
+    if (this.claiming || !this.canClaim() || this.retryTimer !== null) return;
+    this.claiming = true;
+    try {
+      while (this.canClaim()) {
+        const unit = await this.claimOnce({ interactiveOnly });
+        if (!unit) break;
+        // The seed runs a unit to its end before it claims again.
+        if (this.strategy === 'seed') await this.launch(unit);
+        else void this.launch(unit);
+      }
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  /** One outstanding long-poll claim while there is room; it answers the moment work exists. */
+  private async longPoll(): Promise<void> {
+    if (this.claiming || this.retryTimer !== null) return;
+    this.claiming = true;
+    try {
+      while (this.canClaim() && this.useLongPoll()) {
+        const abort = new AbortController();
+        this.longPollAbort = abort;
+        const unit = await this.claimOnce({ interactiveOnly: false, waitMs: this.deps.host.longPollMaxMs() ?? 0, signal: abort.signal });
+        if (abort.signal.aborted || this.retryTimer !== null) break;
+        if (unit) void this.launch(unit);
+      }
+    } finally {
+      this.longPollAbort = null;
+      this.claiming = false;
+    }
+  }
+
+  private async claimOnce(options: { interactiveOnly: boolean; waitMs?: number; signal?: AbortSignal }): Promise<ClaimedWork | null> {
+    const connector = this.deps.host.connector();
+    const credentials = this.deps.host.credentials();
+    if (!connector || !credentials) return null;
+    try {
+      const unit = await connector.claim(credentials, options);
+      this.claimFailures = 0;
+      if (unit) this.deps.log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
+      return unit;
+    } catch (error) {
+      if (options.signal?.aborted) return null;
+      if (isConnectorError(error, 'unauthorized')) {
+        void this.deps.host.markRevoked();
+        return null;
+      }
+      const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
+      this.deps.log.warn('claim failed; backing off', { error: error instanceof Error ? error.message : String(error), retryInMs: delay });
+      this.retryTimer = this.deps.clock.setTimeout(() => {
+        this.retryTimer = null;
+        this.wake();
+      }, delay);
+      return null;
+    }
+  }
+
+  private async launch(unit: ClaimedWork): Promise<void> {
+    const connector = this.deps.host.connector();
+    const credentials = this.deps.host.credentials();
+    const controlPlaneUrl = this.deps.host.controlPlaneUrl();
+    if (!connector || !credentials || !controlPlaneUrl) return;
+    this.launching++;
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const view: TurnView = {
+      id: unit.id,
+      kind: unit.kind,
+      runtime: null,
+      seat: unit.seat ? { id: unit.seat.id, name: unit.seat.name ?? null } : null,
+      buildRequestId: unit.build_request_id ?? null,
+      startedAt: now,
+      endedAt: null,
+      phase: 'starting',
+      pid: null,
+      tokens: null,
+      costUsd: null,
+      outputTail: '',
+      summary: null,
+      lease: null,
+      reason: null,
+    };
+    this.deps.registry.add(view);
+    const capabilities = await this.deps.capabilities.get();
+    const run = new UnitRun(unit, {
+      clock: this.deps.clock,
+      log: this.deps.log.child('unit'),
+      connector,
+      credentials,
+      tenantId: this.deps.host.tenantId(),
+      controlPlaneUrl,
+      runtimePreference: this.deps.host.config().runtime,
+      capabilities,
+      executor: this.deps.executor,
+      resume: this.deps.resume,
+      knownSecrets: this.deps.knownSecrets,
+      ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
+      patch: (patch) => this.deps.registry.patch(unit.id, patch),
+      onRevoked: () => void this.deps.host.markRevoked(),
+      onStarted: (runtime) =>
+        this.deps.journal.record({
+          runnerId: credentials.runnerId,
+          unit: { id: unit.id, kind: unit.kind },
+          attempt: unit.attempt ?? 1,
+          runtime,
+          startedAt: now,
+          pid: null,
+        }),
+    });
+    this.runs.set(unit.id, run);
+    this.launching--;
+    this.deps.host.setActive(this.runs.size);
+    try {
+      const outcome = await run.run();
+      if (outcome) {
+        await this.deps.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
+        this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
+      }
+      await this.deps.journal.clear(unit.id);
+      this.deps.registry.finish(unit.id, { ...(outcome?.view ?? { phase: 'failed', reason: 'revoked' }), endedAt: new Date(this.deps.clock.now()).toISOString() });
+    } catch (error) {
+      // Only the disk can fail here; the journal keeps the unit for the restart path.
+      this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: error instanceof Error ? error.message : String(error) });
+      this.deps.registry.finish(unit.id, { phase: 'failed', reason: 'the result could not be saved', endedAt: new Date(this.deps.clock.now()).toISOString() });
+    } finally {
+      this.runs.delete(unit.id);
+      this.deps.host.setActive(this.runs.size);
+      for (const check of [...this.settled]) check();
+      // A slot is free: ours claims again now; the seed waits for its next tick.
+      if (this.strategy === 'adaptive' && this.running) this.wake();
+    }
+  }
+
+  /** Units that were running when the last process died are reported failed, once. */
+  private async recoverInterrupted(): Promise<void> {
+    for (const record of await this.deps.journal.leftovers()) {
+      await this.deps.outbox.enqueue({
+        runnerId: record.runnerId,
+        unit: record.unit,
+        result: {
+          status: 'failed',
+          summary: 'runner restarted',
+          log_ref: `runner-local:${record.unit.id}`,
+          ...(record.runtime ? { runtime: record.runtime === 'claude' ? ('claude-cli' as const) : ('codex-cli' as const) } : {}),
+          idempotency_key: `${record.unit.id}:${record.attempt}`,
+        },
+      });
+      await this.deps.journal.clear(record.unit.id);
+      this.deps.log.warn('a unit was running when the runner stopped; reported it failed', { unit: record.unit.id });
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { IsoTimeSchema, OpaqueIdSchema } from './common';
+
+export const UNIT_KINDS = ['turn_execution', 'work_order'] as const;
+export const UnitKindSchema = z.enum(UNIT_KINDS);
+export type UnitKind = z.infer<typeof UnitKindSchema>;
+
+/** Path segment of each kind: `/api/runner/{segment}/{id}/start|heartbeat|result`. */
+export const UNIT_PATH_SEGMENT = { turn_execution: 'turn-executions', work_order: 'work-orders' } as const satisfies Record<UnitKind, string>;
+
+export const KNOWN_BRAINS = ['claude', 'codex', 'auto'] as const;
+export type Brain = (typeof KNOWN_BRAINS)[number];
+
+/** `POST /api/runner/work-orders/claim` body. [seed + v1 wait_ms] */
+export const ClaimRequestSchema = z.object({
+  interactive_only: z.boolean().optional(),
+  /** Only when the heartbeat advertised `claim.long_poll_max_ms`; the server caps it there. [v1] */
+  wait_ms: z.number().int().nonnegative().max(600_000).optional(),
+});
+export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
+
+export const UnitMcpSchema = z.object({
+  url: z.string().min(1).default('/mcp'),
+  /** Short-lived, unit-scoped bearer for the MCP endpoint: treat as a secret. */
+  token: z.string().min(1),
+  expires_at: IsoTimeSchema.optional(),
+});
+
+export const UnitLeaseSchema = z.object({
+  heartbeat_ms: z.number().int().positive(),
+  expires_at: IsoTimeSchema,
+});
+export type UnitLease = z.infer<typeof UnitLeaseSchema>;
+
+/**
+ * A claimed unit. Unknown fields are tolerated. `brain` is a free string so a unit
+ * asking for a runtime this client lacks still parses and gets reported `failed`
+ * (seed behaviour); `context_packet` is validated separately with the strict schema
+ * so a bad packet fails the unit instead of hiding it.
+ */
+export const ClaimedUnitSchema = z.object({
+  id: OpaqueIdSchema,
+  kind: UnitKindSchema.optional(),
+  brain: z.string().min(1).optional(),
+  prompt: z.string().default(''),
+  mcp: UnitMcpSchema.optional(),
+  seat: z.object({ id: z.string().min(1), name: z.string().optional() }).nullable().optional(),
+  charter_ref: z.object({ seat_id: z.string().min(1).optional() }).nullable().optional(),
+  user_id: z.string().min(1).nullable().optional(),
+  session_id: z.string().min(1).nullable().optional(),
+  aicos: z.object({ session_id: z.string().min(1).optional() }).nullable().optional(),
+  build_request_id: z.string().min(1).nullable().optional(),
+  phase_run_id: z.string().min(1).nullable().optional(),
+  context_packet: z.unknown().optional(),
+  timeout_ms: z.number().int().positive().optional(),
+  lease: UnitLeaseSchema.optional(),
+  /** 1 on the first claim, +1 each time the unit is handed out again. [v1] */
+  attempt: z.number().int().positive().optional(),
+});
+export type ClaimedUnit = z.infer<typeof ClaimedUnitSchema>;
+
+/** 200 answer of a claim; `{}` (or a 204) means nothing to do. */
+export const ClaimResponseSchema = z.object({
+  turn_execution: ClaimedUnitSchema.optional(),
+  work_order: ClaimedUnitSchema.optional(),
+});
+export type ClaimResponse = z.infer<typeof ClaimResponseSchema>;
+
+/** `POST …/{id}/start` 2xx answer. Only the status matters to the seed client. [v1 body] */
+export const StartResponseSchema = z.object({
+  started: z.literal(true),
+  lease: UnitLeaseSchema.optional(),
+});
+export type StartResponse = z.infer<typeof StartResponseSchema>;
+
+export const LEASE_STATUSES = ['active', 'pause_requested', 'cancel_requested'] as const;
+export const LeaseStatusSchema = z.enum(LEASE_STATUSES);
+export type LeaseStatus = z.infer<typeof LeaseStatusSchema>;
+
+/** `POST …/{id}/heartbeat` body: optional progress the runner may share. [v1] */
+export const LeaseHeartbeatRequestSchema = z.object({
+  elapsed_ms: z.number().int().nonnegative().optional(),
+  output_tail_bytes: z.number().int().nonnegative().optional(),
+});
+export type LeaseHeartbeatRequest = z.infer<typeof LeaseHeartbeatRequestSchema>;
+
+export const LeaseHeartbeatResponseSchema = z.object({
+  status: LeaseStatusSchema,
+  expires_at: IsoTimeSchema,
+  /** Why the server asks to stop or pause, e.g. `request_canceled`, `lease_expired`. [v1] */
+  reason: z.string().optional(),
+});
+export type LeaseHeartbeatResponse = z.infer<typeof LeaseHeartbeatResponseSchema>;
+
+export const RESULT_STATUSES = ['succeeded', 'failed', 'canceled'] as const;
+export const ResultStatusSchema = z.enum(RESULT_STATUSES);
+export type ResultStatus = z.infer<typeof ResultStatusSchema>;
+
+export const RESULT_SUMMARY_MAX = 12_000;
+
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative().optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** `POST …/{id}/result` body. [seed + v1 usage, idempotency_key] */
+export const ResultRequestSchema = z.object({
+  status: ResultStatusSchema,
+  summary: z.string().max(RESULT_SUMMARY_MAX),
+  log_ref: z.string().max(500).optional(),
+  runtime: z.enum(['claude-cli', 'codex-cli']).optional(),
+  usage: UsageSchema.optional(),
+  /** `<unit id>:<attempt>`; a repeat is answered 409 already_recorded. */
+  idempotency_key: z.string().min(1).max(300).optional(),
+});
+export type ResultRequest = z.infer<typeof ResultRequestSchema>;
+
+export const ResultAcceptedSchema = z.object({ accepted: z.literal(true) });
+export const ResultAlreadyRecordedSchema = z.object({ error: z.literal('already_recorded') });
+export type ResultAccepted = z.infer<typeof ResultAcceptedSchema>;

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+export const TurnPhaseSchema = z.enum(['starting', 'running', 'canceling', 'reporting', 'succeeded', 'failed', 'canceled']);
+export type TurnPhase = z.infer<typeof TurnPhaseSchema>;
+
+/** One unit of work as the window shows it. Text from the control plane is display text only. */
+export const TurnViewSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['turn_execution', 'work_order']),
+  runtime: z.enum(['claude', 'codex']).nullable(),
+  seat: z.object({ id: z.string(), name: z.string().nullable() }).nullable(),
+  buildRequestId: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  phase: TurnPhaseSchema,
+  pid: z.number().int().nullable(),
+  tokens: z.object({ input: z.number(), output: z.number() }).nullable(),
+  costUsd: z.number().nullable(),
+  /** Redacted. */
+  outputTail: z.string(),
+  /** Redacted; set when the turn ends. */
+  summary: z.string().nullable(),
+  /** What the control plane asked on the lease: pause at the next checkpoint, or cancel. */
+  lease: z.enum(['active', 'pause_requested', 'cancel_requested']).nullable(),
+  /** Why it failed or was canceled, in one line. */
+  reason: z.string().nullable(),
+});
+export type TurnView = z.infer<typeof TurnViewSchema>;
+
+export const TurnsSnapshotSchema = z.object({
+  active: z.array(TurnViewSchema),
+  /** Newest first. */
+  history: z.array(TurnViewSchema),
+});
+export type TurnsSnapshot = z.infer<typeof TurnsSnapshotSchema>;
+
+/** A batch of changes: upserts of active turns, ids that left, and newly finished turns. */
+export const TurnsUpdateSchema = z.object({
+  active: z.array(TurnViewSchema),
+  removed: z.array(z.string()),
+  finished: z.array(TurnViewSchema),
+});
+export type TurnsUpdate = z.infer<typeof TurnsUpdateSchema>;
+
+export const HISTORY_LIMIT = 10_000;

@@ -1,0 +1,112 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { HostEvent } from '../../shared/contract';
+import type { SettingsPatch } from '../../shared/settings';
+import { bootstrapCore, type Core, type CoreOptions } from '../../main/core/bootstrap';
+import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../emulator';
+
+/** The real core over a temp data dir, pointed at a real emulator on loopback. */
+export interface Harness {
+  emu: RunningEmulator;
+  core: Core;
+  dataDir: string;
+  events: HostEvent[];
+  invoke<T = unknown>(name: string, input?: unknown): Promise<T>;
+  /** Resolves with the first event (already seen or future) that matches. */
+  waitForEvent<E extends HostEvent['event']>(
+    event: E,
+    match: (payload: Extract<HostEvent, { event: E }>['payload']) => boolean,
+    timeoutMs?: number,
+  ): Promise<Extract<HostEvent, { event: E }>['payload']>;
+  /** Restarts the core over the same data dir (a new process, as far as the core knows). */
+  restart(overrides?: Partial<CoreOptions>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  options: { emulator?: StartEmulatorOptions; settings?: SettingsPatch; core?: Partial<CoreOptions>; emu?: RunningEmulator } = {},
+): Promise<Harness> {
+  const emu = options.emu ?? (await startEmulator({ ...options.emulator, config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, ...options.emulator?.config } }));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-it-'));
+  const events: HostEvent[] = [];
+  const waiters = new Set<() => void>();
+  let core: Core;
+
+  const boot = async (extra: Partial<CoreOptions> = {}) => {
+    core = await bootstrapCore({
+      mode: 'headless',
+      appName: 'Runner Tray',
+      appVersion: '0.0.0-test',
+      dataDir,
+      logFiles: true,
+      overrides: { controlPlaneUrl: emu.url, secretBackend: 'file', heartbeatMs: 1000, runnerName: 'it-runner', ...options.settings },
+      ...options.core,
+      ...extra,
+    });
+    core.host.subscribe((batch) => {
+      events.push(...batch);
+      waiters.forEach((w) => w());
+    });
+  };
+  await boot();
+
+  const harness: Harness = {
+    emu,
+    get core() {
+      return core;
+    },
+    dataDir,
+    events,
+    async invoke(name, input) {
+      const result = await core.host.invoke(name, input);
+      if (!result.ok) throw new Error(`${name} failed: ${result.error.code}: ${result.error.message}`);
+      return result.value as never;
+    },
+    waitForEvent(event, match, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          for (const e of events) {
+            if (e.event === event && match(e.payload as never)) {
+              waiters.delete(check);
+              clearTimeout(timer);
+              resolve(e.payload as never);
+              return;
+            }
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no ${event} event matched within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    async restart(extra) {
+      await core.shutdown(0);
+      events.length = 0;
+      await boot(extra);
+    },
+    async close() {
+      await core.shutdown(0);
+      if (!options.emu) await emu.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** Every file under a directory, with its text (for leak checks). */
+export function filesUnder(dir: string): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const full = path.join(d, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.push({ file: path.relative(dir, full), text: readFileSync(full, 'latin1') });
+    }
+  };
+  walk(dir);
+  return out;
+}
