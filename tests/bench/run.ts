@@ -68,7 +68,7 @@ async function main() {
 
   // (b) first, while both are fresh and idle.
   console.log(`bench: idle requests over ${IDLE_MS / 1000} s…`);
-  const [oursIdle, seedIdle] = await idleRequests([ours, seed], IDLE_MS);
+  const [oursIdle = NaN, seedIdle = NaN] = await idleRequests([ours, seed], IDLE_MS);
 
   console.log('bench: pickup latency…');
   const oursPickup = await pickup(emu, ours, N_PICKUP_OURS);
