@@ -6,6 +6,7 @@
 import * as electron from 'electron';
 import { bootstrapCore } from '../core/bootstrap';
 import type { ElectronApi } from './electron-api';
+import { electronSettingsBackend } from './electron-settings';
 import { startShell } from './shell';
 
 const api: ElectronApi = electron;
@@ -16,7 +17,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 startShell({
   electron: api,
-  bootstrap: bootstrapCore,
+  // Settings are opened after ready (the shell calls this then), in the data folder.
+  bootstrap: (options) => bootstrapCore({ ...options, settingsBackend: electronSettingsBackend() }),
   env: process.env,
   argv: process.argv,
   platform: process.platform,
