@@ -49,6 +49,17 @@ describe('pairing and heartbeats against the emulator', () => {
     expect(denied.identity).toBeNull();
   });
 
+  it('slows down by 5 s when the control plane says slow_down, and still pairs', async () => {
+    h = await startHarness();
+    h.emu.admin.addFault({ route: '/api/runner/pairing/claim', error: { rate: 1, status: 400, body: { error: 'slow_down' } }, remaining: 1 });
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    const slowed = await h.waitForEvent('runner:snapshot', (s) => s.pairing?.phase === 'waiting' && s.pairing.intervalSeconds === pairing.intervalSeconds + 5);
+    expect(slowed.status.state).toBe('pairing');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.identity !== null, 15_000);
+  });
+
   it('ends expired when nobody approves in time', async () => {
     h = await startHarness({ emulator: { config: { pairingIntervalSec: 1, pairingExpiresInSec: 2 } } });
     await h.invoke('pairing:start');
