@@ -202,9 +202,12 @@ export class WorkManager {
       while (this.canClaim()) {
         const unit = await this.claimOnce({ interactiveOnly });
         if (!unit) break;
-        // The seed runs a unit to its end before it claims again.
-        if (this.strategy === 'seed') await this.launch(unit);
-        else void this.launch(unit);
+        if (this.strategy === 'seed') {
+          // The seed claims one unit per tick and runs it to its end before the next tick.
+          await this.launch(unit);
+          break;
+        }
+        void this.launch(unit);
       }
     } finally {
       this.claiming = false;
