@@ -1,23 +1,17 @@
-// Takes screenshots of the real UI for docs/screenshots/: starts what a page needs,
-// opens it in Debian's Chromium, light and dark. Usage: node scripts/screenshot.mjs <url> <name> [selector-to-wait-for]
-import { chromium } from '@playwright/test';
+// Regenerates docs/screenshots/: every view of the window, light and dark, at 900×640,
+// with real data from the control plane emulator (tests/e2e/screenshots.spec.ts).
+// Usage: node scripts/screenshot.mjs   (builds the renderer first)
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const [url, name, waitFor = '[data-testid=connection-state]'] = process.argv.slice(2);
-if (!url || !name) {
-  console.error('usage: node scripts/screenshot.mjs <url> <name> [selector]');
-  process.exit(2);
-}
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+const root = fileURLToPath(new URL('..', import.meta.url));
+const run = (args, env = {}) => {
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+};
+run([path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']);
+run([path.join(root, 'node_modules/@playwright/test/cli.js'), 'test', '--config', 'tests/e2e/playwright.config.ts', 'tests/e2e/screenshots.spec.ts'], {
+  RUNNER_TRAY_SCREENSHOTS: '1',
 });
-for (const scheme of ['light', 'dark']) {
-  const page = await browser.newPage({ viewport: { width: 900, height: 640 }, colorScheme: scheme, deviceScaleFactor: 1 });
-  await page.goto(url);
-  await page.waitForSelector(waitFor);
-  await page.waitForTimeout(1500);
-  await page.screenshot({ path: `docs/screenshots/${name}-${scheme}.png` });
-  await page.close();
-}
-await browser.close();
-console.log(`wrote docs/screenshots/${name}-light.png and -dark.png`);
+console.log('docs/screenshots/ updated: look at each PNG before committing.');

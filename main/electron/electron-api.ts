@@ -81,9 +81,31 @@ export type MenuApi = object;
 
 export interface MenuItemSpec {
   label?: string;
-  type?: 'normal' | 'separator';
+  type?: 'normal' | 'separator' | 'submenu';
   enabled?: boolean;
   click?: () => void;
+  submenu?: MenuItemSpec[];
+}
+
+/** A native notification (Electron's `Notification`); shown once, clicked maybe. */
+export interface NotificationApi {
+  show(): void;
+  on(event: 'click', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+}
+
+export interface NotificationOptions {
+  title: string;
+  body: string;
+  silent?: boolean;
+}
+
+/** Login item settings on macOS and Windows (Linux uses an XDG autostart file instead). */
+export interface LoginItemSettingsSpec {
+  openAtLogin: boolean;
+  /** Windows: arguments for the started app (ours: --hidden, so it starts in the tray). */
+  args?: string[];
+  path?: string;
 }
 
 /**
@@ -142,6 +164,7 @@ export interface AppApi {
   getPath(name: 'appData' | 'userData'): string;
   setPath(name: UserDataPathName, path: string): void;
   requestSingleInstanceLock(): boolean;
+  setLoginItemSettings(settings: LoginItemSettingsSpec): void;
   setAppUserModelId(id: string): void;
   whenReady(): Promise<void>;
   focus(options?: { steal: boolean }): void;
@@ -158,6 +181,7 @@ export interface ElectronApi {
   readonly BrowserWindow: new (options: WindowOptions) => BrowserWindowApi;
   readonly Tray: new (imagePath: string) => TrayApi;
   readonly Menu: { buildFromTemplate(template: MenuItemSpec[]): MenuApi };
+  readonly Notification: { new (options: NotificationOptions): NotificationApi; isSupported(): boolean };
   readonly ipcMain: IpcMainApi;
   readonly protocol: ProtocolApi;
   readonly session: { readonly defaultSession: SessionApi };

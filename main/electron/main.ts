@@ -13,12 +13,23 @@ const api: ElectronApi = electron;
 
 // A terminal's Ctrl+C or a service manager's stop goes through the same quit path as
 // the tray's Quit, so running turns are drained rather than cut off.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => api.app.quit());
+// electron-store's atomic writer (when-exit) hooks every signal at import and re-sends it
+// after its clean-up, which would end the process before the drain: ours is the only hook.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.removeAllListeners(signal);
+  process.once(signal, () => api.app.quit());
+}
 
 startShell({
   electron: api,
   // Settings are opened after ready (the shell calls this then), in the data folder.
-  bootstrap: (options) => bootstrapCore({ ...options, settingsBackend: electronSettingsBackend() }),
+  bootstrap: (options) =>
+    bootstrapCore({
+      ...options,
+      settingsBackend: electronSettingsBackend(),
+      // The core checks every address against the control plane's origin first.
+      desktop: { openExternal: (url) => electron.shell.openExternal(url), openPath: (dir) => electron.shell.openPath(dir) },
+    }),
   env: process.env,
   argv: process.argv,
   platform: process.platform,

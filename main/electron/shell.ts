@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Core, CoreOptions } from '../core/bootstrap';
 import type { Logger } from '../core/ports';
@@ -5,6 +6,7 @@ import { APP_NAME, appFiles, configureDataDir, trayIconPath } from './app-paths'
 import { installAppProtocol, registerAppScheme } from './app-protocol';
 import type { ElectronApi } from './electron-api';
 import { IpcDoor } from './ipc';
+import { LaunchAtLogin } from './launch-at-login';
 import { QuitSequence } from './quit';
 import { denyAllPermissions, hardenWebContents } from './security';
 import { TrayController } from './tray';
@@ -119,13 +121,17 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
     host: core.host,
     iconPath: (kind) => trayIconPath(files.iconsDir, kind, platform),
     platform,
-    onOpen: () => mainWindow.show(),
+    onOpen: (view) => mainWindow.show(view),
     onQuit: () => app.quit(),
   });
+  // The launchAtLogin setting, applied at start and on every settings:changed event.
+  const loginItem = new LaunchAtLogin({ app, platform, env: options.env, homedir: os.homedir(), execPath: process.execPath, log: shellLog });
   ipc.start();
   tray.start();
+  loginItem.start(core.host);
   window = mainWindow;
   stopShell = () => {
+    loginItem.stop();
     tray.stop();
     ipc.stop();
   };

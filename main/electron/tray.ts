@@ -1,49 +1,37 @@
-import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
+import type { CommandName, HostEvent } from '../../shared/contract';
+import type { PairingState, RunnerSnapshot } from '../../shared/runner';
+import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
-import type { ElectronApi, MenuItemSpec, TrayApi } from './electron-api';
+import type { ElectronApi, TrayApi } from './electron-api';
+import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
+import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, TrayNotifier } from './tray-notifications';
+
+export { trayMenuTemplate, trayView, type TrayMenuModel, type TrayTarget, type TrayView } from './tray-menu';
+
+/** How long "Quit after the running turns finish" waits before quitting anyway. */
+export const QUIT_DRAIN_LIMIT_MS = 15 * 60_000;
 
 export interface TrayControllerOptions {
-  electron: Pick<ElectronApi, 'Tray' | 'Menu'>;
-  host: Pick<Host, 'status' | 'subscribe'>;
+  electron: Pick<ElectronApi, 'Tray' | 'Menu' | 'Notification'>;
+  host: Pick<Host, 'status' | 'subscribe' | 'invoke'>;
   iconPath: (kind: TrayIconKind) => string;
   platform: string;
-  onOpen: () => void;
+  /** Shows the window, on a given view when the item is about one. */
+  onOpen: (target?: TrayTarget) => void;
+  /** Quits through the app's quit path (which cancels turns still running). */
   onQuit: () => void;
   now?: () => number;
-}
-
-/** What the tray shows, derived from the status alone; the tray never computes state. */
-export interface TrayView {
-  icon: TrayIconKind;
-  tooltip: string;
-  menu: TrayMenuModel;
-}
-
-/** Everything the context menu shows; the menu is rebuilt only when this changes. */
-export interface TrayMenuModel {
-  statusLine: string;
-}
-
-export function trayView(status: RunnerStatus, now: number): TrayView {
-  const line = statusLine(status, now);
-  return { icon: trayIconFor(status), tooltip: line, menu: { statusLine: line } };
-}
-
-export function trayMenuTemplate(model: TrayMenuModel, actions: { onOpen: () => void; onQuit: () => void }): MenuItemSpec[] {
-  return [
-    { label: model.statusLine, enabled: false },
-    { type: 'separator' },
-    { label: 'Open Runner Tray', click: actions.onOpen },
-    { type: 'separator' },
-    { label: 'Quit Runner Tray', click: actions.onQuit },
-  ];
+  drainLimitMs?: number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
 }
 
 /**
- * The tray icon, its tooltip and its menu, following `runner:status` events. Each part
- * is touched only when what it shows changes: rebuilding a native menu while it is open
- * closes it under the operator's pointer on some platforms, and a busy runner sends many
- * status events that change nothing the tray shows.
+ * The tray icon, its tooltip and its menu, following the host's events; native
+ * notifications for the moments worth an interruption. Each part is touched only when
+ * what it shows changes: rebuilding a native menu while it is open closes it under the
+ * operator's pointer on some platforms, and a busy runner sends many events that change
+ * nothing the tray shows (a snapshot on every heartbeat).
  */
 export class TrayController {
   private tray: TrayApi | null = null;
@@ -51,40 +39,129 @@ export class TrayController {
   private shownIcon: TrayIconKind | null = null;
   private shownTooltip: string | null = null;
   private shownMenuKey: string | null = null;
+  private facts: TrayFacts | null = null;
+  private pairing: PairingState | null | undefined = undefined;
+  /** Set while waiting for turns to finish before quitting; `pausedByUs` undoes our pause on "Don't quit". */
+  private drain: { timer: unknown; pausedByUs: boolean } | null = null;
+  private readonly notifier: TrayNotifier;
   private readonly now: () => number;
+  private readonly actions: TrayActions;
 
   constructor(private readonly options: TrayControllerOptions) {
     this.now = options.now ?? Date.now;
+    this.notifier = new TrayNotifier(options.electron, (target) => options.onOpen(target));
+    this.actions = {
+      open: (target) => options.onOpen(target),
+      pause: (minutes) => void this.run('runner:pause', { minutes }),
+      resume: () => void this.run('runner:resume'),
+      pair: () => {
+        options.onOpen('pairing');
+        void this.run('pairing:start');
+      },
+      quitNow: () => this.quitNow(),
+      quitAfterTurns: () => void this.quitAfterTurns(),
+      cancelQuit: () => void this.cancelQuit(),
+    };
   }
 
   start(): void {
     if (this.tray) return;
-    const { Tray } = this.options.electron;
-    const view = trayView(this.options.host.status(), this.now());
-    const tray = new Tray(this.options.iconPath(view.icon));
+    this.facts = { status: this.options.host.status(), paired: null, paused: false, activeTurns: 0, quitting: false };
+    const view = this.view();
+    const tray = new this.options.electron.Tray(this.options.iconPath(view.icon));
     this.tray = tray;
     this.shownIcon = view.icon;
     // macOS opens the menu on click by itself; elsewhere a click means "show me".
     if (this.options.platform !== 'darwin') tray.on('click', () => this.options.onOpen());
     this.render(view);
-    this.unsubscribe = this.options.host.subscribe((batch) => {
-      // Events in a batch are latest-wins per name, so at most one status is in it.
-      for (const event of batch) if (event.event === 'runner:status') this.update(event.payload);
-    });
-  }
-
-  update(status: RunnerStatus): void {
-    if (this.tray) this.render(trayView(status, this.now()));
+    this.unsubscribe = this.options.host.subscribe((batch) => this.onEvents(batch));
+    void this.loadFacts();
   }
 
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.endDrain();
     if (this.tray && !this.tray.isDestroyed()) this.tray.destroy();
     this.tray = null;
     this.shownIcon = null;
     this.shownTooltip = null;
     this.shownMenuKey = null;
+  }
+
+  /** Applies a status as a `runner:status` event would (kept for callers that push one). */
+  update(status: RunnerStatus): void {
+    this.onEvents([{ event: 'runner:status', payload: status }]);
+  }
+
+  /** What the tray shows now (for tests and diagnostics). */
+  currentView(): TrayView | null {
+    return this.facts ? this.view() : null;
+  }
+
+  private async loadFacts(): Promise<void> {
+    // Answers that are not there (a host without these commands) leave the defaults.
+    const [snapshot, settings] = await Promise.all([this.options.host.invoke('runner:snapshot', {}), this.options.host.invoke('settings:get', {})]);
+    if (!this.tray) return;
+    if (snapshot.ok) this.applySnapshot(snapshot.value as RunnerSnapshot, false);
+    if (settings.ok) this.notifier.setEnabled((settings.value as { settings: { notifications: boolean } }).settings.notifications);
+    this.refresh();
+  }
+
+  private onEvents(batch: HostEvent[]): void {
+    if (!this.facts || !this.tray) return;
+    for (const event of batch) {
+      switch (event.event) {
+        case 'runner:status':
+          this.notifier.notify(revokedNotice(this.facts.status, event.payload));
+          this.facts = { ...this.facts, status: event.payload };
+          break;
+        case 'runner:snapshot':
+          this.notifier.notify(revokedNotice(this.facts.status, event.payload.status));
+          this.applySnapshot(event.payload, true);
+          break;
+        case 'turns:update':
+          this.notifier.notify(failedTurnsNotice(event.payload.finished));
+          break;
+        case 'settings:changed':
+          this.notifier.setEnabled(event.payload.settings.notifications);
+          break;
+        default:
+          break;
+      }
+    }
+    this.refresh();
+  }
+
+  private applySnapshot(snapshot: RunnerSnapshot, live: boolean): void {
+    if (!this.facts) return;
+    if (live && this.pairing !== undefined) this.notifier.notify(pairingApprovedNotice(this.pairing, snapshot));
+    this.pairing = snapshot.pairing;
+    const paused = snapshot.paused !== null;
+    // Resuming while a quit waits means "keep working": the quit is called off.
+    if (this.drain && this.facts.paused && !paused) this.endDrain();
+    this.facts = {
+      ...this.facts,
+      status: snapshot.status,
+      paired: snapshot.identity !== null,
+      paused,
+      activeTurns: snapshot.sessions.active,
+      quitting: this.drain !== null,
+    };
+  }
+
+  private refresh(): void {
+    if (!this.facts) return;
+    this.facts = { ...this.facts, quitting: this.drain !== null };
+    if (this.drain && this.facts.activeTurns === 0) {
+      this.quitNow();
+      return;
+    }
+    this.render(this.view());
+  }
+
+  private view(): TrayView {
+    return trayView(this.facts!, this.now());
   }
 
   private render(view: TrayView): void {
@@ -100,9 +177,43 @@ export class TrayController {
     }
     const menuKey = JSON.stringify(view.menu);
     if (menuKey !== this.shownMenuKey) {
-      const { onOpen, onQuit } = this.options;
-      tray.setContextMenu(this.options.electron.Menu.buildFromTemplate(trayMenuTemplate(view.menu, { onOpen, onQuit })));
+      tray.setContextMenu(this.options.electron.Menu.buildFromTemplate(trayMenuTemplate(view.menu, this.actions)));
       this.shownMenuKey = menuKey;
     }
+  }
+
+  private async run(name: CommandName, input: unknown = {}): Promise<boolean> {
+    const result = await this.options.host.invoke(name, input);
+    return result.ok;
+  }
+
+  /** Stop taking work, then quit when the last running turn ends (or the limit passes). */
+  private async quitAfterTurns(): Promise<void> {
+    if (this.drain || !this.facts) return;
+    const setTimer = this.options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    const pausedByUs = !this.facts.paused;
+    this.drain = { timer: setTimer(() => this.quitNow(), this.options.drainLimitMs ?? QUIT_DRAIN_LIMIT_MS), pausedByUs };
+    this.refresh();
+    if (pausedByUs) await this.run('runner:pause', { minutes: null });
+  }
+
+  private async cancelQuit(): Promise<void> {
+    const drain = this.drain;
+    if (!drain) return;
+    this.endDrain();
+    this.refresh();
+    if (drain.pausedByUs) await this.run('runner:resume');
+  }
+
+  private endDrain(): void {
+    if (!this.drain) return;
+    const clearTimer = this.options.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
+    clearTimer(this.drain.timer);
+    this.drain = null;
+  }
+
+  private quitNow(): void {
+    this.endDrain();
+    this.options.onQuit();
   }
 }

@@ -26,17 +26,22 @@ export class MainWindow {
 
   constructor(private readonly options: MainWindowOptions) {}
 
-  /** Shows the window, creating it if needed; a minimised one is restored. */
-  show(): void {
+  /**
+   * Shows the window, creating it if needed; a minimised one is restored. `view` opens
+   * it on one of the renderer's views (its address hash, e.g. the tray's "2 turns running").
+   */
+  show(view?: 'dashboard' | 'turns' | 'pairing'): void {
     const existing = this.window;
     if (existing && !existing.isDestroyed()) {
+      // Only the fragment changes: an in-page navigation, not a reload.
+      if (view) void existing.loadURL(`${RENDERER_URL}#${view}`).catch(() => undefined);
       if (existing.isMinimized()) existing.restore();
       existing.show();
       existing.focus();
       this.stealFocusOnMac();
       return;
     }
-    this.create();
+    this.create(view);
   }
 
   /** Closes (and so destroys) the window if it is open. */
@@ -57,7 +62,7 @@ export class MainWindow {
     return [...this.trusted.values()].filter((contents) => !contents.isDestroyed());
   }
 
-  private create(): void {
+  private create(view?: string): void {
     const { BrowserWindow } = this.options.electron;
     const window = new BrowserWindow({
       width: 900,
@@ -109,7 +114,7 @@ export class MainWindow {
       this.trusted.delete(contentsId);
       if (this.window === window) this.window = null;
     });
-    window.loadURL(RENDERER_URL).catch((error: unknown) => {
+    window.loadURL(view ? `${RENDERER_URL}#${view}` : RENDERER_URL).catch((error: unknown) => {
       this.options.log.error('window failed to load the renderer', {
         error: error instanceof Error ? error.message : String(error),
       });

@@ -42,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
     overrides: resolved.overrides,
     overrideSources: resolved.sources,
     allowFileSecretStore: resolved.allowFileSecretStore,
+    ...runtimeBinariesFromEnv(process.env),
   });
   const terminal = new TerminalReporter(process.stdout);
   const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
@@ -92,9 +93,26 @@ async function main(argv: string[]): Promise<number> {
     await core.shutdown(QUIT_DRAIN_MS);
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // conf's atomic writer (when-exit) hooks every signal at import and re-sends it to the
+  // process after its own clean-up, which would read as a second Ctrl-C ("stop now") and
+  // skip the drain. Our stop path exits cleanly, so its hook is not needed.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
   return -1;
+}
+
+/**
+ * `RUNNER_TRAY_CLAUDE_BIN` / `RUNNER_TRAY_CODEX_BIN` point the runner at other runtime
+ * binaries (a fake one in browser tests and `npm run demo -- --fake-runtime`). Unset,
+ * the runner looks `claude` and `codex` up on PATH as before.
+ */
+function runtimeBinariesFromEnv(env: NodeJS.ProcessEnv): { runtimeBinaries?: { claude: string; codex: string } } {
+  const claude = env.RUNNER_TRAY_CLAUDE_BIN?.trim();
+  const codex = env.RUNNER_TRAY_CODEX_BIN?.trim();
+  if (!claude && !codex) return {};
+  return { runtimeBinaries: { claude: claude || 'claude', codex: codex || 'codex' } };
 }
 
 main(process.argv.slice(2)).then(

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import WebSocket from 'ws';
 import { startHeadlessHost, type RunningHost } from './headless-host';
+import { openView } from './stack';
 
 let host: RunningHost;
 
@@ -15,23 +16,46 @@ test.afterAll(async () => {
 test('the first screen shows live data from the host', async ({ page }) => {
   await page.goto(host.url);
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
-  await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
-  await expect(page.getByTestId('app-version')).toHaveText(/^\d+\.\d+\.\d+/);
   await expect(page.getByTestId('status-line')).toHaveText('Not paired');
   await expect(page.getByTestId('status-reason')).toContainText('not paired');
+  // An unpaired machine opens on pairing: it is the one thing it can do.
+  await expect(page.getByTestId('view-pairing')).toBeVisible();
+  await expect(page.getByRole('tab', { name: 'Pairing' })).toHaveAttribute('aria-selected', 'true');
+
+  await openView(page, 'dashboard');
+  await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
+  await expect(page.getByTestId('app-version')).toHaveText(/^\d+\.\d+\.\d+/);
+  await expect(page.getByTestId('pairing-callout')).toContainText('not paired');
 
   // Uptime ticks between snapshots.
   const first = await page.getByTestId('app-uptime').textContent();
   await expect(page.getByTestId('app-uptime')).not.toHaveText(first ?? '', { timeout: 3000 });
 
-  // The token left the address bar but stays for this tab: a reload still connects.
+  // The token left the address bar but stays for this tab: a reload still connects, on the same view.
   expect(new URL(page.url()).searchParams.has('token')).toBe(false);
   await page.reload();
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
 
   // Events flow: the host's own start-up lines are in the activity list.
+  await openView(page, 'activity');
   await expect(page.getByTestId('log-list')).toContainText('host started');
+});
+
+test('the views are tabs: arrow keys move between them', async ({ page }) => {
+  await page.goto(`${host.url}#dashboard`);
+  await expect(page.getByTestId('view-dashboard')).toBeVisible();
+  await page.getByRole('tab', { name: 'Dashboard' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('tab', { name: /^Turns/ })).toBeFocused();
+  await expect(page.getByTestId('view-turns')).toBeVisible();
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('view-settings')).toBeVisible();
+  await page.keyboard.press('Home');
+  await expect(page.getByTestId('view-dashboard')).toBeVisible();
+  await page.keyboard.press('ArrowLeft');
+  await expect(page.getByTestId('view-settings')).toBeVisible();
+  await expect(page.getByRole('tabpanel')).toHaveAttribute('aria-labelledby', 'tab-settings');
 });
 
 test('a page request without the token is refused', async ({ request }) => {

@@ -5,7 +5,10 @@ import type {
   FrameApi,
   InvokeEventApi,
   IpcMainApi,
+  LoginItemSettingsSpec,
   MenuItemSpec,
+  NotificationApi,
+  NotificationOptions,
   PreventableEvent,
   ProtocolApi,
   SchemePrivileges,
@@ -126,6 +129,10 @@ export interface FakeElectron {
   readonly windows: FakeBrowserWindow[];
   readonly trays: FakeTray[];
   readonly menus: MenuItemSpec[][];
+  /** Every notification the app created, in order, with whether it was shown. */
+  readonly notifications: FakeNotification[];
+  /** What Notification.isSupported() answers (true by default). */
+  notificationsSupported: boolean;
   readonly ipcMain: FakeIpcMain;
   readonly protocol: FakeProtocol;
   readonly session: FakeSession;
@@ -146,6 +153,7 @@ export class FakeApp extends Emitter implements AppApi {
   /** True once a quit went through (was not prevented). */
   quitCompleted = false;
   appUserModelId: string | null = null;
+  readonly loginItemSettings: LoginItemSettingsSpec[] = [];
 
   constructor(
     private readonly calls: string[],
@@ -176,6 +184,9 @@ export class FakeApp extends Emitter implements AppApi {
   requestSingleInstanceLock(): boolean {
     this.calls.push('app.requestSingleInstanceLock');
     return this.lockAvailable;
+  }
+  setLoginItemSettings(settings: LoginItemSettingsSpec): void {
+    this.loginItemSettings.push(structuredClone(settings));
   }
   setAppUserModelId(id: string): void {
     this.appUserModelId = id;
@@ -288,10 +299,34 @@ export class FakeTray extends Emitter implements TrayApi {
   menuLabels(): string[] {
     return (this.menu?.template ?? []).map((item) => (item.type === 'separator' ? '---' : (item.label ?? '')));
   }
-  clickMenuItem(label: string): void {
-    const item = this.menu?.template.find((i) => i.label === label);
-    if (!item?.click) throw new Error(`no clickable menu item "${label}"`);
+  /** The item at a label path: 'Quit Runner Tray', or 'Pause for > 1 hour' for a submenu item. */
+  menuItem(path: string): MenuItemSpec | undefined {
+    let items = this.menu?.template ?? [];
+    let found: MenuItemSpec | undefined;
+    for (const label of path.split(' > ')) {
+      found = items.find((i) => i.label === label);
+      items = found?.submenu ?? [];
+    }
+    return found;
+  }
+  clickMenuItem(path: string): void {
+    const item = this.menuItem(path);
+    if (!item?.click || item.enabled === false) throw new Error(`no clickable menu item "${path}"`);
     item.click();
+  }
+}
+
+export class FakeNotification extends Emitter implements NotificationApi {
+  shown = false;
+  constructor(readonly options: NotificationOptions) {
+    super();
+  }
+  show(): void {
+    this.shown = true;
+  }
+  /** The operator clicks the notification. */
+  click(): void {
+    this.emit('click', {});
   }
 }
 
@@ -365,6 +400,7 @@ export function createFakeElectron(options: { appPath?: string } = {}): FakeElec
   const windows: FakeBrowserWindow[] = [];
   const trays: FakeTray[] = [];
   const menus: MenuItemSpec[][] = [];
+  const notifications: FakeNotification[] = [];
   const openWindows = () => windows.filter((w) => !w.destroyed);
 
   let quitting = false;
@@ -403,8 +439,19 @@ export function createFakeElectron(options: { appPath?: string } = {}): FakeElec
   const protocol = new FakeProtocol(calls);
   const session = new FakeSession();
   const nativeTheme = { shouldUseDarkColors: false };
+  const state = { notificationsSupported: true };
+  class Notification extends FakeNotification {
+    static isSupported(): boolean {
+      return state.notificationsSupported;
+    }
+    constructor(options: NotificationOptions) {
+      super(options);
+      notifications.push(this);
+    }
+  }
   const api: ElectronApi = {
     app,
+    Notification,
     BrowserWindow,
     Tray,
     Menu: {
@@ -418,5 +465,24 @@ export function createFakeElectron(options: { appPath?: string } = {}): FakeElec
     session: { defaultSession: session },
     nativeTheme,
   };
-  return { api, app, windows, trays, menus, ipcMain, protocol, session, nativeTheme, calls, openWindows };
+  return {
+    api,
+    app,
+    windows,
+    trays,
+    menus,
+    notifications,
+    get notificationsSupported() {
+      return state.notificationsSupported;
+    },
+    set notificationsSupported(value: boolean) {
+      state.notificationsSupported = value;
+    },
+    ipcMain,
+    protocol,
+    session,
+    nativeTheme,
+    calls,
+    openWindows,
+  };
 }

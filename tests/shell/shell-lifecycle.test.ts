@@ -91,7 +91,7 @@ describe('closing the window', () => {
     expect(fake.app.quitCompleted).toBe(false);
     expect(fake.trays[0]?.destroyed).toBe(false);
 
-    fake.trays[0]!.clickMenuItem('Open Runner Tray');
+    fake.trays[0]!.clickMenuItem('Open dashboard');
     expect(fake.openWindows()).toHaveLength(1);
     const second = fake.openWindows()[0]!;
     expect(second).not.toBe(first);

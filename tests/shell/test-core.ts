@@ -1,5 +1,6 @@
 import { vi } from 'vitest';
 import type { HostEvent } from '../../shared/contract';
+import { defaultSettings } from '../../shared/settings';
 import type { RunnerStatus } from '../../shared/status';
 import { createDispatcher, type Handlers } from '../../main/core/dispatch';
 import type { Host } from '../../main/core/host';
@@ -32,6 +33,19 @@ export function createTestCore(): TestCore {
   const handlers = {
     'app:info': () => ({ name: 'Runner Tray', version: '9.8.7-test', mode: 'electron' }),
     'runner:status': () => status,
+    // What the tray and the login item ask for at start.
+    'runner:snapshot': () => ({
+      status,
+      pairing: null,
+      identity: null,
+      secretStorage: { backend: 'keychain', warning: null, problem: null },
+      heartbeat: { lastOkAt: null, nextAt: null, consecutiveFailures: 0, longPoll: false, intervalMs: 30_000 },
+      runtimes: null,
+      modelAccount: { alias: 'default', state: 'unknown' },
+      sessions: { active: 0, max: 1 },
+      paused: null,
+    }),
+    'settings:get': () => ({ settings: defaultSettings('test-host'), overridden: [], warnings: [] }),
     'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
   } as unknown as Handlers;
   const invoke = createDispatcher(handlers, logging.log.child('dispatch'));

@@ -2,117 +2,315 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import { trayIconPath } from '../../main/electron/app-paths';
-import { TrayController } from '../../main/electron/tray';
+import { TrayController, type TrayTarget } from '../../main/electron/tray';
 import { createFakeElectron, type FakeElectron } from './fake-electron';
-import { createTestCore, type TestCore } from './test-core';
+import { failedTurn, snapshotOf, TrayTestHost } from './tray-host';
 
 const ICONS = '/app/dist/electron/icons';
 const idle: RunnerStatus = { state: 'idle', reason: 'Waiting for work.' };
-const working = (active: number): RunnerStatus => ({ state: 'working', reason: 'Running turns.', active, limit: 4 });
+const working = (active: number): RunnerStatus => ({ state: 'working', reason: 'Running turns.', active, limit: 3 });
+
+/** Lets the tray's pending invocations (start-up facts, menu actions) finish. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 let fake: FakeElectron;
-let testCore: TestCore;
-let onOpen: ReturnType<typeof vi.fn<() => void>>;
+let host: TrayTestHost;
+let onOpen: ReturnType<typeof vi.fn<(target?: TrayTarget) => void>>;
 let onQuit: ReturnType<typeof vi.fn<() => void>>;
+let timers: Array<{ fn: () => void; ms: number; cleared: boolean }>;
 
-function startTray(platform = 'linux'): TrayController {
+async function startTray(platform = 'linux'): Promise<TrayController> {
   const tray = new TrayController({
     electron: fake.api,
-    host: testCore.host,
+    host,
     iconPath: (kind: TrayIconKind) => trayIconPath(ICONS, kind, platform),
     platform,
     onOpen,
     onQuit,
+    drainLimitMs: 60_000,
+    setTimer: (fn, ms) => {
+      const timer = { fn, ms, cleared: false };
+      timers.push(timer);
+      return timer;
+    },
+    clearTimer: (timer) => void ((timer as { cleared: boolean }).cleared = true),
   });
   tray.start();
+  await settle();
   return tray;
 }
 
+const tray = () => fake.trays[0]!;
+
 beforeEach(() => {
   fake = createFakeElectron();
-  testCore = createTestCore();
-  onOpen = vi.fn<() => void>();
+  host = new TrayTestHost();
+  onOpen = vi.fn<(target?: TrayTarget) => void>();
   onQuit = vi.fn<() => void>();
+  timers = [];
 });
 
-describe('the tray', () => {
-  it('starts with the current status: icon, tooltip and a menu with status, Open and Quit', () => {
-    startTray();
-    const [tray] = fake.trays;
-    expect(tray?.image).toBe(path.join(ICONS, 'tray-unpaired.png'));
-    expect(tray?.tooltip).toBe('Not paired');
-    expect(tray?.menuLabels()).toEqual(['Not paired', '---', 'Open Runner Tray', '---', 'Quit Runner Tray']);
-    expect(fake.menus[0]?.[0]).toMatchObject({ enabled: false });
+describe('the tray menu', () => {
+  it('unpaired: the status, no turns, Open dashboard, Pair this machine…, Quit', async () => {
+    await startTray();
+    expect(tray().image).toBe(path.join(ICONS, 'tray-unpaired.png'));
+    expect(tray().tooltip).toBe('Not paired');
+    expect(tray().menuLabels()).toEqual(['Not paired', 'No turns running', '---', 'Open dashboard', 'Pair this machine…', '---', 'Quit Runner Tray']);
+    expect(tray().menuItem('Not paired')?.enabled).toBe(false);
+    expect(tray().menuItem('No turns running')?.enabled).toBe(false);
   });
 
-  it('follows runner:status events: icon per trayIconFor, tooltip and menu per statusLine', () => {
-    startTray();
-    const tray = fake.trays[0]!;
-    testCore.setStatus(working(2));
-    expect(tray.image).toBe(path.join(ICONS, 'tray-working.png'));
-    expect(tray.tooltip).toBe('Working 2 of 4');
-    expect(tray.menuLabels()[0]).toBe('Working 2 of 4');
-    testCore.setStatus({ state: 'paused', reason: 'Paused by you.', until: null });
-    expect(tray.image).toBe(path.join(ICONS, 'tray-paused.png'));
-    testCore.setStatus({ state: 'offline', reason: 'No network.', retryAt: new Date(Date.now() + 60_000).toISOString() });
-    expect(tray.image).toBe(path.join(ICONS, 'tray-error.png'));
-    expect(tray.tooltip).toMatch(/^Offline, retrying in \d+ s$/);
-    // Events other than runner:status leave the tray alone.
-    const menusBefore = tray.menuSets;
-    testCore.emit([{ event: 'log:entries', payload: [] }]);
-    expect(tray.menuSets).toBe(menusBefore);
+  it('Pair this machine… opens the pairing view and starts pairing; while pairing it shows the code', async () => {
+    await startTray();
+    tray().clickMenuItem('Pair this machine…');
+    await settle();
+    expect(onOpen).toHaveBeenCalledWith('pairing');
+    expect(host.invoked.map((i) => i.name)).toContain('pairing:start');
+    host.push(snapshotOf({ state: 'pairing', reason: 'Waiting for approval.' }));
+    expect(tray().menuLabels()).toContain('Show pairing code…');
+    tray().clickMenuItem('Show pairing code…');
+    expect(onOpen).toHaveBeenLastCalledWith('pairing');
   });
 
-  it('does not rebuild the menu or reset the icon when nothing it shows changed', () => {
-    startTray();
-    const tray = fake.trays[0]!;
-    testCore.setStatus(idle);
-    const builds = fake.menus.length;
-    const images = tray.images.length;
-    testCore.setStatus({ ...idle, reason: 'A different reason, same look.' });
-    testCore.setStatus(idle);
-    expect(fake.menus.length).toBe(builds);
-    expect(tray.menuSets).toBe(builds);
-    expect(tray.images.length).toBe(images);
-    // Same icon, new line: the menu and tooltip change, the image is not set again.
-    testCore.setStatus(working(1));
-    testCore.setStatus(working(3));
-    expect(fake.menus.length).toBe(builds + 2);
-    expect(tray.images.length).toBe(images + 1);
+  it('paired and idle: Pause, Pause for (30 minutes, 1 hour, Until I resume), Unpair… opens the window to ask', async () => {
+    host.snapshot = snapshotOf(idle);
+    await startTray();
+    expect(tray().image).toBe(path.join(ICONS, 'tray-idle.png'));
+    expect(tray().menuLabels()).toEqual(['Idle', 'No turns running', '---', 'Pause', 'Pause for', '---', 'Open dashboard', 'Unpair…', '---', 'Quit Runner Tray']);
+    expect(tray().menuItem('Pause for')?.submenu?.map((i) => i.label)).toEqual(['30 minutes', '1 hour', 'Until I resume']);
+    tray().clickMenuItem('Unpair…');
+    expect(onOpen).toHaveBeenCalledWith('pairing');
+    expect(host.invoked.map((i) => i.name)).not.toContain('runner:unpair');
   });
 
-  it('runs Open and Quit from the menu, and opens on click outside macOS', () => {
-    startTray('win32');
-    const tray = fake.trays[0]!;
-    tray.clickMenuItem('Open Runner Tray');
-    tray.click();
-    expect(onOpen).toHaveBeenCalledTimes(2);
-    tray.clickMenuItem('Quit Runner Tray');
-    expect(onQuit).toHaveBeenCalledOnce();
+  it('pauses and resumes through the host, and the menu follows', async () => {
+    host.snapshot = snapshotOf(idle);
+    await startTray();
+    tray().clickMenuItem('Pause for > 1 hour');
+    await settle();
+    expect(host.invoked.find((i) => i.name === 'runner:pause')?.input).toEqual({ minutes: 60 });
+    expect(tray().image).toBe(path.join(ICONS, 'tray-paused.png'));
+    expect(tray().menuLabels()[0]).toMatch(/^Paused until \d\d:\d\d$/);
+    expect(tray().menuLabels()).toContain('Resume');
+    expect(tray().menuLabels()).not.toContain('Pause');
+    tray().clickMenuItem('Resume');
+    await settle();
+    expect(host.invoked.map((i) => i.name)).toContain('runner:resume');
+    expect(tray().menuLabels()).toContain('Pause');
+    tray().clickMenuItem('Pause');
+    await settle();
+    expect(host.invoked.filter((i) => i.name === 'runner:pause').at(-1)?.input).toEqual({ minutes: null });
+    expect(tray().tooltip).toBe('Paused');
   });
 
-  it('uses template images on macOS, where a click opens the menu instead', () => {
-    startTray('darwin');
-    const tray = fake.trays[0]!;
-    expect(tray.image).toBe(path.join(ICONS, 'tray-unpairedTemplate.png'));
-    tray.click();
+  it('shows the running turns, and a click opens the turns view', async () => {
+    host.snapshot = snapshotOf(working(2));
+    await startTray();
+    expect(tray().image).toBe(path.join(ICONS, 'tray-working.png'));
+    expect(tray().tooltip).toBe('Working 2 of 3');
+    expect(tray().menuLabels().slice(0, 2)).toEqual(['Working 2 of 3', '2 turns running…']);
+    tray().clickMenuItem('2 turns running…');
+    expect(onOpen).toHaveBeenCalledWith('turns');
+    host.push(snapshotOf(working(1)));
+    expect(tray().menuLabels()[1]).toBe('1 turn running…');
+  });
+
+  it('has an icon per state: unpaired, idle, working, paused, error', async () => {
+    await startTray();
+    const states: Array<[RunnerStatus, TrayIconKind]> = [
+      [{ state: 'pairing', reason: '' }, 'unpaired'],
+      [{ state: 'revoked', reason: '' }, 'unpaired'],
+      [idle, 'idle'],
+      [working(1), 'working'],
+      [{ state: 'draining', reason: '', remaining: 1 }, 'working'],
+      [{ state: 'paused', reason: '', until: null }, 'paused'],
+      [{ state: 'offline', reason: '', retryAt: new Date(Date.now() + 12_000).toISOString() }, 'error'],
+      [{ state: 'error', reason: '' }, 'error'],
+    ];
+    for (const [status, icon] of states) {
+      host.push(snapshotOf(status));
+      expect(tray().image, status.state).toBe(path.join(ICONS, `tray-${icon}.png`));
+    }
+    expect(tray().tooltip).toBe('Error');
+  });
+
+  it('rebuilds the menu and sets the icon only when what they show changes', async () => {
+    host.snapshot = snapshotOf(idle);
+    await startTray();
+    const menus = fake.menus.length;
+    const images = tray().images.length;
+    const tooltips = tray().tooltip;
+    // Heartbeats: new snapshots that change nothing the tray shows.
+    for (let i = 0; i < 5; i++) {
+      host.push(snapshotOf({ ...idle, reason: `Beat ${i}` }, { heartbeat: { lastOkAt: new Date().toISOString(), nextAt: null, consecutiveFailures: 0, longPoll: true, intervalMs: 30_000 } }));
+    }
+    host.emit([{ event: 'log:entries', payload: [] }]);
+    expect(fake.menus.length).toBe(menus);
+    expect(tray().menuSets).toBe(menus);
+    expect(tray().images.length).toBe(images);
+    expect(tray().tooltip).toBe(tooltips);
+    // Same icon, new line: the menu changes, the image is not set again.
+    host.push(snapshotOf(working(1)));
+    host.push(snapshotOf(working(2)));
+    expect(fake.menus.length).toBe(menus + 2);
+    expect(tray().images.length).toBe(images + 1);
+  });
+
+  it('opens the window on click outside macOS; on macOS a click opens the menu and template images are used', async () => {
+    await startTray('win32');
+    tray().click();
+    expect(onOpen).toHaveBeenCalledOnce();
+    fake = createFakeElectron();
+    onOpen.mockClear();
+    await startTray('darwin');
+    expect(tray().image).toBe(path.join(ICONS, 'tray-unpairedTemplate.png'));
+    tray().click();
     expect(onOpen).not.toHaveBeenCalled();
-    expect(trayIconPath(ICONS, 'idle', 'darwin')).toMatch(/Template\.png$/);
   });
 
-  it('uses the multi-size .ico on Windows', () => {
-    expect(trayIconPath(ICONS, 'error', 'win32')).toBe(path.join(ICONS, 'tray-error.ico'));
-  });
-
-  it('starts once and stops cleanly (unsubscribes, destroys the tray)', () => {
-    const controller = startTray();
+  it('starts once and stops cleanly (unsubscribes, destroys the tray)', async () => {
+    const controller = await startTray();
     controller.start();
     expect(fake.trays).toHaveLength(1);
     controller.stop();
     controller.stop();
-    expect(fake.trays[0]?.destroyed).toBe(true);
-    const sets = fake.trays[0]!.menuSets;
-    testCore.setStatus(working(1));
-    expect(fake.trays[0]!.menuSets).toBe(sets);
+    expect(tray().destroyed).toBe(true);
+    const sets = tray().menuSets;
+    host.push(snapshotOf(working(1)));
+    expect(tray().menuSets).toBe(sets);
+  });
+});
+
+describe('quitting from the tray', () => {
+  it('with nothing running, Quit quits at once', async () => {
+    host.snapshot = snapshotOf(idle);
+    await startTray();
+    tray().clickMenuItem('Quit Runner Tray');
+    expect(onQuit).toHaveBeenCalledOnce();
+  });
+
+  it('with turns running, offers to quit after they finish or now', async () => {
+    host.snapshot = snapshotOf(working(2));
+    await startTray();
+    expect(tray().menuLabels().slice(-2)).toEqual(['Quit after 2 running turns finish', 'Quit now']);
+    tray().clickMenuItem('Quit now');
+    expect(onQuit).toHaveBeenCalledOnce();
+  });
+
+  it('"Quit after…" stops taking work, says so, and quits when the last turn ends', async () => {
+    host.snapshot = snapshotOf(working(2));
+    await startTray();
+    tray().clickMenuItem('Quit after 2 running turns finish');
+    await settle();
+    expect(host.invoked.find((i) => i.name === 'runner:pause')?.input).toEqual({ minutes: null });
+    // Paused, two still running.
+    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 2, max: 3 } }));
+    expect(tray().menuLabels().slice(-3)).toEqual(['Quitting after 2 running turns finish…', 'Quit now', "Don't quit"]);
+    expect(tray().tooltip).toBe('Paused — Quitting after 2 running turns finish');
+    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 1, max: 3 } }));
+    expect(tray().menuLabels().at(-3)).toBe('Quitting after 1 running turn finishes…');
+    expect(onQuit).not.toHaveBeenCalled();
+    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 0, max: 3 } }));
+    expect(onQuit).toHaveBeenCalledOnce();
+    expect(timers[0]?.cleared).toBe(true);
+  });
+
+  it('"Quit after…" has a limit: then it quits anyway', async () => {
+    host.snapshot = snapshotOf(working(1));
+    await startTray();
+    tray().clickMenuItem('Quit after 1 running turn finishes');
+    expect(timers[0]?.ms).toBe(60_000);
+    timers[0]!.fn();
+    expect(onQuit).toHaveBeenCalledOnce();
+  });
+
+  it("\"Don't quit\" calls it off and resumes the runner it paused", async () => {
+    host.snapshot = snapshotOf(working(1));
+    await startTray();
+    tray().clickMenuItem('Quit after 1 running turn finishes');
+    await settle();
+    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 1, max: 3 } }));
+    tray().clickMenuItem("Don't quit");
+    await settle();
+    expect(host.invoked.map((i) => i.name)).toContain('runner:resume');
+    expect(timers[0]?.cleared).toBe(true);
+    host.push(snapshotOf(working(1)));
+    expect(tray().menuLabels().slice(-2)).toEqual(['Quit after 1 running turn finishes', 'Quit now']);
+    host.push(snapshotOf(idle));
+    expect(onQuit).not.toHaveBeenCalled();
+  });
+
+  it('a runner already paused stays paused when the quit is called off', async () => {
+    host.snapshot = snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 1, max: 3 } });
+    await startTray();
+    tray().clickMenuItem('Quit after 1 running turn finishes');
+    await settle();
+    expect(host.invoked.map((i) => i.name)).not.toContain('runner:pause');
+    tray().clickMenuItem("Don't quit");
+    await settle();
+    expect(host.invoked.map((i) => i.name)).not.toContain('runner:resume');
+  });
+});
+
+describe('notifications', () => {
+  const shown = () => fake.notifications.filter((n) => n.shown).map((n) => `${n.options.title}: ${n.options.body}`);
+
+  it('when pairing is approved, not at start-up; a click opens the dashboard', async () => {
+    host.snapshot = snapshotOf({ state: 'pairing', reason: '' }, { pairing: { phase: 'starting' } });
+    await startTray();
+    expect(shown()).toEqual([]);
+    host.push(snapshotOf(idle, { pairing: { phase: 'approved', runnerName: 'studio' } }));
+    expect(shown()).toEqual(['Runner paired: This machine is paired as studio with http://127.0.0.1:7457 and takes work now.']);
+    // Later snapshots keep phase "approved": no second notification.
+    host.push(snapshotOf(working(1), { pairing: { phase: 'approved', runnerName: 'studio' } }));
+    expect(shown()).toHaveLength(1);
+    fake.notifications[0]!.click();
+    expect(onOpen).toHaveBeenCalledWith('dashboard');
+  });
+
+  it('when a turn fails (one, or several at once); a click opens the turns', async () => {
+    host.snapshot = snapshotOf(working(2));
+    await startTray();
+    host.finish([{ ...failedTurn('a', 'Builder', 'The unit needs codex, but codex is not installed on this machine.'), phase: 'succeeded' }]);
+    expect(shown()).toEqual([]);
+    host.finish([failedTurn('b', 'Builder', 'The unit needs codex, but codex is not installed on this machine.\nmore detail')]);
+    expect(shown()).toEqual(['A turn failed: Builder: The unit needs codex, but codex is not installed on this machine. more detail']);
+    host.finish([failedTurn('c', null, 'x'), failedTurn('d', 'Reviewer', 'y')]);
+    expect(shown().at(-1)).toBe('2 turns failed: Open the turns to see why.');
+    fake.notifications.at(-1)!.click();
+    expect(onOpen).toHaveBeenCalledWith('turns');
+  });
+
+  it('when the runner is revoked; a click opens pairing', async () => {
+    host.snapshot = snapshotOf(idle);
+    await startTray();
+    host.push(snapshotOf({ state: 'revoked', reason: 'The control plane revoked this runner.' }));
+    expect(shown()).toEqual(['Runner revoked: The control plane revoked this runner and its secret was deleted. Pair again to keep working.']);
+    host.push(snapshotOf({ state: 'revoked', reason: 'still' }));
+    expect(shown()).toHaveLength(1);
+    fake.notifications[0]!.click();
+    expect(onOpen).toHaveBeenCalledWith('pairing');
+  });
+
+  it('respects the notifications setting, at start and when it changes', async () => {
+    host.settings = { ...host.settings, notifications: false };
+    host.snapshot = snapshotOf(working(1));
+    await startTray();
+    host.finish([failedTurn('a', 'Builder', 'broke')]);
+    expect(shown()).toEqual([]);
+    host.changeSettings({ notifications: true });
+    host.finish([failedTurn('b', 'Builder', 'broke again')]);
+    expect(shown()).toEqual(['A turn failed: Builder: broke again']);
+    host.changeSettings({ notifications: false });
+    host.push(snapshotOf({ state: 'revoked', reason: '' }));
+    expect(shown()).toHaveLength(1);
+  });
+
+  it('stays quiet where the system has no notifications', async () => {
+    fake.notificationsSupported = false;
+    host.snapshot = snapshotOf(working(1));
+    await startTray();
+    host.finish([failedTurn('a', 'Builder', 'broke')]);
+    expect(fake.notifications).toEqual([]);
   });
 });

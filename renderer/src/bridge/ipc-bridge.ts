@@ -11,8 +11,20 @@ export function createIpcBridge(api: RunnerTrayApi): Bridge {
       return method(input);
     },
     onEvents(listener) {
+      // Preload hands over one event per subscription; the events of one IPC message
+      // arrive in the same task, so collecting them until a microtask later gives the
+      // store the host's batch back, and a batch costs one update as over WebSocket.
+      let pending: HostEvent[] = [];
+      const flush = () => {
+        const batch = pending;
+        pending = [];
+        if (batch.length > 0) listener(batch);
+      };
       const unsubscribers = EVENT_NAMES.map((event) =>
-        api.subscribe(event, (payload) => listener([{ event, payload } as HostEvent])),
+        api.subscribe(event, (payload) => {
+          if (pending.length === 0) queueMicrotask(flush);
+          pending.push({ event, payload } as HostEvent);
+        }),
       );
       return () => unsubscribers.forEach((off) => off());
     },

@@ -1,50 +1,83 @@
 import { create } from 'zustand';
-import type { AppInfo, HostEvent, LogEntry } from '../../../shared/contract';
-import type { RunnerStatus } from '../../../shared/status';
+import type { AppInfo, HostEvent, LogEntry, SettingsView } from '../../../shared/contract';
 import type { ConnectionState } from '../bridge';
+import { mergeLogs } from './logs-slice';
+import { initialRunner, withSnapshot, withStatus, type RunnerSlice } from './runner-slice';
+import { sameJson } from './same';
+import { addSample, initialTelemetry, type TelemetrySlice } from './telemetry-slice';
+import { applyTurnsUpdate, initialTurns, type TurnsSlice } from './turns-slice';
+
+export { LOG_LIMIT, mergeLogs } from './logs-slice';
 
 /**
- * A projection of the host's state, fed only by the bridge (see sync.ts). The renderer
- * never computes runner truth on its own; it mirrors snapshots and applies events.
+ * A projection of the host's state, fed only by the bridge (see sync.ts), one slice per
+ * domain. The renderer never computes runner truth on its own: it mirrors snapshots and
+ * applies events. Every slice keeps its old identity when an event changes nothing in
+ * it, so a component re-renders only when what it selected really changed.
  */
 export interface HostState {
   connection: ConnectionState;
   appInfo: AppInfo | null;
   /** Local clock reading when appInfo arrived, so uptime can tick between snapshots. */
   appInfoReceivedAt: number;
-  runner: RunnerStatus | null;
+  runner: RunnerSlice;
+  turns: TurnsSlice;
+  telemetry: TelemetrySlice;
   logs: LogEntry[];
+  settings: SettingsView | null;
+  /** The first error of the last snapshot load, in one line. */
   lastError: string | null;
 }
 
-export const LOG_LIMIT = 500;
-
-export const useHostStore = create<HostState>(() => ({
+export const initialHostState: HostState = {
   connection: { state: 'connecting' },
   appInfo: null,
   appInfoReceivedAt: 0,
-  runner: null,
+  runner: initialRunner,
+  turns: initialTurns,
+  telemetry: initialTelemetry,
   logs: [],
+  settings: null,
   lastError: null,
-}));
+};
 
-export function mergeLogs(current: LogEntry[], incoming: LogEntry[]): LogEntry[] {
-  if (incoming.length === 0) return current;
-  const lastSeq = current.at(-1)?.seq ?? -1;
-  const fresh = incoming.filter((entry) => entry.seq > lastSeq);
-  if (fresh.length === 0) return current;
-  const merged = current.concat(fresh);
-  return merged.length > LOG_LIMIT ? merged.slice(merged.length - LOG_LIMIT) : merged;
+export const useHostStore = create<HostState>(() => initialHostState);
+
+/** The state after one batch of events; the same object when nothing changed. */
+export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
+  let { runner, turns, telemetry, logs, settings } = state;
+  for (const e of events) {
+    switch (e.event) {
+      case 'runner:status':
+        runner = withStatus(runner, e.payload);
+        break;
+      case 'runner:snapshot':
+        runner = withSnapshot(runner, e.payload);
+        break;
+      case 'turns:update':
+        turns = applyTurnsUpdate(turns, e.payload);
+        break;
+      case 'telemetry:sample':
+        telemetry = addSample(telemetry, e.payload);
+        break;
+      case 'log:entries':
+        logs = mergeLogs(logs, e.payload);
+        break;
+      case 'settings:changed':
+        if (!sameJson(settings, e.payload)) settings = e.payload;
+        break;
+      default:
+        // Events of other surfaces (the operator contract) have their own stores.
+        break;
+    }
+  }
+  if (runner === state.runner && turns === state.turns && telemetry === state.telemetry && logs === state.logs && settings === state.settings) {
+    return state;
+  }
+  return { ...state, runner, turns, telemetry, logs, settings };
 }
 
-/** Applies one batch in a single store update, so a batch costs one render. */
+/** Applies one batch in a single store update, so a batch costs at most one render. */
 export function applyEvents(events: HostEvent[]): void {
-  useHostStore.setState((state) => {
-    let { runner, logs } = state;
-    for (const e of events) {
-      if (e.event === 'runner:status') runner = e.payload;
-      else if (e.event === 'log:entries') logs = mergeLogs(logs, e.payload);
-    }
-    return runner === state.runner && logs === state.logs ? state : { runner, logs };
-  });
+  useHostStore.setState((state) => reduceEvents(state, events), true);
 }

@@ -1,6 +1,9 @@
 import type { Result } from '../../../shared/result';
 import type { Bridge } from '../bridge';
 import { applyEvents, mergeLogs, useHostStore } from './index';
+import { withSnapshot } from './runner-slice';
+import { telemetryFromHistory } from './telemetry-slice';
+import { turnsFromSnapshot } from './turns-slice';
 
 /** Connects the store to the host: a snapshot on every (re)connect, then events. */
 export function syncStore(bridge: Bridge): () => void {
@@ -16,18 +19,25 @@ export function syncStore(bridge: Bridge): () => void {
   };
 }
 
-async function loadSnapshot(bridge: Bridge): Promise<void> {
-  const [info, status, logs] = await Promise.all([
+/** Everything the window shows, asked for at once; events keep it current afterwards. */
+export async function loadSnapshot(bridge: Bridge): Promise<void> {
+  const [info, snapshot, turns, telemetry, logs, settings] = await Promise.all([
     bridge.invoke('app:info'),
-    bridge.invoke('runner:status'),
+    bridge.invoke('runner:snapshot'),
+    bridge.invoke('turns:list'),
+    bridge.invoke('telemetry:history'),
     bridge.invoke('log:recent', { limit: 200 }),
+    bridge.invoke('settings:get'),
   ]);
   useHostStore.setState((state) => ({
     appInfo: info.ok ? info.value : state.appInfo,
     appInfoReceivedAt: info.ok ? Date.now() : state.appInfoReceivedAt,
-    runner: status.ok ? status.value : state.runner,
+    runner: snapshot.ok ? withSnapshot(state.runner, snapshot.value) : state.runner,
+    turns: turns.ok ? turnsFromSnapshot(turns.value) : state.turns,
+    telemetry: telemetry.ok ? telemetryFromHistory(telemetry.value) : state.telemetry,
     logs: logs.ok ? mergeLogs([], logs.value) : state.logs,
-    lastError: firstError(info, status, logs),
+    settings: settings.ok ? settings.value : state.settings,
+    lastError: firstError(info, snapshot, turns, telemetry, logs, settings),
   }));
 }
 

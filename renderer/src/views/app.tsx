@@ -1,23 +1,65 @@
+import { useEffect, type ReactNode } from 'react';
 import { useHostStore } from '../store';
-import { ActivityView } from './activity-view';
+import { ActivityView } from './activity/activity-view';
 import { ConnectionBanner } from './connection-banner';
-import { HostPanel } from './host-panel';
+import { DashboardView } from './dashboard/dashboard-view';
+import { NavTabs, panelId, tabId } from './nav-tabs';
+import { PairingView } from './pairing/pairing-view';
+import { RequestsView } from './requests';
+import { SettingsView } from './settings/settings-view';
 import { StatusHeader } from './status-header';
+import { TurnsView } from './turns/turns-view';
+import { useRouteFromHash, type RouteId } from './use-route';
+
+const VIEWS: Record<RouteId, () => ReactNode> = {
+  dashboard: () => <DashboardView />,
+  turns: () => <TurnsView />,
+  pairing: () => <PairingView />,
+  activity: () => <ActivityView />,
+  requests: () => <RequestsView />,
+  settings: () => <SettingsView />,
+};
+
+/** Views that fill the window and scroll inside (their lists and output), not as a page. */
+const FILL_VIEWS: ReadonlySet<RouteId> = new Set(['turns', 'activity']);
+
+/**
+ * Until the operator picks a view, an unpaired machine opens on pairing (it is all it
+ * can do), a paired one on the dashboard. The choice is written into the address once
+ * the status is known, so the view does not change under the operator when pairing
+ * completes: the pairing view says "Approved" and offers the way to the dashboard.
+ */
+function useCurrentRoute(): RouteId {
+  const fromHash = useRouteFromHash();
+  const status = useHostStore((s) => s.runner.status?.state ?? null);
+  const needsPairing = status === 'unpaired' || status === 'pairing' || status === 'revoked';
+  const route = fromHash ?? (needsPairing ? 'pairing' : 'dashboard');
+  useEffect(() => {
+    if (fromHash === null && status !== null) window.history.replaceState(null, '', `#${route}`);
+  }, [fromHash, status, route]);
+  return route;
+}
 
 export function App() {
   const lastError = useHostStore((s) => s.lastError);
+  const route = useCurrentRoute();
   return (
     <div className="app">
-      <StatusHeader />
-      <ConnectionBanner />
-      {lastError ? (
-        <div className="banner banner-error" role="alert">
-          {lastError}
+      <StatusHeader>
+        <ConnectionBanner />
+        {lastError ? (
+          <div className="banner banner-error" role="alert">
+            {lastError}
+          </div>
+        ) : null}
+      </StatusHeader>
+      <nav className="nav" aria-label="Runner Tray">
+        <NavTabs current={route} />
+      </nav>
+      <main className={FILL_VIEWS.has(route) ? 'content content-fill' : 'content'}>
+        <div className="tabpanel" id={panelId(route)} role="tabpanel" aria-labelledby={tabId(route)} tabIndex={-1}>
+          {VIEWS[route]()}
         </div>
-      ) : null}
-      <main className="content">
-        <HostPanel />
-        <ActivityView />
       </main>
     </div>
   );

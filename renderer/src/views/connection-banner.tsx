@@ -37,7 +37,7 @@ export function ConnectionPill() {
   const state = useHostStore((s) => s.connection.state);
   const label = state === 'open' ? 'Connected' : state === 'refused' ? 'Refused' : state === 'connecting' ? 'Connecting' : 'Reconnecting';
   return (
-    <span className={`pill pill-conn-${state}`} data-testid="connection-state" aria-label={`Connection: ${label}`}>
+    <span className={`pill pill-conn-${state}`} data-testid="connection-state" role="status" aria-label={`Connection to the host: ${label}`}>
       <span className="dot" aria-hidden="true" />
       {label}
     </span>

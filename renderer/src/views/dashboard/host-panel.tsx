@@ -1,6 +1,6 @@
-import { useHostStore } from '../store';
-import { formatDuration } from './format';
-import { useNow } from './use-now';
+import { useHostStore } from '../../store';
+import { formatBytes, formatDuration } from '../format';
+import { useNow } from '../use-now';
 
 /** What this host is: version, mode, platform, uptime and where its files live. */
 export function HostPanel() {
@@ -19,6 +19,10 @@ export function HostPanel() {
         <dd data-testid="app-uptime">
           <Uptime />
         </dd>
+        <dt>Runner memory</dt>
+        <dd data-testid="app-rss">
+          <RunnerMemory />
+        </dd>
         <dt>Data</dt>
         <dd className="path">{info?.dataDir ?? '—'}</dd>
         <dt>Logs</dt>
@@ -34,4 +38,9 @@ function Uptime() {
   const now = useNow();
   if (!info) return <>—</>;
   return <>{formatDuration(info.uptimeMs + (now - receivedAt))}</>;
+}
+
+function RunnerMemory() {
+  const rss = useHostStore((s) => s.telemetry.samples.at(-1)?.rssBytes);
+  return <>{rss === undefined ? '—' : formatBytes(rss)}</>;
 }

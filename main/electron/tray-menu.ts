@@ -1,0 +1,117 @@
+import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
+import type { MenuItemSpec } from './electron-api';
+
+/** Where the tray can open the window. */
+export type TrayTarget = 'dashboard' | 'turns' | 'pairing';
+
+/** What the tray knows: the status, plus the few snapshot facts its menu acts on. */
+export interface TrayFacts {
+  status: RunnerStatus;
+  /** null until the first snapshot: then the status alone decides. */
+  paired: boolean | null;
+  paused: boolean;
+  activeTurns: number;
+  /** Waiting for running turns to finish before quitting. */
+  quitting: boolean;
+}
+
+/** Everything the tray shows; the menu is rebuilt only when this changes. */
+export interface TrayMenuModel {
+  statusLine: string;
+  activeTurns: number;
+  /** null: nothing to pause (not paired). */
+  pause: 'pause' | 'resume' | null;
+  pairing: 'pair' | 'show-code' | 'unpair';
+  quit: 'now' | 'drain' | 'draining';
+}
+
+export interface TrayView {
+  icon: TrayIconKind;
+  tooltip: string;
+  menu: TrayMenuModel;
+}
+
+export interface TrayActions {
+  open(target: TrayTarget): void;
+  pause(minutes: number | null): void;
+  resume(): void;
+  pair(): void;
+  quitNow(): void;
+  quitAfterTurns(): void;
+  cancelQuit(): void;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+export function quittingLine(activeTurns: number): string {
+  return `Quitting after ${plural(activeTurns, 'running turn finishes', 'running turns finish')}`;
+}
+
+/** Derived from the facts alone: the tray never computes runner truth of its own. */
+export function trayView(facts: TrayFacts, now: number): TrayView {
+  const { status } = facts;
+  const line = statusLine(status, now);
+  const unpairedState = status.state === 'unpaired' || status.state === 'pairing' || status.state === 'revoked';
+  const paired = facts.paired ?? !unpairedState;
+  const quit = facts.activeTurns === 0 ? 'now' : facts.quitting ? 'draining' : 'drain';
+  return {
+    icon: trayIconFor(status),
+    tooltip: facts.quitting && facts.activeTurns > 0 ? `${line} — ${quittingLine(facts.activeTurns)}` : line,
+    menu: {
+      statusLine: line,
+      activeTurns: facts.activeTurns,
+      pause: paired ? (facts.paused ? 'resume' : 'pause') : null,
+      pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
+      quit,
+    },
+  };
+}
+
+export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
+  { label: '30 minutes', minutes: 30 },
+  { label: '1 hour', minutes: 60 },
+  { label: 'Until I resume', minutes: null },
+];
+
+export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[] {
+  const items: MenuItemSpec[] = [{ label: model.statusLine, enabled: false }];
+  items.push(
+    model.activeTurns > 0
+      ? { label: `${plural(model.activeTurns, 'turn', 'turns')} running…`, click: () => actions.open('turns') }
+      : { label: 'No turns running', enabled: false },
+  );
+  items.push({ type: 'separator' });
+  if (model.pause === 'pause') {
+    items.push(
+      { label: 'Pause', click: () => actions.pause(null) },
+      {
+        label: 'Pause for',
+        submenu: PAUSE_PRESETS.map((preset) => ({ label: preset.label, click: () => actions.pause(preset.minutes) })),
+      },
+      { type: 'separator' },
+    );
+  } else if (model.pause === 'resume') {
+    items.push({ label: 'Resume', click: () => actions.resume() }, { type: 'separator' });
+  }
+  items.push({ label: 'Open dashboard', click: () => actions.open('dashboard') });
+  if (model.pairing === 'pair') items.push({ label: 'Pair this machine…', click: () => actions.pair() });
+  else if (model.pairing === 'show-code') items.push({ label: 'Show pairing code…', click: () => actions.open('pairing') });
+  // Unpairing asks first, and the question lives in the window.
+  else items.push({ label: 'Unpair…', click: () => actions.open('pairing') });
+  items.push({ type: 'separator' });
+  if (model.quit === 'now') {
+    items.push({ label: 'Quit Runner Tray', click: () => actions.quitNow() });
+  } else if (model.quit === 'drain') {
+    items.push(
+      { label: `Quit after ${plural(model.activeTurns, 'running turn finishes', 'running turns finish')}`, click: () => actions.quitAfterTurns() },
+      { label: 'Quit now', click: () => actions.quitNow() },
+    );
+  } else {
+    items.push(
+      { label: `${quittingLine(model.activeTurns)}…`, enabled: false },
+      { label: 'Quit now', click: () => actions.quitNow() },
+      { label: "Don't quit", click: () => actions.cancelQuit() },
+    );
+  }
+  return items;
+}

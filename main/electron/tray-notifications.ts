@@ -1,0 +1,85 @@
+import type { PairingState, RunnerSnapshot } from '../../shared/runner';
+import type { RunnerStatus } from '../../shared/status';
+import type { TurnView } from '../../shared/turns';
+import type { ElectronApi, NotificationApi } from './electron-api';
+import type { TrayTarget } from './tray-menu';
+
+export interface TrayNotice {
+  title: string;
+  body: string;
+  /** Where a click on it takes the operator. */
+  target: TrayTarget;
+}
+
+const MAX_BODY = 180;
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_BODY ? `${line.slice(0, MAX_BODY - 1)}…` : line;
+}
+
+function seatOf(turn: TurnView): string {
+  return turn.seat?.name ?? (turn.kind === 'work_order' ? 'A work order' : 'A turn');
+}
+
+/**
+ * The three moments worth interrupting the operator for, found by comparing what the
+ * tray saw before with what it sees now. Pure, so each is easy to test.
+ */
+export function pairingApprovedNotice(before: PairingState | null | undefined, after: RunnerSnapshot): TrayNotice | null {
+  if (after.pairing?.phase !== 'approved' || before?.phase === 'approved') return null;
+  return {
+    title: 'Runner paired',
+    body: oneLine(`This machine is paired as ${after.pairing.runnerName}${after.identity ? ` with ${after.identity.controlPlane}` : ''} and takes work now.`),
+    target: 'dashboard',
+  };
+}
+
+export function revokedNotice(before: RunnerStatus | null, after: RunnerStatus): TrayNotice | null {
+  if (after.state !== 'revoked' || before === null || before.state === 'revoked') return null;
+  return { title: 'Runner revoked', body: 'The control plane revoked this runner and its secret was deleted. Pair again to keep working.', target: 'pairing' };
+}
+
+export function failedTurnsNotice(finished: TurnView[]): TrayNotice | null {
+  const failed = finished.filter((turn) => turn.phase === 'failed');
+  if (failed.length === 0) return null;
+  if (failed.length > 1) return { title: `${failed.length} turns failed`, body: 'Open the turns to see why.', target: 'turns' };
+  const turn = failed[0]!;
+  return { title: 'A turn failed', body: oneLine(`${seatOf(turn)}: ${turn.reason ?? turn.summary ?? 'no reason given'}`), target: 'turns' };
+}
+
+/**
+ * Shows notices through Electron's Notification, when the operator wants them and the
+ * system has them. Shown notifications are held until closed or clicked: one that is
+ * garbage-collected early loses its click handler on some platforms.
+ */
+export class TrayNotifier {
+  private enabled = true;
+  private readonly live = new Set<NotificationApi>();
+
+  constructor(
+    private readonly electron: Pick<ElectronApi, 'Notification'>,
+    private readonly open: (target: TrayTarget) => void,
+  ) {}
+
+  /** Follows the `notifications` setting. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled;
+  }
+
+  get isEnabled(): boolean {
+    return this.enabled;
+  }
+
+  notify(notice: TrayNotice | null): void {
+    if (!notice || !this.enabled || !this.electron.Notification.isSupported()) return;
+    const notification = new this.electron.Notification({ title: notice.title, body: notice.body });
+    this.live.add(notification);
+    notification.on('click', () => {
+      this.live.delete(notification);
+      this.open(notice.target);
+    });
+    notification.on('close', () => this.live.delete(notification));
+    notification.show();
+  }
+}

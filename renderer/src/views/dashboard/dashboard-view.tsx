@@ -1,0 +1,41 @@
+import { useHostStore } from '../../store';
+import { navigate } from '../use-route';
+import { CapacityCharts } from './charts';
+import { Figures } from './figures';
+import { HostPanel } from './host-panel';
+import { RuntimesCard } from './runtimes-card';
+
+/** Numbers people act on first, then small live charts, then what this machine offers. */
+export function DashboardView() {
+  return (
+    <div className="view dashboard" data-testid="view-dashboard">
+      <PairingCallout />
+      <Figures />
+      <CapacityCharts />
+      <div className="row-2">
+        <RuntimesCard />
+        <HostPanel />
+      </div>
+    </div>
+  );
+}
+
+/** An unpaired machine does nothing for the factory: say so, and where to fix it. */
+function PairingCallout() {
+  const state = useHostStore((s) => s.runner.status?.state);
+  if (state !== 'unpaired' && state !== 'pairing' && state !== 'revoked') return null;
+  const text =
+    state === 'pairing'
+      ? 'Pairing is in progress: approve the code on the control plane.'
+      : state === 'revoked'
+        ? 'The control plane revoked this runner. Pair again to keep working.'
+        : 'This machine is not paired yet, so it takes no work.';
+  return (
+    <div className="callout" data-testid="pairing-callout">
+      <span>{text}</span>
+      <button type="button" className="button button-primary" onClick={() => navigate('pairing')}>
+        {state === 'pairing' ? 'Show the code' : 'Pair this machine'}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,204 @@
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useHostStore } from '../store';
+import { isPaired } from '../store/runner-slice';
+import { ErrorLine } from './common/error-line';
+import { useCommand } from './common/use-command';
+
+const PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
+  { label: 'Pause for 30 minutes', minutes: 30 },
+  { label: 'Pause for 1 hour', minutes: 60 },
+  { label: 'Pause until I resume', minutes: null },
+];
+const MAX_MINUTES = 7 * 24 * 60;
+
+/**
+ * One click to pause (until resumed) or resume; the arrow beside Pause opens a small
+ * menu for a timed pause. Pausing stops claiming new work; running turns finish.
+ */
+export function PauseControl() {
+  const paired = useHostStore((s) => isPaired(s.runner.snapshot));
+  const paused = useHostStore((s) => s.runner.snapshot?.paused != null);
+  const pause = useCommand('runner:pause');
+  const resume = useCommand('runner:resume');
+  const [menuOpen, setMenuOpen] = useState(false);
+  const error = pause.error ?? resume.error;
+
+  if (!paired) return null;
+  return (
+    <div className="pause-control">
+      {paused ? (
+        <button type="button" className="button button-primary" data-testid="resume" disabled={resume.pending} onClick={() => void resume.run()}>
+          Resume
+        </button>
+      ) : (
+        <div className="split-button">
+          <button type="button" className="button" data-testid="pause" disabled={pause.pending} onClick={() => void pause.run({ minutes: null })}>
+            Pause
+          </button>
+          <PauseMenu
+            open={menuOpen}
+            setOpen={setMenuOpen}
+            onPause={(minutes) => {
+              setMenuOpen(false);
+              void pause.run({ minutes });
+            }}
+          />
+        </div>
+      )}
+      {error ? <ErrorLine error={error} /> : null}
+    </div>
+  );
+}
+
+function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: boolean) => void; onPause: (minutes: number | null) => void }) {
+  const menuId = useId();
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const itemsRef = useRef<(HTMLButtonElement | null)[]>([]);
+  const [custom, setCustom] = useState(false);
+
+  useEffect(() => {
+    if (open && !custom) itemsRef.current[0]?.focus();
+  }, [open, custom]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onPointer = (event: PointerEvent) => {
+      const root = buttonRef.current?.parentElement;
+      if (root && !root.contains(event.target as Node)) close(false);
+    };
+    document.addEventListener('pointerdown', onPointer);
+    return () => document.removeEventListener('pointerdown', onPointer);
+  });
+
+  const close = (refocus = true) => {
+    setOpen(false);
+    setCustom(false);
+    if (refocus) buttonRef.current?.focus();
+  };
+
+  const onMenuKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const items = itemsRef.current.filter((i): i is HTMLButtonElement => i !== null);
+    const index = items.indexOf(document.activeElement as HTMLButtonElement);
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      close();
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      items[(index + step + items.length) % items.length]?.focus();
+    } else if (event.key === 'Home' || event.key === 'End') {
+      event.preventDefault();
+      items[event.key === 'Home' ? 0 : items.length - 1]?.focus();
+    } else if (event.key === 'Tab') {
+      close(false);
+    }
+  };
+
+  return (
+    <>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="button split-toggle"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        aria-label="More ways to pause"
+        data-testid="pause-menu"
+        onClick={() => (open ? close() : setOpen(true))}
+        onKeyDown={(event) => {
+          if (event.key === 'ArrowDown' && !open) {
+            event.preventDefault();
+            setOpen(true);
+          }
+        }}
+      >
+        <span aria-hidden="true">▾</span>
+      </button>
+      {open && !custom ? (
+        <div className="menu" role="menu" id={menuId} aria-label="Pause" onKeyDown={onMenuKey}>
+          {PRESETS.map((preset, i) => (
+            <button
+              key={preset.label}
+              ref={(el) => {
+                itemsRef.current[i] = el;
+              }}
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              className="menu-item"
+              onClick={() => onPause(preset.minutes)}
+            >
+              {preset.label}
+            </button>
+          ))}
+          <button
+            ref={(el) => {
+              itemsRef.current[PRESETS.length] = el;
+            }}
+            type="button"
+            role="menuitem"
+            tabIndex={-1}
+            className="menu-item"
+            onClick={() => setCustom(true)}
+          >
+            Pause for…
+          </button>
+        </div>
+      ) : null}
+      {open && custom ? <CustomPause onPause={onPause} onCancel={() => close()} /> : null}
+    </>
+  );
+}
+
+function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void; onCancel: () => void }) {
+  const [value, setValue] = useState('45');
+  const inputId = useId();
+  const errorId = useId();
+  const minutes = Number(value);
+  const valid = value.trim() !== '' && Number.isInteger(minutes) && minutes >= 1 && minutes <= MAX_MINUTES;
+  return (
+    <form
+      className="menu menu-form"
+      aria-label="Pause for a number of minutes"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (valid) onPause(minutes);
+      }}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          event.preventDefault();
+          onCancel();
+        }
+      }}
+    >
+      <label htmlFor={inputId}>Minutes</label>
+      <input
+        id={inputId}
+        className="input input-narrow"
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={MAX_MINUTES}
+        value={value}
+        autoFocus
+        aria-invalid={!valid}
+        aria-describedby={valid ? undefined : errorId}
+        onChange={(event) => setValue(event.target.value)}
+      />
+      {valid ? null : (
+        <p id={errorId} className="field-error">
+          Minutes must be a whole number from 1 to {MAX_MINUTES}.
+        </p>
+      )}
+      <div className="menu-form-actions">
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="button button-primary" disabled={!valid} data-testid="pause-custom-submit">
+          Pause
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,81 @@
+import { useId } from 'react';
+import { SETTING_LABELS, type SettingKey } from '../../../../shared/settings';
+import { FIELD_HINTS, FIELD_KIND, SELECT_OPTIONS } from './settings-form';
+
+export interface SettingFieldProps {
+  name: SettingKey;
+  value: string | boolean;
+  /** The message to show under the field (inline check or the host's answer). */
+  error: string | null;
+  /** Set by an env variable or flag: shown, not editable, with where it comes from. */
+  overriddenBy: string | null;
+  onChange: (value: string | boolean) => void;
+}
+
+/** One labelled setting with its hint and, when it is wrong, the shared schema's message. */
+export function SettingField({ name, value, error, overriddenBy, onChange }: SettingFieldProps) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const kind = FIELD_KIND[name];
+  const describedBy = [hintId, error ? errorId : null].filter(Boolean).join(' ');
+  const common = {
+    id,
+    name,
+    'aria-describedby': describedBy,
+    'aria-invalid': error ? true : undefined,
+    'data-testid': `setting-${name}`,
+  } as const;
+
+  let control;
+  if (kind === 'toggle') {
+    control = (
+      <input {...common} type="checkbox" className="checkbox" checked={value === true} disabled={overriddenBy !== null} onChange={(e) => onChange(e.target.checked)} />
+    );
+  } else if (kind === 'select') {
+    control = (
+      <select {...common} className="input" value={String(value)} disabled={overriddenBy !== null} onChange={(e) => onChange(e.target.value)}>
+        {(SELECT_OPTIONS[name] ?? []).map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    );
+  } else {
+    control = (
+      <input
+        {...common}
+        className={kind === 'url' ? 'input mono' : 'input'}
+        type={kind === 'number' ? 'number' : 'text'}
+        inputMode={kind === 'number' ? 'numeric' : kind === 'url' ? 'url' : undefined}
+        spellCheck={false}
+        autoComplete="off"
+        readOnly={overriddenBy !== null}
+        value={String(value)}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
+  }
+
+  return (
+    <div className={`field field-${kind}${overriddenBy ? ' field-overridden' : ''}`}>
+      <label htmlFor={id}>{SETTING_LABELS[name]}</label>
+      {control}
+      <p id={hintId} className="hint">
+        {overriddenBy ? (
+          <span data-testid={`override-${name}`}>
+            Set by <code>{overriddenBy}</code> when the host started; change it there.
+          </span>
+        ) : (
+          FIELD_HINTS[name]
+        )}
+      </p>
+      {error ? (
+        <p id={errorId} className="field-error" data-testid={`error-${name}`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import {
+  parseSetting,
+  RUNTIMES,
+  SECRET_BACKENDS,
+  SETTING_KEYS,
+  type ParseResult,
+  type SettingKey,
+  type Settings,
+} from '../../../../shared/settings';
+
+/**
+ * The settings form's state and rules, apart from its markup: what the operator typed
+ * (strings for text and numbers, booleans for toggles), how each field is checked (with
+ * the shared schema's own messages, so the window says exactly what the core would),
+ * and which fields differ from what the host has.
+ */
+export type Draft = Record<SettingKey, string | boolean>;
+
+export type FieldKind = 'text' | 'url' | 'number' | 'select' | 'toggle';
+
+export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
+  controlPlaneUrl: 'url',
+  runnerName: 'text',
+  runtime: 'select',
+  heartbeatMs: 'number',
+  interactiveClaimMs: 'number',
+  maxSessions: 'number',
+  modelAccountAlias: 'text',
+  modelAccountState: 'text',
+  secretBackend: 'select',
+  expectedTenantId: 'text',
+  launchAtLogin: 'toggle',
+  notifications: 'toggle',
+};
+
+export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
+  runtime: RUNTIMES.map((value) => ({ value, label: value === 'auto' ? 'auto (whichever is installed)' : value })),
+  secretBackend: SECRET_BACKENDS.map((value) => ({ value, label: value === 'keychain' ? 'system keychain' : 'owner-only file' })),
+};
+
+export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
+  controlPlaneUrl: 'Where the next pairing goes; a paired runner keeps the control plane it paired with.',
+  runnerName: 'The name the control plane shows for this machine.',
+  runtime: 'Which coding agent runs turns.',
+  heartbeatMs: 'How often the runner reports in.',
+  interactiveClaimMs: 'How often to ask for work when the control plane offers no long-poll.',
+  maxSessions: 'How many turns this machine runs at once.',
+  modelAccountAlias: 'The model account the control plane schedules against.',
+  modelAccountState: 'Free text reported with each heartbeat, such as "ok" or "rate-limited".',
+  secretBackend: 'Where the runner secret is kept. Takes effect at the next start.',
+  expectedTenantId: 'Refuse pairings that belong to another tenant. Leave empty to accept any.',
+  launchAtLogin: 'Start in the tray when you log in (desktop app).',
+  notifications: 'Tell me when pairing is approved, a turn fails, or the runner is revoked (desktop app).',
+};
+
+export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
+  { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
+  { title: 'Work', keys: ['runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs'] },
+  { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState'] },
+  { title: 'This computer', keys: ['secretBackend', 'launchAtLogin', 'notifications'] },
+];
+
+export function draftFrom(settings: Settings): Draft {
+  const draft = {} as Draft;
+  for (const key of SETTING_KEYS) {
+    const value = settings[key];
+    draft[key] = typeof value === 'boolean' ? value : value === undefined ? '' : String(value);
+  }
+  return draft;
+}
+
+/** What the field means as a setting value: numbers are numbers, an empty number is not one. */
+function asInput(key: SettingKey, value: string | boolean): unknown {
+  if (FIELD_KIND[key] !== 'number' || typeof value !== 'string') return value;
+  return value.trim() === '' ? Number.NaN : Number(value);
+}
+
+export function checkField(key: SettingKey, value: string | boolean): ParseResult<unknown> {
+  return parseSetting(key, asInput(key, value));
+}
+
+/** The fields whose (valid or not) value differs from the host's. */
+export function changedKeys(draft: Draft, settings: Settings): SettingKey[] {
+  return SETTING_KEYS.filter((key) => {
+    const parsed = checkField(key, draft[key]);
+    return !parsed.ok || parsed.value !== settings[key];
+  });
+}
+
+/** The patch for settings:update: a cleared optional field is sent as null (JSON has no undefined). */
+export function patchOf(draft: Draft, keys: SettingKey[]): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const key of keys) {
+    const parsed = checkField(key, draft[key]);
+    if (parsed.ok) patch[key] = parsed.value === undefined ? null : parsed.value;
+  }
+  return patch;
+}

@@ -1,0 +1,143 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { SettingsView as SettingsViewData } from '../../../../shared/contract';
+import type { SettingKey } from '../../../../shared/settings';
+import { useHostStore } from '../../store';
+import { ErrorLine } from '../common/error-line';
+import { useCommand } from '../common/use-command';
+import { SettingField } from './setting-field';
+import { changedKeys, checkField, draftFrom, patchOf, SECTIONS, type Draft } from './settings-form';
+
+/**
+ * Every runner setting, checked as you type with the core's own messages, saved together
+ * through settings:update. Fields set by an env variable or flag are shown read-only.
+ */
+export function SettingsView() {
+  const view = useHostStore((s) => s.settings);
+  if (!view) {
+    return (
+      <div className="view settings" data-testid="view-settings">
+        <p className="empty">Waiting for the host…</p>
+      </div>
+    );
+  }
+  return <SettingsForm view={view} />;
+}
+
+function SettingsForm({ view }: { view: SettingsViewData }) {
+  const [draft, setDraft] = useState<Draft>(() => draftFrom(view.settings));
+  const [touched, setTouched] = useState<Set<SettingKey>>(new Set());
+  const [serverErrors, setServerErrors] = useState<Partial<Record<SettingKey, string>>>({});
+  const [saved, setSaved] = useState(false);
+  const update = useCommand('settings:update');
+  const overridden = useMemo(() => new Map(view.overridden.map((o) => [o.key, o.source])), [view.overridden]);
+  const base = useRef(view.settings);
+
+  // Someone else changed the settings (another tab, the tray): take the new values for
+  // every field this form has not been editing.
+  useEffect(() => {
+    if (base.current === view.settings) return;
+    const fresh = draftFrom(view.settings);
+    setDraft((current) => {
+      const next = { ...current };
+      for (const key of Object.keys(fresh) as SettingKey[]) if (!touched.has(key)) next[key] = fresh[key];
+      return next;
+    });
+    base.current = view.settings;
+  }, [view.settings, touched]);
+
+  const dirty = changedKeys(draft, view.settings).filter((key) => !overridden.has(key));
+  const invalid = dirty.filter((key) => !checkField(key, draft[key]).ok);
+
+  const setField = (key: SettingKey, value: string | boolean) => {
+    setDraft((current) => ({ ...current, [key]: value }));
+    setTouched((current) => new Set(current).add(key));
+    setServerErrors(({ [key]: _dropped, ...rest }) => rest);
+    setSaved(false);
+  };
+
+  const errorFor = (key: SettingKey): string | null => {
+    if (serverErrors[key]) return serverErrors[key];
+    if (!touched.has(key)) return null;
+    const checked = checkField(key, draft[key]);
+    return checked.ok ? null : checked.error.message;
+  };
+
+  const submit = async () => {
+    if (dirty.length === 0 || invalid.length > 0) return;
+    const result = await update.run(patchOf(draft, dirty));
+    if (result.ok) {
+      setDraft(draftFrom(result.value.settings));
+      setTouched(new Set());
+      setServerErrors({});
+      setSaved(true);
+      base.current = result.value.settings;
+      useHostStore.setState({ settings: result.value });
+    } else if (result.error.field && result.error.field in draft) {
+      setServerErrors({ [result.error.field as SettingKey]: result.error.message });
+    }
+  };
+
+  const formError = update.error && !(update.error.field && update.error.field in draft) ? update.error : null;
+  return (
+    <form
+      className="view settings"
+      data-testid="view-settings"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      {view.warnings.map((warning) => (
+        <p key={warning} className="callout callout-warn">
+          {warning}
+        </p>
+      ))}
+      <div className="settings-grid">
+        {SECTIONS.map((section) => (
+          <fieldset key={section.title} className="card fieldset">
+            <legend>{section.title}</legend>
+            {section.keys.map((key) => (
+              <SettingField
+                key={key}
+                name={key}
+                value={draft[key]}
+                error={errorFor(key)}
+                overriddenBy={overridden.get(key) ?? null}
+                onChange={(value) => setField(key, value)}
+              />
+            ))}
+          </fieldset>
+        ))}
+      </div>
+      <div className="save-bar">
+        <span className="save-status" role="status" data-testid="settings-status">
+          {invalid.length > 0
+            ? `Fix ${invalid.length === 1 ? 'the field' : `${invalid.length} fields`} marked above to save.`
+            : dirty.length > 0
+              ? `${dirty.length} unsaved change${dirty.length === 1 ? '' : 's'}.`
+              : saved
+                ? 'Saved.'
+                : 'All changes saved.'}
+        </span>
+        {formError ? <ErrorLine error={formError} testId="settings-error" /> : null}
+        <button
+          type="button"
+          className="button"
+          disabled={dirty.length === 0}
+          onClick={() => {
+            setDraft(draftFrom(view.settings));
+            setTouched(new Set());
+            setServerErrors({});
+            update.clearError();
+          }}
+        >
+          Discard
+        </button>
+        <button type="submit" className="button button-primary" disabled={dirty.length === 0 || invalid.length > 0 || update.pending} data-testid="settings-save">
+          {update.pending ? 'Saving…' : 'Save changes'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,45 @@
+import type { TurnPhase, TurnView } from '../../../../shared/turns';
+import { formatDuration, shortId } from '../format';
+
+/** Words for a turn's facts. Seat names and summaries come from the control plane: text only. */
+export const PHASE_LABELS: Readonly<Record<TurnPhase, string>> = {
+  starting: 'Starting',
+  running: 'Running',
+  canceling: 'Canceling',
+  reporting: 'Reporting',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  canceled: 'Canceled',
+};
+
+export const LEASE_LABELS = {
+  active: 'lease held',
+  pause_requested: 'pause requested',
+  cancel_requested: 'cancel requested',
+} as const;
+
+export const RUNTIME_LABELS = { claude: 'Claude Code', codex: 'Codex' } as const;
+
+export function seatLabel(turn: TurnView): string {
+  if (turn.seat?.name) return turn.seat.name;
+  if (turn.seat) return `Seat ${shortId(turn.seat.id)}`;
+  return turn.kind === 'work_order' ? 'Work order' : 'Turn';
+}
+
+export function runtimeLabel(turn: TurnView): string {
+  return turn.runtime ? RUNTIME_LABELS[turn.runtime] : 'no runtime yet';
+}
+
+export function elapsed(turn: TurnView, now: number): string {
+  const end = turn.endedAt ? Date.parse(turn.endedAt) : now;
+  return formatDuration(end - Date.parse(turn.startedAt));
+}
+
+export function tokensText(turn: TurnView): string | null {
+  return turn.tokens ? `${turn.tokens.input.toLocaleString()} in · ${turn.tokens.output.toLocaleString()} out` : null;
+}
+
+/** The first line of a summary or reason, for a row. */
+export function firstLine(text: string | null): string {
+  return text ? (text.split('\n', 1)[0] ?? '') : '';
+}

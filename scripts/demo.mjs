@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// `npm run demo`: the whole thing in one command. Builds the renderer, starts the control
+// plane emulator with its demo seed (a turn execution every 20–40 s) on 127.0.0.1:7457,
+// and the app pointed at it: the desktop app when the Electron binary is installed, else
+// the headless host (which opens the browser when there is a display). Ctrl-C stops both.
+// The package.json line: "demo": "node scripts/demo.mjs" (flags after `--`).
+//
+//   --fake-runtime  run turns with scripts/demo-runtime.mjs (no claude/codex sign-in
+//                   needed; headless host only); without it turns use the real CLIs, and
+//                   with none installed or signed in they fail, honestly
+//   --headless      the headless host even when Electron is installed
+//   --fresh         forget the demo's pairing and emulator data (.tmp/demo) first
+//   --port <n>      the emulator's port (default 7457)
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+const { values } = parseArgs({
+  options: {
+    'fake-runtime': { type: 'boolean', default: false },
+    headless: { type: 'boolean', default: false },
+    fresh: { type: 'boolean', default: false },
+    port: { type: 'string', default: '7457' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+});
+if (values.help) {
+  console.log('Usage: npm run demo -- [--fake-runtime] [--headless] [--fresh] [--port 7457]');
+  process.exit(0);
+}
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+  console.error('demo: --port must be an integer from 1 to 65535');
+  process.exit(2);
+}
+
+// The demo keeps its own data beside the repo, so its pairing and the emulator's record
+// of it live and die together, and the operator's real Runner Tray data is never touched.
+const demoDir = path.join(root, '.tmp', 'demo');
+if (values.fresh) rmSync(demoDir, { recursive: true, force: true });
+mkdirSync(demoDir, { recursive: true });
+const dataDir = path.join(demoDir, 'data');
+const controlPlane = `http://127.0.0.1:${port}`;
+
+/**
+ * The Electron binary, when `npm install` downloaded it (it does not on every machine).
+ * Not `require('electron')`: with the binary missing, that tries to download it on the
+ * spot. This reads the same two places its index.js does (as tests/electron does).
+ */
+function electronBinary() {
+  let packageDir;
+  try {
+    packageDir = path.dirname(require.resolve('electron/package.json'));
+  } catch {
+    return null;
+  }
+  const pathFile = path.join(packageDir, 'path.txt');
+  const relative = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
+  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
+  const executable = override ? path.join(override, relative ?? 'electron') : relative ? path.join(packageDir, 'dist', relative) : null;
+  return executable && existsSync(executable) ? executable : null;
+}
+const electron = values.headless ? null : electronBinary();
+
+function step(title, command, args) {
+  console.log(`\n▸ ${title}`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`demo: ${title} failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+step('Building the window', process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']);
+if (electron) step('Building the desktop app', process.execPath, [path.join(root, 'scripts/build-electron.mjs')]);
+
+const children = [];
+let stopping = false;
+
+function start(name, command, args, env = {}) {
+  // Detached (own process group): a Ctrl-C in the terminal reaches only this script,
+  // which then stops each child once, in order, instead of all of them at once.
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const prefix = `[${name}] `;
+  const relay = (stream, out) => {
+    let partial = '';
+    stream.on('data', (chunk) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) out.write(`${prefix}${line}\n`);
+    });
+  };
+  relay(child.stdout, process.stdout);
+  relay(child.stderr, process.stderr);
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`\ndemo: ${name} stopped (${signal ?? `exit ${code}`}); stopping the rest.`);
+    void stop(code ?? 1);
+  });
+  children.push(child);
+  return child;
+}
+
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(
+    children
+      .filter((child) => child.exitCode === null && child.signalCode === null)
+      .map(
+        (child) =>
+          new Promise((resolve) => {
+            const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+            child.once('exit', () => {
+              clearTimeout(force);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+  );
+  process.exit(code);
+}
+process.on('SIGINT', () => {
+  if (stopping) process.exit(130);
+  console.log('\nStopping the demo… (Ctrl-C again to stop at once)');
+  void stop(0);
+});
+process.on('SIGTERM', () => void stop(0));
+// Should this script die some other way, take the children with it.
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+const tsx = ['--import', 'tsx'];
+start('emulator', process.execPath, [...tsx, 'emulator/cli.ts', '--seed', 'demo', '--port', String(port), '--db', path.join(demoDir, 'emulator.sqlite'), '--quiet']);
+
+// Give the emulator a moment to bind before the app's first pairing request.
+await new Promise((resolve) => setTimeout(resolve, 1500));
+
+if (electron) {
+  if (values['fake-runtime']) console.log('\nNote: --fake-runtime applies to the headless host; the desktop app runs turns with the installed CLIs.');
+  if (port !== 7457) console.log(`\nNote: set the control plane to ${controlPlane} in the app's Settings before pairing.`);
+  start('app', electron, ['.'], { RUNNER_TRAY_DATA_DIR: dataDir });
+} else {
+  const env = values['fake-runtime'] ? { RUNNER_TRAY_CLAUDE_BIN: path.join(root, 'scripts/demo-runtime.mjs') } : {};
+  start('app', process.execPath, [...tsx, 'main/headless/cli.ts', '--control-plane', controlPlane, '--data-dir', dataDir, '--allow-file-secret-store', '--open'], env);
+}
+
+console.log(`
+──────────────────────────────────────────────────────────────────────
+ Runner Tray demo${electron ? ' (desktop app)' : ' (headless host: open the address it prints below)'}
+
+ 1. The app shows a pairing code (${electron ? 'tray icon → Open, then Pairing' : 'the headless host prints it too'}).
+ 2. Approve it: open ${controlPlane}/device, use the dev sign-in
+    (Ada Admin), and enter the code.
+ 3. Watch the dashboard: the emulator hands out a turn every 20–40 s.
+${values['fake-runtime'] ? '    Turns run with a stand-in runtime (no model is called).' : '    Turns run with your claude/codex; without them they fail, honestly.\n    Try `npm run demo -- --fake-runtime` to see them succeed.'}
+
+ Ctrl-C stops everything. Data lives in .tmp/demo (--fresh starts over).
+──────────────────────────────────────────────────────────────────────
+`);

@@ -1,0 +1,85 @@
+import { expect, test } from '@playwright/test';
+import { startStack, type Stack } from './stack';
+
+test.describe.configure({ mode: 'serial' });
+
+let stack: Stack;
+
+test.beforeAll(async () => {
+  stack = await startStack();
+});
+
+test.afterAll(async () => {
+  await stack?.stop();
+});
+
+test('every setting, checked inline with the core messages, saved together', async ({ page }) => {
+  await page.goto(`${stack.host.url}#settings`);
+  const field = (key: string) => page.getByTestId(`setting-${key}`);
+  const error = (key: string) => page.getByTestId(`error-${key}`);
+  const save = page.getByTestId('settings-save');
+
+  // The one setting given by a flag is shown read-only, with where it comes from.
+  await expect(field('controlPlaneUrl')).toHaveValue(stack.emu.url);
+  await expect(field('controlPlaneUrl')).toHaveAttribute('readonly', '');
+  await expect(page.getByTestId('override-controlPlaneUrl')).toHaveText('Set by --control-plane when the host started; change it there.');
+  await expect(save).toBeDisabled();
+
+  // Inline messages are the shared schema's, word for word.
+  await field('runnerName').fill('');
+  await expect(error('runnerName')).toHaveText('Runner name must be 1–100 characters.');
+  await expect(field('runnerName')).toHaveAttribute('aria-invalid', 'true');
+  await field('heartbeatMs').fill('500');
+  await expect(error('heartbeatMs')).toHaveText('Heartbeat interval (ms) must be an integer >= 1000.');
+  await expect(page.getByTestId('settings-status')).toHaveText('Fix 2 fields marked above to save.');
+  await expect(save).toBeDisabled();
+
+  await field('runnerName').fill('renamed-runner');
+  await field('heartbeatMs').fill('2000');
+  await field('notifications').uncheck();
+  await expect(page.getByTestId('settings-status')).toHaveText('3 unsaved changes.');
+  await save.click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
+
+  await page.reload();
+  await expect(field('runnerName')).toHaveValue('renamed-runner');
+  await expect(field('heartbeatMs')).toHaveValue('2000');
+  await expect(field('notifications')).not.toBeChecked();
+  await expect(page.getByTestId('settings-status')).toHaveText('All changes saved.');
+});
+
+test("the host's own error is shown on its field", async ({ page }) => {
+  // Change what leaves the page, so the host (not the form) judges a value: its answer
+  // names the field, and the window puts the message there.
+  await page.routeWebSocket(/\/ws/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((message) => {
+      const frame = JSON.parse(String(message)) as { command: string; input?: Record<string, unknown> };
+      if (frame.command === 'settings:update') frame.input = { ...frame.input, maxSessions: 99 };
+      server.send(JSON.stringify(frame));
+    });
+  });
+  await page.goto(`${stack.host.url}#settings`);
+  await page.getByTestId('setting-maxSessions').fill('3');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('error-maxSessions')).toHaveText('Maximum sessions must be an integer from 1 to 8.');
+  await expect(page.getByTestId('setting-maxSessions')).toHaveAttribute('aria-invalid', 'true');
+  // Editing the field clears the host's message.
+  await page.getByTestId('setting-maxSessions').fill('2');
+  await expect(page.getByTestId('error-maxSessions')).toBeHidden();
+});
+
+test('a change made elsewhere reaches an open window (settings:changed)', async ({ page, browser }) => {
+  await page.goto(`${stack.host.url}#settings`);
+  await expect(page.getByTestId('setting-modelAccountAlias')).toHaveValue('default');
+  const other = await browser.newPage();
+  try {
+    await other.goto(`${stack.host.url}#settings`);
+    await other.getByTestId('setting-modelAccountAlias').fill('team-pro');
+    await other.getByTestId('settings-save').click();
+    await expect(other.getByTestId('settings-status')).toHaveText('Saved.');
+  } finally {
+    await other.close();
+  }
+  await expect(page.getByTestId('setting-modelAccountAlias')).toHaveValue('team-pro');
+});
