@@ -60,6 +60,13 @@ export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
 export const commands = {
   'app:info': command(NoInput, AppInfoSchema),
+  /**
+   * Desktop only: open an address of the control plane (pairing, sign-in, a confirmation)
+   * in the operator's browser. Refused for any other origin, and headless.
+   */
+  'app:open-external': command(z.object({ url: z.string().min(1).max(2000) }).strict(), z.null()),
+  /** Desktop only: show the logs folder in the file manager. */
+  'app:open-logs': command(NoInput, z.null()),
   'runner:status': command(NoInput, RunnerStatusSchema),
   'runner:snapshot': command(NoInput, RunnerSnapshotSchema),
   'pairing:start': command(NoInput, PairingStateSchema),
@@ -96,6 +103,8 @@ export const events = {
   'telemetry:sample': CapacitySampleSchema,
   'turns:update': TurnsUpdateSchema,
   'log:entries': z.array(LogEntrySchema),
+  /** After a change of the effective settings, from any window or tab (same shape as settings:get). */
+  'settings:changed': SettingsViewSchema,
   ...operatorEvents,
 } as const;
 

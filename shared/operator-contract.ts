@@ -1,10 +1,44 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import {
+  ConfirmationViewSchema,
+  LifecycleInputSchema,
+  LifecycleOutcomeSchema,
+  OperatorNoInput,
+  OperatorStatusSchema,
+  RequestBoardSchema,
+  RequestDetailViewSchema,
+  SignOutResultSchema,
+} from './operator';
 
 /**
  * The operator side of the contract (sign-in, build requests and their lifecycle),
  * kept in its own file so the runner and the operator surfaces grow independently.
  * Merged into `commands` and `events` in contract.ts.
  */
-export const operatorCommands = {} as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
+function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
+  return { input, output };
+}
 
-export const operatorEvents = {} as const satisfies Record<string, z.ZodType>;
+export const operatorCommands = {
+  /** Who is signed in (never a token), the sign-in flow, and whether lifecycle actions are open. */
+  'operator:status': command(OperatorNoInput, OperatorStatusSchema),
+  /** Starts an OAuth device flow; the code and address arrive in the answer and in `operator:state`. */
+  'operator:sign-in': command(OperatorNoInput, OperatorStatusSchema),
+  'operator:cancel-sign-in': command(OperatorNoInput, OperatorStatusSchema),
+  /** Revokes the tokens at the control plane (RFC 7009), then deletes them here. */
+  'operator:sign-out': command(OperatorNoInput, SignOutResultSchema),
+  'requests:list': command(
+    z.union([z.undefined(), z.object({ limit: z.number().int().min(1).max(500).optional() }).strict()]),
+    RequestBoardSchema,
+  ),
+  'requests:show': command(z.object({ id: z.uuid() }).strict(), RequestDetailViewSchema),
+  'requests:pause': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  'requests:resume': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  'requests:cancel': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  /** Follows a confirmation handoff (202) until a human decides in the browser. */
+  'requests:confirmation': command(z.object({ id: z.string().min(1).max(200) }).strict(), ConfirmationViewSchema),
+} as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;
+
+export const operatorEvents = {
+  'operator:state': OperatorStatusSchema,
+} as const satisfies Record<string, z.ZodType>;

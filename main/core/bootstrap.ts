@@ -1,14 +1,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { SettingKey, SettingsPatch } from '../../shared/settings';
-import { createHandlers } from './commands';
+import { createHandlers, settingsView } from './commands';
 import type { FetchLike } from './connectors/http-json';
 import { RostRunnerConnector } from './connectors/rost/rost-runner-connector';
 import { EventHub } from './event-hub';
 import { createHost, type Host } from './host';
 import { createLogger } from './logging/logger';
+import { OperatorService } from './operator';
 import { hostPaths } from './paths';
-import { systemClock, type Clock, type Logger, type PlatformInfo } from './ports';
+import { systemClock, type Clock, type DesktopPort, type Logger, type PlatformInfo } from './ports';
 import { CapabilityDetector } from './runner/capabilities';
 import { createCommandRunner, type CommandRunner } from './runner/process-runner';
 import { Runner, type RunnerConfig } from './runner/runner';
@@ -48,6 +49,8 @@ export interface CoreOptions {
   systemProbe?: SystemProbe;
   runtimeBinaries?: { claude: string; codex: string };
   executor?: UnitExecutor;
+  /** The desktop shell's powers (open a link, a folder); absent headless. */
+  desktop?: DesktopPort;
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
   workStrategy?: 'adaptive' | 'seed';
@@ -150,7 +153,11 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     emit: (event) => hub.emit(event),
     registerSecret,
   });
-  const unsubscribeSettings = settings.onChange(() => runner.reconfigure());
+  const unsubscribeSettings = settings.onChange(() => {
+    runner.reconfigure();
+    // Every window, the tray and the login item follow the stored settings, whoever changed them.
+    hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
+  });
 
   const registry = new TurnRegistry(() => hub.poke());
   hub.addSource(() => {
@@ -195,6 +202,19 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
   });
   const unsubscribeWake = runner.onWake(() => work.wake());
+  const operator = new OperatorService({
+    clock,
+    log: log.child('operator'),
+    ...(options.random ? { random: options.random } : {}),
+    controlPlaneUrl: () => settings.get().controlPlaneUrl,
+    secrets: secrets.ok ? secrets.store : null,
+    secretProblem: secrets.ok ? null : secrets.reason,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    registerSecret,
+    knownSecrets: secretList,
+    emit: (event) => hub.emit(event),
+    turns: () => registry.snapshot(),
+  });
 
   const startedAt = clock.now();
   const host = createHost({
@@ -202,7 +222,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     log,
     logFeed: logging,
     status: () => runner.status(),
-    services: [runner, work],
+    services: [runner, work, operator],
     handlers: createHandlers({
       appInfo: {
         name: options.appName,
@@ -224,23 +244,31 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       work,
       settings,
       overrideSources: options.overrideSources ?? {},
+      desktop: options.desktop ?? null,
+      operator,
     }),
   });
   await host.start();
   log.info('host started', { mode: options.mode, version: options.appVersion });
+  let shutting: Promise<void> | null = null;
   return {
     host,
     log,
     settings,
     runner,
     work,
-    async shutdown(limitMs = 0) {
-      const { canceled } = await work.drain(limitMs);
-      if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
-      unsubscribeSettings();
-      unsubscribeWake();
-      await host.stop();
-      await logging.close();
+    shutdown(limitMs = 0) {
+      shutting ??= (async () => {
+        // The status says "finishing N running turns" while they drain.
+        if (work.activeCount > 0) runner.setDraining(true);
+        const { canceled } = await work.drain(limitMs);
+        if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
+        unsubscribeSettings();
+        unsubscribeWake();
+        await host.stop();
+        await logging.close();
+      })();
+      return shutting;
     },
   };
 }

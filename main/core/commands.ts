@@ -2,7 +2,8 @@ import type { AppInfo, SettingsView } from '../../shared/contract';
 import type { SettingKey } from '../../shared/settings';
 import type { PersistentSettingsStore } from './settings/settings-store';
 import { CommandFailure, type Handlers } from './dispatch';
-import type { Clock, LogFeed } from './ports';
+import type { Clock, DesktopPort, LogFeed } from './ports';
+import { createOperatorHandlers, type OperatorService } from './operator';
 import { CommandRefused, type Runner } from './runner/runner';
 import type { CapacityHistory } from './runner/telemetry';
 import type { TurnRegistry } from './work/turn-registry';
@@ -18,8 +19,10 @@ export interface CommandServices {
   registry: TurnRegistry;
   work: WorkManager;
   settings: PersistentSettingsStore;
+  desktop: DesktopPort | null;
   /** Where each overridden setting came from (headless env and flags). */
   overrideSources: Partial<Record<SettingKey, string>>;
+  operator: OperatorService;
 }
 
 /** One handler per contract command: the only place commands meet the services. */
@@ -30,6 +33,16 @@ export function createHandlers(s: CommandServices): Handlers {
       startedAt: new Date(s.startedAt).toISOString(),
       uptimeMs: Math.max(0, s.clock.now() - s.startedAt),
     }),
+    'app:open-external': async ({ url }) => {
+      const desktop = requireDesktop(s);
+      await desktop.openExternal(controlPlaneAddress(url, [s.settings.get().controlPlaneUrl, s.runner.identity?.controlPlaneUrl]));
+      return null;
+    },
+    'app:open-logs': async () => {
+      const problem = await requireDesktop(s).openPath(s.appInfo.logDir);
+      if (problem) throw new CommandFailure('open_failed', `Could not open the logs folder: ${problem}`);
+      return null;
+    },
     'runner:status': () => s.runner.status(),
     'runner:snapshot': () => s.runner.snapshot(),
     'pairing:start': () => refusals(() => s.runner.startPairing()),
@@ -62,13 +75,14 @@ export function createHandlers(s: CommandServices): Handlers {
       if (!s.work.cancel(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;
     },
-    'settings:get': () => settingsView(s),
+    'settings:get': () => settingsView(s.settings, s.overrideSources),
     'settings:update': (patch) => {
       const result = s.settings.update(patch);
       if (!result.ok) throw new CommandFailure(result.error.code, result.error.message, result.error.field ?? undefined);
-      return settingsView(s);
+      return settingsView(s.settings, s.overrideSources);
     },
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
+    ...createOperatorHandlers(s.operator),
   };
 }
 
@@ -82,10 +96,31 @@ async function refusals<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function settingsView(s: CommandServices): SettingsView {
+/** What settings:get answers and settings:changed carries. */
+export function settingsView(settings: PersistentSettingsStore, overrideSources: Partial<Record<SettingKey, string>>): SettingsView {
   return {
-    settings: s.settings.get(),
-    overridden: s.settings.overriddenKeys().map((key) => ({ key, source: s.overrideSources[key] ?? 'command line' })),
-    warnings: [...s.settings.warnings],
+    settings: settings.get(),
+    overridden: settings.overriddenKeys().map((key) => ({ key, source: overrideSources[key] ?? 'command line' })),
+    warnings: [...settings.warnings],
   };
+}
+
+function requireDesktop(s: CommandServices): DesktopPort {
+  if (!s.desktop) throw new CommandFailure('unsupported', 'Only the desktop app can open things on this machine; copy the address instead.');
+  return s.desktop;
+}
+
+/** Only http(s) addresses on the control plane we talk to may be opened for the operator. */
+export function controlPlaneAddress(url: string, allowed: readonly (string | null | undefined)[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CommandFailure('invalid_input', 'That is not a web address.');
+  }
+  const origins = new Set(allowed.filter((a): a is string => Boolean(a)).map((a) => new URL(a).origin));
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !origins.has(parsed.origin)) {
+    throw new CommandFailure('refused', 'Only addresses on the control plane can be opened from here.');
+  }
+  return parsed.toString();
 }

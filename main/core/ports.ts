@@ -45,3 +45,10 @@ export interface LogFeed {
   recent(limit: number): LogEntry[];
   subscribe(listener: (entry: LogEntry) => void): () => void;
 }
+
+/** What only a desktop shell can do for the core (Electron's `shell`); absent headless. */
+export interface DesktopPort {
+  openExternal(url: string): Promise<void>;
+  /** Resolves with an error message, or '' on success (Electron's openPath). */
+  openPath(path: string): Promise<string>;
+}

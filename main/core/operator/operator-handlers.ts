@@ -1,0 +1,21 @@
+import type { operatorCommands } from '../../../shared/operator-contract';
+import type { Handlers } from '../dispatch';
+import type { OperatorService } from './operator-service';
+
+export type OperatorHandlers = Pick<Handlers, keyof typeof operatorCommands>;
+
+/** One handler per operator command; refusals are CommandFailures with one-line messages. */
+export function createOperatorHandlers(operator: OperatorService): OperatorHandlers {
+  return {
+    'operator:status': () => operator.currentStatus(),
+    'operator:sign-in': () => operator.signIn(),
+    'operator:cancel-sign-in': () => operator.cancelSignIn(),
+    'operator:sign-out': () => operator.signOut(),
+    'requests:list': (input) => operator.list(input?.limit),
+    'requests:show': ({ id }) => operator.show(id),
+    'requests:pause': ({ id, reason }) => operator.lifecycle('pause', id, reason),
+    'requests:resume': ({ id, reason }) => operator.lifecycle('resume', id, reason),
+    'requests:cancel': ({ id, reason }) => operator.lifecycle('cancel', id, reason),
+    'requests:confirmation': ({ id }) => operator.confirmation(id),
+  };
+}

@@ -1,0 +1,289 @@
+import type { HostEvent } from '../../../shared/contract';
+import {
+  isHttpUrl,
+  parseReason,
+  type ConfirmationView,
+  type LifecycleAction,
+  type LifecycleOutcome,
+  type OperatorStatus,
+  type RequestBoard,
+  type RequestDetailView,
+  type SignOutResult,
+} from '../../../shared/operator';
+import type { LifecycleCommandId, OperatorIdentity, TokenResponse } from '../../../shared/protocol';
+import type { TurnsSnapshot } from '../../../shared/turns';
+import type { FetchLike } from '../connectors/http-json';
+import { CommandFailure } from '../dispatch';
+import type { Clock, Logger } from '../ports';
+import type { SecretStore } from '../secrets/secret-store';
+import { ForgeClient } from './forge-client';
+import { OAuthClient } from './oauth-client';
+import { explainFailure, OperatorErrorCode } from './operator-errors';
+import { OperatorSession } from './operator-session';
+import { boardView, confirmationView, detailView, lifecycleResultView } from './request-views';
+import { SignInFlow } from './sign-in-flow';
+import { operatorStatus } from './status';
+import { TokenVault } from './token-vault';
+
+export const OPERATOR_CLIENT_ID = 'runner-tray';
+const BOARD_LIMIT = 200;
+
+const LIFECYCLE_COMMANDS: Record<LifecycleAction, LifecycleCommandId> = {
+  pause: 'software_factory.request.pause',
+  resume: 'software_factory.request.resume',
+  cancel: 'software_factory.request.cancel',
+};
+
+export interface OperatorServiceDeps {
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  /** The effective control plane URL (settings plus overrides); read at every call. */
+  controlPlaneUrl(): string;
+  /** null when no secret store works: sign-in is refused with `secretProblem`. */
+  secrets: SecretStore | null;
+  secretProblem: string | null;
+  fetch?: FetchLike;
+  registerSecret(secret: string): void;
+  knownSecrets(): readonly string[];
+  emit(event: HostEvent): void;
+  /** This runner's turns, to say which belong to a request. */
+  turns(): TurnsSnapshot;
+  clientId?: string;
+}
+
+interface Account {
+  origin: string;
+  oauth: OAuthClient;
+  forge: ForgeClient;
+  session: OperatorSession | null;
+  loading: Promise<void>;
+}
+
+/**
+ * The operator side of the core: sign-in with the OAuth device flow, the signed-in
+ * session, and Forge build requests with their lifecycle. Everything is per control
+ * plane; changing the control plane URL switches to that control plane's sign-in.
+ */
+export class OperatorService {
+  private account: Account | null = null;
+  private readonly vault: TokenVault | null;
+  private readonly flow: SignInFlow;
+  private lastJson = '';
+  private started = false;
+
+  constructor(private readonly deps: OperatorServiceDeps) {
+    this.vault = deps.secrets ? new TokenVault(deps.secrets, deps.registerSecret) : null;
+    this.flow = new SignInFlow({
+      oauth: {
+        startDeviceAuthorization: () => this.current().oauth.startDeviceAuthorization(),
+        pollDeviceToken: (code) => this.current().oauth.pollDeviceToken(code),
+      },
+      clock: deps.clock,
+      log: deps.log.child('sign-in'),
+      onState: () => this.changed(),
+      onTokens: (tokens) => this.adopt(tokens),
+      registerSecret: deps.registerSecret,
+      ...(deps.random ? { random: deps.random } : {}),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.ensureAccount();
+    const session = this.account?.session;
+    if (session?.signedIn) void this.refreshIdentity();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    this.flow.cancel();
+  }
+
+  status(): OperatorStatus {
+    return operatorStatus({
+      origin: this.account?.origin ?? originOf(this.deps.controlPlaneUrl()),
+      secretProblem: this.vault ? null : (this.deps.secretProblem ?? 'No secure place to keep the operator sign-in.'),
+      session: this.account?.session?.state ?? { state: 'checking' },
+      signIn: this.flow.current,
+      signInRunning: this.flow.running,
+    });
+  }
+
+  async currentStatus(): Promise<OperatorStatus> {
+    await this.ensureAccount();
+    return this.status();
+  }
+
+  async signIn(): Promise<OperatorStatus> {
+    const account = await this.ensureAccount();
+    if (!this.vault || !account.session) {
+      throw new CommandFailure(OperatorErrorCode.noSecretStore, `Sign-in is not possible: ${this.deps.secretProblem ?? 'no secure place to keep the tokens.'}`);
+    }
+    const state = account.session.state;
+    if (state.state === 'signed_in') {
+      throw new CommandFailure(OperatorErrorCode.alreadySignedIn, `You are already signed in${state.identity ? ` as ${state.identity.name}` : ''}. Sign out first.`);
+    }
+    if (!this.flow.running) await this.flow.start();
+    return this.status();
+  }
+
+  async cancelSignIn(): Promise<OperatorStatus> {
+    await this.ensureAccount();
+    this.flow.cancel();
+    return this.status();
+  }
+
+  /** Revoke at the server (RFC 7009), then delete locally, whatever the server said. */
+  async signOut(): Promise<SignOutResult> {
+    const account = await this.ensureAccount();
+    this.flow.clear();
+    const session = account.session;
+    if (!session) return { status: this.status(), revoked: false, message: null };
+    const previous = session.tokens;
+    if (!previous) {
+      await session.forget();
+      return { status: this.status(), revoked: false, message: null };
+    }
+    let revoked = false;
+    let message: string | null = null;
+    try {
+      if (previous.refreshToken) revoked = await account.oauth.revoke(previous.refreshToken, 'refresh_token');
+      revoked = (await account.oauth.revoke(previous.accessToken, 'access_token')) || revoked;
+      if (!revoked) message = 'Signed out here. The control plane offers no way to revoke sign-ins; the tokens expire on their own.';
+    } catch (error) {
+      message = `Signed out here, but the control plane could not be told (${explainFailure(error).message.replace(/[.\s]+$/, '')}). The tokens expire on their own.`;
+    }
+    await session.forget();
+    this.deps.log.info('operator signed out', { revoked });
+    return { status: this.status(), revoked, message };
+  }
+
+  async list(limit = BOARD_LIMIT): Promise<RequestBoard> {
+    const answer = await this.call((forge, token) => forge.command('software_factory.request.list', { limit }, token));
+    if (answer.kind !== 'output') throw unexpectedHandoff();
+    return boardView(answer.output, this.deps.turns(), this.deps.clock.now());
+  }
+
+  async show(id: string): Promise<RequestDetailView> {
+    const answer = await this.call((forge, token) => forge.command('software_factory.request.show', { build_request_id: id }, token));
+    if (answer.kind !== 'output') throw unexpectedHandoff();
+    return detailView(answer.output, this.deps.turns(), this.deps.clock.now());
+  }
+
+  async lifecycle(action: LifecycleAction, id: string, rawReason: string | undefined): Promise<LifecycleOutcome> {
+    const reason = parseReason(rawReason);
+    if (!reason.ok) throw new CommandFailure(OperatorErrorCode.invalidReason, reason.message, 'reason');
+    const commandId = LIFECYCLE_COMMANDS[action];
+    const input = { build_request_id: id, ...(reason.value ? { reason: reason.value } : {}) };
+    let answer;
+    try {
+      answer = await this.call((forge, token) => forge.command(commandId, input, token));
+    } catch (error) {
+      // A refusal for the role may mean the role changed on the server: learn it.
+      if (error instanceof CommandFailure && error.code === OperatorErrorCode.forbidden) void this.refreshIdentity();
+      this.deps.log.info('request lifecycle command refused', { action, request: id, code: error instanceof CommandFailure ? error.code : 'error' });
+      throw error;
+    }
+    if (answer.kind === 'handoff') {
+      const { id: confirmationId, url, expires_at } = answer.handoff.confirmation;
+      if (!isHttpUrl(url)) throw new CommandFailure(OperatorErrorCode.badAnswer, 'The control plane asked for a confirmation at an address that is not http(s). Confirm on the control plane itself.');
+      this.deps.log.info('request lifecycle command needs a human confirmation', { action, request: id, confirmation: confirmationId });
+      return { kind: 'confirmation_required', confirmationId, url, expiresAt: expires_at };
+    }
+    this.deps.log.info('request lifecycle command done', { action, request: id, status: answer.output.status });
+    return { kind: 'done', result: lifecycleResultView(answer.output) };
+  }
+
+  async confirmation(id: string): Promise<ConfirmationView> {
+    return confirmationView(await this.call((forge, token) => forge.confirmation(id, token)));
+  }
+
+  /** A Forge call with the operator's token; every failure comes back as one readable line. */
+  private async call<T>(fn: (forge: ForgeClient, token: string) => Promise<T>): Promise<T> {
+    const account = await this.ensureAccount();
+    if (!account.session) throw new CommandFailure(OperatorErrorCode.noSecretStore, `Sign-in is not possible: ${this.deps.secretProblem ?? 'no secret store.'}`);
+    const session = account.session;
+    try {
+      return await session.authorized((token) => fn(account.forge, token));
+    } catch (error) {
+      throw explainFailure(error);
+    }
+  }
+
+  private async adopt(tokens: TokenResponse): Promise<void> {
+    const account = this.current();
+    this.deps.registerSecret(tokens.access_token);
+    if (tokens.refresh_token) this.deps.registerSecret(tokens.refresh_token);
+    let identity: OperatorIdentity;
+    try {
+      identity = await account.forge.me(tokens.access_token);
+    } catch (error) {
+      // Do not leave a live grant behind that nobody holds.
+      if (tokens.refresh_token) void account.oauth.revoke(tokens.refresh_token, 'refresh_token').catch(() => false);
+      throw new Error(`Signed in, but could not read who you are: ${explainFailure(error).message}`);
+    }
+    if (!account.session) throw new Error('No secure place to keep the operator sign-in.');
+    await account.session.adopt(tokens, identity);
+    this.deps.log.info('operator identity', { operator: identity.operator_id, role: identity.role, tenant: identity.tenant_id });
+  }
+
+  private async refreshIdentity(): Promise<void> {
+    const account = this.account;
+    if (!account?.session?.signedIn) return;
+    try {
+      const identity = await account.session.authorized((token) => account.forge.me(token));
+      await account.session.setIdentity(identity);
+    } catch (error) {
+      this.deps.log.warn('could not confirm the operator identity', { error: explainFailure(error).message });
+    }
+  }
+
+  /** The account of the control plane in the settings now; switching cancels a running sign-in. */
+  private async ensureAccount(): Promise<Account> {
+    const origin = originOf(this.deps.controlPlaneUrl());
+    if (this.account?.origin !== origin) {
+      if (this.account) {
+        this.account.session?.close();
+        this.flow.clear();
+        this.deps.log.info('control plane changed: switching the operator sign-in', { controlPlane: origin });
+      }
+      const common = { baseUrl: origin, knownSecrets: this.deps.knownSecrets, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) };
+      const oauth = new OAuthClient({ ...common, clientId: this.deps.clientId ?? OPERATOR_CLIENT_ID });
+      const session = this.vault
+        ? new OperatorSession({ clock: this.deps.clock, log: this.deps.log.child('session'), vault: this.vault, controlPlaneUrl: origin, oauth, onChange: () => this.changed() })
+        : null;
+      this.account = { origin, oauth, forge: new ForgeClient(common), session, loading: session ? session.load() : Promise.resolve() };
+      this.changed();
+    }
+    await this.account.loading;
+    return this.account;
+  }
+
+  private current(): Account {
+    if (!this.account) throw new Error('the operator service has not started');
+    return this.account;
+  }
+
+  private changed(): void {
+    const status = this.status();
+    const json = JSON.stringify(status);
+    if (json === this.lastJson) return;
+    this.lastJson = json;
+    this.deps.emit({ event: 'operator:state', payload: status });
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function unexpectedHandoff(): CommandFailure {
+  return new CommandFailure(OperatorErrorCode.badAnswer, 'The control plane asked for a confirmation on a read. Try again later.');
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { controlPlaneAddress } from '../../main/core/commands';
+import { CommandFailure } from '../../main/core/dispatch';
+
+describe('opening addresses for the operator', () => {
+  const allowed = ['https://forge.example.com', null, 'http://127.0.0.1:7457'];
+
+  it('allows only http(s) addresses on the control plane', () => {
+    expect(controlPlaneAddress('https://forge.example.com/device?code=BCDF-GHJK', allowed)).toBe('https://forge.example.com/device?code=BCDF-GHJK');
+    expect(controlPlaneAddress('http://127.0.0.1:7457/confirm/abc', allowed)).toBe('http://127.0.0.1:7457/confirm/abc');
+  });
+
+  it.each([
+    'https://evil.example.com/device',
+    'https://forge.example.com.evil.example/device',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'http://127.0.0.1:7458/device',
+    'not a url',
+  ])('refuses %s', (url) => {
+    expect(() => controlPlaneAddress(url, allowed)).toThrow(CommandFailure);
+  });
+});
