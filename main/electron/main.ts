@@ -27,8 +27,15 @@ startShell({
     bootstrapCore({
       ...options,
       settingsBackend: electronSettingsBackend(),
-      // The core checks every address against the control plane's origin first.
-      desktop: { openExternal: (url) => electron.shell.openExternal(url), openPath: (dir) => electron.shell.openPath(dir) },
+      desktop: {
+        // Reviewed: the core lets only http(s) addresses on the control plane's own origin
+        // through (commands.ts controlPlaneAddress); this checks the scheme once more.
+        openExternal: (url) => {
+          if (!/^https?:\/\//i.test(url)) return Promise.reject(new Error('only http(s) addresses are opened'));
+          return electron.shell.openExternal(url); // eng-disable OPEN_EXTERNAL_JS_CHECK
+        },
+        openPath: (dir) => electron.shell.openPath(dir),
+      },
     }),
   env: process.env,
   argv: process.argv,

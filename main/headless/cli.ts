@@ -13,7 +13,8 @@ import { startHeadlessServer } from './server';
 import { TerminalReporter } from './terminal-reporter';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const QUIT_DRAIN_MS = 5 * 60_000;
+/** How long a stop waits for running turns before it cancels them (RUNNER_TRAY_QUIT_DRAIN_MS). */
+const QuitDrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).default(5 * 60_000);
 
 /**
  * `npm run headless`: the same core and UI as the desktop app, for a server with no
@@ -24,6 +25,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${OVERRIDES_USAGE}\n`);
     return 0;
   }
+  const drain = QuitDrainSchema.safeParse(process.env.RUNNER_TRAY_QUIT_DRAIN_MS || undefined);
+  if (!drain.success) {
+    process.stderr.write('runner-tray headless: RUNNER_TRAY_QUIT_DRAIN_MS must be an integer number of milliseconds (0 to 86400000).\n');
+    return 2;
+  }
+  const quitDrainMs = drain.data;
   const resolved = resolveOverrides(process.env, argv);
   if (!resolved.ok) {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
@@ -77,20 +84,23 @@ async function main(argv: string[]): Promise<number> {
     if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
   }
 
-  let stopping = false;
+  let signals = 0;
   const stop = async (signal: string) => {
-    if (stopping) {
-      process.stdout.write('Stopping now.\n');
-      process.exit(130);
+    signals++;
+    if (signals === 2) {
+      // Stop now: cancel what runs (their results are still reported), then finish quitting.
+      process.stdout.write('Stopping now: canceling running turns.\n');
+      core.work.cancelAll('the runner was stopped');
+      return;
     }
-    stopping = true;
+    if (signals > 2) process.exit(130);
     const active = core.work.activeCount;
     process.stdout.write(
-      active > 0 ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${QUIT_DRAIN_MS / 60_000} min. Press Ctrl-C again to stop now.\n` : `Stopping (${signal})…\n`,
+      active > 0 ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${quitDrainMs / 60_000} min. Press Ctrl-C again to stop now.\n` : `Stopping (${signal})…\n`,
     );
     offEvents();
     await server.close();
-    await core.shutdown(QUIT_DRAIN_MS);
+    await core.shutdown(quitDrainMs);
     process.exit(0);
   };
   // conf's atomic writer (when-exit) hooks every signal at import and re-sends it to the

@@ -25,7 +25,8 @@ export async function startHeadlessHost(extraArgs: string[] = [], env: Record<st
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(repoRoot, 'main/headless/cli.ts'), '--port', '0', '--data-dir', dataDir, ...extraArgs],
-    { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Tests quit at once: running turns are canceled and reported instead of drained.
+    { cwd: repoRoot, env: { ...process.env, RUNNER_TRAY_QUIT_DRAIN_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -107,6 +107,11 @@ export class WorkManager {
     else this.scheduleInteractive();
   }
 
+  cancelAll(reason: string): number {
+    for (const run of this.runs.values()) run.cancel(reason);
+    return this.runs.size;
+  }
+
   cancel(id: string, reason = 'canceled by the operator'): boolean {
     const run = this.runs.get(id);
     if (!run) return false;
