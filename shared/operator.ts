@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviceCodeStateSchemas } from './device-code';
 import {
   AutomationModeSchema,
   ChangesetStatusSchema,
@@ -35,24 +36,7 @@ export const OperatorIdentityViewSchema = z.object({
 export type OperatorIdentityView = z.infer<typeof OperatorIdentityViewSchema>;
 
 /** An OAuth device flow (RFC 8628): the code and address are meant to be shown. */
-export const SignInStateSchema = z.discriminatedUnion('phase', [
-  z.object({ phase: z.literal('starting') }),
-  z.object({
-    phase: z.literal('waiting'),
-    userCode: z.string(),
-    verificationUri: z.string(),
-    verificationUriComplete: z.string().nullable(),
-    expiresAt: z.string(),
-    intervalSeconds: z.number(),
-    /** Set while polls fail: what went wrong and when the next try is. */
-    trouble: z.object({ message: z.string(), retryAt: z.string() }).nullable(),
-  }),
-  z.object({ phase: z.literal('approved') }),
-  z.object({ phase: z.literal('denied') }),
-  z.object({ phase: z.literal('expired') }),
-  z.object({ phase: z.literal('canceled') }),
-  z.object({ phase: z.literal('failed'), message: z.string() }),
-]);
+export const SignInStateSchema = z.discriminatedUnion('phase', [...deviceCodeStateSchemas, z.object({ phase: z.literal('approved') })]);
 export type SignInState = z.infer<typeof SignInStateSchema>;
 
 export const OperatorSessionSchema = z.discriminatedUnion('state', [

@@ -1,24 +1,11 @@
 import { z } from 'zod';
+import { deviceCodeStateSchemas } from './device-code';
 import { RunnerStatusSchema } from './status';
 
 /** What the UI may know about pairing: the code and address are meant to be shown. */
 export const PairingStateSchema = z.discriminatedUnion('phase', [
-  z.object({ phase: z.literal('starting') }),
-  z.object({
-    phase: z.literal('waiting'),
-    userCode: z.string(),
-    verificationUri: z.string(),
-    verificationUriComplete: z.string().nullable(),
-    expiresAt: z.string(),
-    intervalSeconds: z.number(),
-    /** Set while polls fail: what went wrong and when the next try is. */
-    trouble: z.object({ message: z.string(), retryAt: z.string() }).nullable(),
-  }),
+  ...deviceCodeStateSchemas,
   z.object({ phase: z.literal('approved'), runnerName: z.string() }),
-  z.object({ phase: z.literal('denied') }),
-  z.object({ phase: z.literal('expired') }),
-  z.object({ phase: z.literal('canceled') }),
-  z.object({ phase: z.literal('failed'), message: z.string() }),
 ]);
 export type PairingState = z.infer<typeof PairingStateSchema>;
 

@@ -7,7 +7,7 @@ import { SignInFlow } from '../../../main/core/operator/sign-in-flow';
 import { FakeClock } from '../../helpers/fake-clock';
 import { testLogging } from '../../helpers/test-logger';
 
-type Step = DeviceTokenPoll | ConnectorError | Error;
+type Step = DeviceTokenPoll | ConnectorError | Error | Promise<DeviceTokenPoll>;
 const TOKENS: TokenResponse = { access_token: 'oat_aaaaaaaa', token_type: 'Bearer', expires_in: 900, refresh_token: 'ort_bbbbbbbb' };
 
 function setup(steps: Step[], opts: { interval?: number; expiresIn?: number; onTokens?: (t: TokenResponse) => Promise<void>; startFails?: Error } = {}) {
@@ -34,7 +34,7 @@ function setup(steps: Step[], opts: { interval?: number; expiresIn?: number; onT
         pollTimes.push(clock.now());
         const step = steps.shift() ?? { kind: 'pending' };
         if (step instanceof Error) throw step;
-        return step;
+        return await step;
       },
     },
     clock,
@@ -120,17 +120,16 @@ describe('operator sign-in (OAuth device flow)', () => {
 
     const noStart = setup([], { startFails: new ConnectorError('network', 'GET /.well-known/oauth-authorization-server failed: ECONNREFUSED') });
     await noStart.flow.start();
-    expect(noStart.flow.current).toMatchObject({ phase: 'failed', message: expect.stringContaining('Could not start the sign-in') });
+    expect(noStart.flow.current).toMatchObject({ phase: 'failed', message: expect.stringContaining('Could not start the operator sign-in') });
   });
 
   it('cancel wins over a poll in flight', async () => {
     let release: (poll: DeviceTokenPoll) => void = () => {};
-    const { clock, flow, states } = setup([]);
-    // Replace the poll with one that waits for the test.
-    (flow as unknown as { deps: { oauth: { pollDeviceToken: () => Promise<DeviceTokenPoll> } } }).deps.oauth.pollDeviceToken = () =>
-      new Promise<DeviceTokenPoll>((resolve) => {
-        release = resolve;
-      });
+    // A poll that answers only when the test says so.
+    const held = new Promise<DeviceTokenPoll>((resolve) => {
+      release = resolve;
+    });
+    const { clock, flow, states } = setup([held]);
     await flow.start();
     await clock.advanceAsync(5_000);
     flow.cancel();
