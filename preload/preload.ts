@@ -11,4 +11,6 @@ import { createRunnerTrayApi } from './runner-tray-api';
 // so skip the attempt (and the CSP violation report it would cause) and parse plainly.
 z.config({ jitless: true });
 
-contextBridge.exposeInMainWorld('runnerTray', createRunnerTrayApi(ipcRenderer));
+// ipcRenderer stays in here: the page gets one method per contract command, never it.
+const api = createRunnerTrayApi(ipcRenderer);
+contextBridge.exposeInMainWorld('runnerTray', api);

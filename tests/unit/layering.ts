@@ -52,7 +52,7 @@ export function checkFile(rel: string, source: string): Violation[] {
       if (target && target !== 'shared') flag(spec, 'shared/ imports only from shared/');
     }
     if (area === 'renderer') {
-      if (isNode(spec) && !rel.startsWith('renderer/vite.config')) flag(spec, 'renderer/ never imports Node');
+      if (isNode(spec)) flag(spec, 'renderer/ never imports Node');
       if (target && target !== 'renderer' && target !== 'shared') flag(spec, 'renderer/ talks to main only through the bridge');
     }
     if (area === 'main/core' && target && !['main/core', 'shared'].includes(target)) {

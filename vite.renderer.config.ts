@@ -2,7 +2,8 @@ import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-const root = fileURLToPath(new URL('.', import.meta.url));
+// Build tooling, kept outside renderer/ so that folder holds only code that runs in the page.
+const root = fileURLToPath(new URL('./renderer', import.meta.url));
 
 export default defineConfig({
   root,
@@ -11,7 +12,7 @@ export default defineConfig({
   base: './',
   plugins: [react()],
   build: {
-    outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
+    outDir: fileURLToPath(new URL('./dist/renderer', import.meta.url)),
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',
