@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { Result } from './result';
+import { command, NoInput } from './command';
 import { operatorCommands, operatorEvents } from './operator-contract';
+
+export { NoInput } from './command';
 import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './runner';
 import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
@@ -14,12 +17,7 @@ import { TurnsSnapshotSchema, TurnsUpdateSchema } from './turns';
  * entry here plus one handler in main/core/commands.
  */
 
-/** Commands that take nothing accept `undefined` (IPC) or `{}` (JSON over WebSocket). */
-export const NoInput = z.union([z.undefined(), z.null(), z.object({}).strict()]).transform(() => undefined);
 
-function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
-  return { input, output };
-}
 
 export const AppInfoSchema = z.object({
   name: z.string(),

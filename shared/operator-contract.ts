@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { command, NoInput } from './command';
 import {
   ConfirmationViewSchema,
   LifecycleInputSchema,
   LifecycleOutcomeSchema,
-  OperatorNoInput,
   OperatorStatusSchema,
   RequestBoardSchema,
   RequestDetailViewSchema,
@@ -15,18 +15,14 @@ import {
  * kept in its own file so the runner and the operator surfaces grow independently.
  * Merged into `commands` and `events` in contract.ts.
  */
-function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
-  return { input, output };
-}
-
 export const operatorCommands = {
   /** Who is signed in (never a token), the sign-in flow, and whether lifecycle actions are open. */
-  'operator:status': command(OperatorNoInput, OperatorStatusSchema),
+  'operator:status': command(NoInput, OperatorStatusSchema),
   /** Starts an OAuth device flow; the code and address arrive in the answer and in `operator:state`. */
-  'operator:sign-in': command(OperatorNoInput, OperatorStatusSchema),
-  'operator:cancel-sign-in': command(OperatorNoInput, OperatorStatusSchema),
+  'operator:sign-in': command(NoInput, OperatorStatusSchema),
+  'operator:cancel-sign-in': command(NoInput, OperatorStatusSchema),
   /** Revokes the tokens at the control plane (RFC 7009), then deletes them here. */
-  'operator:sign-out': command(OperatorNoInput, SignOutResultSchema),
+  'operator:sign-out': command(NoInput, SignOutResultSchema),
   'requests:list': command(
     z.union([z.undefined(), z.object({ limit: z.number().int().min(1).max(500).optional() }).strict()]),
     RequestBoardSchema,

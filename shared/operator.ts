@@ -22,9 +22,6 @@ import { TurnViewSchema } from './turns';
  * Every text field that came from the control plane is untrusted display text.
  */
 
-/** Commands that take nothing accept `undefined` (IPC) or `{}` (JSON over WebSocket). */
-export const OperatorNoInput = z.union([z.undefined(), z.null(), z.object({}).strict()]).transform(() => undefined);
-
 // ---- sign-in and session ----
 
 export const OperatorIdentityViewSchema = z.object({
