@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../emulator';
-import { startHeadlessHost, type RunningHost } from './headless-host';
+import type { RunningEmulator, StartEmulatorOptions } from '../../emulator';
+import { pendingCode, startStack } from './stack';
+import type { RunningHost } from './headless-host';
 
 /** Prompt `fake:wait:<ms>` works that long and succeeds; `fake:sleep` runs until killed. */
 export const TIMED_RUNTIME = fileURLToPath(new URL('../core/operator/fixtures/timed-runtime.mjs', import.meta.url));
@@ -25,42 +26,17 @@ export interface RequestsStack {
 export async function startRequestsStack(options: { emulator?: StartEmulatorOptions } = {}): Promise<RequestsStack> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-req-e2e-'));
   const dbFile = path.join(dir, 'emulator.sqlite');
-  const emu = await startEmulator({
-    seed: 'demo',
-    db: dbFile,
-    ...options.emulator,
-    config: {
-      pairingIntervalSec: 1,
-      oauthIntervalSec: 1,
-      nextHeartbeatMs: 1000,
-      leaseHeartbeatMs: 400,
-      longPollMaxMs: 2000,
-      caps: { tenant: 8, project: 8, defaultAccount: 8 },
-      ...options.emulator?.config,
-    },
+  const stack = await startStack({
+    emulator: { seed: 'demo', db: dbFile, ...options.emulator, config: { oauthIntervalSec: 1, leaseHeartbeatMs: 400, ...options.emulator?.config } },
+    args: ['--heartbeat-ms', '1000'],
+    runtime: TIMED_RUNTIME,
   });
-  let host: RunningHost;
-  try {
-    host = await startHeadlessHost(['--control-plane', emu.url, '--allow-file-secret-store', '--heartbeat-ms', '1000'], {
-      RUNNER_TRAY_CLAUDE_BIN: TIMED_RUNTIME,
-      RUNNER_TRAY_CODEX_BIN: TIMED_RUNTIME,
-    });
-  } catch (error) {
-    await emu.close();
-    throw error;
-  }
   return {
-    emu,
-    host,
+    ...stack,
     dbFile,
     async stop() {
-      // The host drains running turns on quit: cancel them first so teardown stays quick.
-      const live = () => emu.admin.listUnits({}).filter((u) => u.status === 'running' || u.status === 'claimed');
-      for (const unit of live()) emu.admin.cancelUnit(unit.id);
-      const deadline = Date.now() + 5_000;
-      while (live().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      await host.stop();
-      await emu.close();
+      // The host quits at once (RUNNER_TRAY_QUIT_DRAIN_MS=0 in headless-host.ts): running turns are canceled.
+      await stack.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -114,19 +90,6 @@ export async function openDetail(page: Page, id: string): Promise<void> {
 
 /** Pairs the headless host (it starts pairing by itself) by approving its code on the emulator. */
 export async function pairHost(stack: RequestsStack): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const pending = stack.emu.admin.listPairings().find((p) => p.status === 'pending');
-    if (pending) {
-      stack.emu.admin.approvePairing(pending.user_code);
-      break;
-    }
-    if (Date.now() > deadline) throw new Error('the host never asked to pair');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const paired = Date.now() + 15_000;
-  while (!stack.emu.admin.listRunners().length || !stack.emu.admin.listHeartbeats({ limit: 1 }).length) {
-    if (Date.now() > paired) throw new Error('the host did not start heartbeats');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  stack.emu.admin.approvePairing(await pendingCode(stack.emu));
+  await stack.emu.admin.waitForEvent('runner.heartbeat', { timeoutMs: 15_000, since: 0 });
 }

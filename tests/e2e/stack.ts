@@ -62,14 +62,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 /** The user code the host is waiting on (the headless host starts pairing by itself). */
 export async function pendingCode(emu: RunningEmulator, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const pending = emu.admin.listPairings().filter((p) => p.status === 'pending');
-    const newest = pending.sort((a, b) => a.created_at.localeCompare(b.created_at)).at(-1);
-    if (newest) return newest.user_code;
-    if (Date.now() > deadline) throw new Error('no pending pairing on the emulator');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const newest = emu.admin
+    .listPairings()
+    .filter((p) => p.status === 'pending')
+    .sort((a, b) => a.created_at.localeCompare(b.created_at))
+    .at(-1);
+  if (newest) return newest.user_code;
+  // Not started yet: wait for the emulator to say it was, rather than polling.
+  const started = await emu.admin.waitForEvent('pairing.started', { timeoutMs });
+  return String(started.data.user_code);
 }
 
 /** Pairs the host by approving its code through the admin API, and waits for the window to say so. */

@@ -9,8 +9,18 @@ afterEach(async () => {
   h = null;
 });
 
+/** The emulator's clock runs ahead by this much: tests let tokens expire without waiting. */
+let serverSkewMs = 0;
+const serverNow = () => Date.now() + serverSkewMs;
+function advanceServerClock(ms: number): void {
+  serverSkewMs += ms;
+}
+
 async function demo(config: Record<string, unknown> = {}, accessTokenTtlMs?: number): Promise<Harness> {
-  return startHarness({ emulator: { seed: 'demo', config: { oauthIntervalSec: 1, ...config }, ...(accessTokenTtlMs ? { accessTokenTtlMs } : {}) } });
+  serverSkewMs = 0;
+  return startHarness({
+    emulator: { seed: 'demo', now: serverNow, config: { oauthIntervalSec: 1, ...config }, ...(accessTokenTtlMs ? { accessTokenTtlMs } : {}) },
+  });
 }
 
 function requestIds(harness: Harness): Record<string, string> {
@@ -145,7 +155,7 @@ describe('build requests through the core', () => {
     h = await demo({}, 1500);
     await signIn(h, 'Ada Admin');
     await h.invoke('requests:list');
-    await new Promise((r) => setTimeout(r, 1700));
+    advanceServerClock(1700);
     // Two reads at once after expiry share one refresh (refresh tokens rotate).
     const [a, b] = await Promise.all([h.invoke<RequestBoard>('requests:list'), h.invoke<RequestBoard>('requests:list')]);
     expect(a.requests).toHaveLength(6);
@@ -159,7 +169,7 @@ describe('build requests through the core', () => {
     h = await demo({}, 1000);
     await signIn(h, 'Ada Admin');
     // The control plane forgets every grant (a reset): the access token expires, the refresh is refused.
-    await new Promise((r) => setTimeout(r, 1100));
+    advanceServerClock(1100);
     h.emu.admin.reset({ seed: 'demo' });
     const error = await failure(h, 'requests:list');
     expect(error.code).toBe('sign_in_again');
@@ -187,7 +197,7 @@ describe('build requests through the core', () => {
   it('never lets a token reach an event, a log file or an answer', async () => {
     h = await demo({}, 1000);
     await signIn(h, 'Ada Admin');
-    await new Promise((r) => setTimeout(r, 1100));
+    advanceServerClock(1100);
     await h.invoke('requests:list'); // forces a refresh
     const tokens = h.emu.admin.listEvents({ type: 'oauth.token_issued' });
     expect(tokens.length).toBe(2);
