@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { RENDERER_CSP } from '../../shared/csp';
+import { contentTypeOf, resolveInside } from '../core/renderer-files';
 import type { ProtocolApi } from './electron-api';
+
+export { resolveInside } from '../core/renderer-files';
 
 /**
  * The renderer is loaded from `app://renderer/…`, never from file:// or the network:
@@ -13,20 +15,6 @@ export const APP_SCHEME = 'app';
 export const APP_HOST = 'renderer';
 export const RENDERER_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-};
 
 /** Headers on every answer of the scheme, files and refusals alike. */
 export const APP_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
@@ -64,20 +52,6 @@ export function registerAppScheme(protocol: Pick<ProtocolApi, 'registerSchemesAs
   ]);
 }
 
-/** Maps a URL path to a file inside `root`, or null when it would leave the folder. */
-export function resolveInside(root: string, urlPath: string): string | null {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(urlPath);
-  } catch {
-    return null;
-  }
-  if (decoded.includes('\0')) return null;
-  const relative = decoded === '/' || decoded === '' ? 'index.html' : decoded.replace(/^[/\\]+/, '');
-  const base = path.resolve(root);
-  const file = path.resolve(base, relative);
-  return file.startsWith(base + path.sep) ? file : null;
-}
 
 export interface AppProtocolOptions {
   rootDir: string;
@@ -106,7 +80,7 @@ export function createAppProtocolHandler(options: AppProtocolOptions): (request:
     } catch {
       return refuse(404, 'Not found.');
     }
-    const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+    const type = contentTypeOf(file);
     const headers: Record<string, string> = { ...APP_RESPONSE_HEADERS, 'content-type': type };
     // The page must always match the bundle it names; the hashed assets may be cached.
     if (type.startsWith('text/html')) headers['cache-control'] = 'no-store';

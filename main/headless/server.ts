@@ -7,7 +7,7 @@ import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
 import { allowedHosts, allowedOrigins, cookieToken, newLaunchToken, TOKEN_COOKIE, tokensEqual } from './auth';
-import { readStatic } from './static-files';
+import { readRendererFile } from '../core/renderer-files';
 
 export interface HeadlessServerOptions {
   host: Host;
@@ -74,7 +74,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     if (!authorized) {
       return refuse(res, 401, 'Runner Tray: open the address the headless host printed at start (it carries the access token).');
     }
-    const file = await readStatic(options.staticDir, url.pathname);
+    const file = await readRendererFile(options.staticDir, url.pathname);
     if (!file) return refuse(res, 404, 'Not found.');
     const headers: Record<string, string> = { 'content-type': file.type, ...SECURITY_HEADERS };
     if (file.type.startsWith('text/html')) {
