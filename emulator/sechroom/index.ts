@@ -1,0 +1,36 @@
+import type { RouteDef } from '../http/router';
+import type { Services } from '../services';
+import { sechroomAdminRoutes } from './admin/admin-routes';
+import { SechroomAdmin } from './admin/sechroom-admin';
+import type { SechroomConfig } from './config';
+import { SechroomTrickle } from './demo/trickle';
+import { executorRoutes } from './routes/executor-routes';
+import { workRoutes } from './routes/work-routes';
+import { createSechroomServices } from './services';
+
+export { SechroomAdmin } from './admin/sechroom-admin';
+export type { SechroomStateSummary } from './admin/sechroom-admin';
+export type { SechroomConfig, SechroomConfigPatch } from './config';
+export type { SechroomDemoSummary } from './demo/demo-seed';
+export { SECHROOM_BASE } from './routes/base';
+
+export interface SechroomPlane {
+  admin: SechroomAdmin;
+  routes: RouteDef[];
+  sweep(): number;
+  stop(): void;
+}
+
+/** The Sechroom Work Layer, mounted on the emulator's shared services, HTTP layer and admin conventions. */
+export function createSechroomPlane(base: Services, config: Partial<SechroomConfig> = {}): SechroomPlane {
+  const services = createSechroomServices(base, config);
+  const trickle = new SechroomTrickle(base.ctx);
+  const admin = new SechroomAdmin(services, trickle);
+  trickle.attach(admin);
+  return {
+    admin,
+    routes: [...executorRoutes(services), ...workRoutes(services), ...sechroomAdminRoutes(admin)],
+    sweep: () => services.leases.sweep(),
+    stop: () => trickle.stop(),
+  };
+}
