@@ -92,7 +92,6 @@ export class SechroomAdmin {
       context_pack: pack ? { slug: pack.slug, version: pack.version } : null,
     });
     if (plan.status === 'Completed') this.s.work.setDecompositionStatus(plan.id, 'Accepted');
-    this.s.base.ctx.notifyWork();
     return this.taskRecord(task);
   }
   listTasks(filter: { status?: string; decomposition_id?: string; lane?: string } = {}) {
