@@ -50,6 +50,9 @@ describe('Sechroom admin API, faults, demo, live page and persistence', () => {
     const res = await emu.call('/_emulator/sechroom/config', { method: 'PATCH', body: { leaseTtlMs: 5000, claimStaggerMs: 0 } });
     expect(res.json).toMatchObject({ leaseTtlMs: 5000, claimStaggerMs: 0 });
     expect((await emu.call('/_emulator/sechroom/config', { method: 'PATCH', body: { leaseTtl: 1 } })).status).toBe(400);
+    const index = (await emu.call('/_emulator/sechroom')).json;
+    expect(index.base).toBe('/sechroom');
+    expect(index.routes).toContainEqual({ method: 'POST', pattern: '/sechroom/me/executor-task-leases/:id/complete' });
   });
 
   it('injects faults on Work Layer routes: 5xx, empty and malformed 2xx bodies, dropped answers — and recovers', async () => {
