@@ -8,8 +8,10 @@ import { IsoTimeSchema } from './common';
  */
 
 const Id = z.string().min(1).max(200);
-const ShortText = z.string().max(500);
-const LongText = z.string().max(64 * 1024);
+/** Completion titles are `<task title> — driven closeout` [seed B6.7]: room for a 500-character task title. */
+const TitleText = z.string().max(1000);
+/** Completion text carries the closeout summary, evidence and the delivery note: generous, within the 1 MiB body cap. */
+const LongText = z.string().max(512 * 1024);
 
 /** Headers every Work Layer call carries besides the bearer. [seed B3] */
 export const SECHROOM_TENANT_HEADER = 'tenant';
@@ -40,7 +42,8 @@ export const ExecutorRegistrationInputSchema = z.object({
   connectorId: Id.nullish(),
   claimedCapabilityKeys: z.array(z.string().min(1).max(200)).max(200).nullish(),
   toolSetRef: Id.nullish(),
-  ttlSeconds: InstanceTtlSchema.optional(),
+  /** null (the seed's `--ttl abc` serialises NaN as null) means "not given". [v1] */
+  ttlSeconds: InstanceTtlSchema.nullish(),
 });
 export type ExecutorRegistrationInput = z.infer<typeof ExecutorRegistrationInputSchema>;
 
@@ -60,7 +63,7 @@ export const ExecutorInstanceSchema = z.object({
 });
 export type ExecutorInstance = z.infer<typeof ExecutorInstanceSchema>;
 
-export const InstanceRefreshInputSchema = z.object({ ttlSeconds: InstanceTtlSchema.optional() });
+export const InstanceRefreshInputSchema = z.object({ ttlSeconds: InstanceTtlSchema.nullish() });
 export const InstanceRefreshResponseSchema = z.object({ id: Id, ttlSeconds: z.number().int(), expiresAt: IsoTimeSchema });
 export const InstanceDeregisterResponseSchema = z.object({ id: Id, deregistered: z.literal(true) });
 
@@ -137,7 +140,7 @@ export const LeaseCompleteInputSchema = z.object({
   verdict: VerdictSchema,
   text: LongText,
   source: z.string().min(1).max(200),
-  title: ShortText,
+  title: TitleText,
 });
 export type LeaseCompleteInput = z.infer<typeof LeaseCompleteInputSchema>;
 export const LeaseCompleteResponseSchema = z.object({

@@ -38,6 +38,8 @@ describe('Sechroom executor instances', () => {
     }
     expect((await emu.wl('/me/executor-instances', { body: { instanceKey: 'b', ttlSeconds: 10 } })).status).toBe(400);
     expect((await emu.wl(`/me/executor-instances/${inst.id}/refresh`, { body: {} })).json.ttlSeconds).toBe(120);
+    // `--ttl abc` reaches the wire as null (NaN): treated as "not given", not as an error.
+    expect((await emu.wl(`/me/executor-instances/${inst.id}/refresh`, { body: { ttlSeconds: null } })).json.ttlSeconds).toBe(120);
     expect((await emu.wl('/me/executor-instances/exi_unknown/refresh', { body: {} })).json.error).toBe('unknown_instance');
   });
 

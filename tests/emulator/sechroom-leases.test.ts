@@ -85,6 +85,8 @@ describe('Sechroom leases', () => {
     expect((await emu.complete('lse_unknown', base)).json.error).toBe('unknown_lease');
     const version = await emu.complete(claim.lease.id, { ...base, tokenVersion: 2 });
     expect([version.status, version.json.error]).toEqual([409, 'stale_token_version']);
+    const longTitle = await emu.complete(claim.lease.id, { ...base, title: 'x'.repeat(1001) });
+    expect(longTitle.json.message).toMatch(/title/);
     const verdict = await emu.complete(claim.lease.id, { ...base, verdict: 'done' });
     expect([verdict.status, verdict.json.message]).toEqual([400, expect.stringMatching(/verdict/)]);
     const missing = await emu.wl(`/me/executor-task-leases/${claim.lease.id}/complete`, { body: { claimToken: claim.claimToken } });

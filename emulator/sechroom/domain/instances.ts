@@ -71,7 +71,7 @@ export class InstanceService {
     return this.get(id)!;
   }
 
-  refresh(caller: Caller, id: string, ttlSeconds: number | undefined): InstanceRow {
+  refresh(caller: Caller, id: string, ttlSeconds: number | null | undefined): InstanceRow {
     const row = this.owned(caller, id);
     const ttl = ttlSeconds ?? row.ttl_seconds;
     const now = this.ctx.now();
