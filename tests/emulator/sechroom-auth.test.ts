@@ -87,4 +87,22 @@ describe('Sechroom auth', () => {
     expect((await emu.call('/_emulator/sechroom/tokens', { body: { operator_id: 'nobody' } })).status).toBe(404);
     expect((await emu.call('/_emulator/sechroom/tokens', { body: { ttl: 5 } })).json.message).toMatch(/unknown field ttl/);
   });
+
+  it('guards every Work Layer route: 401 without a bearer, 400 without the tenant header (the metadata is public)', async () => {
+    emu = await launchSechroom();
+    const { routes } = (await emu.call('/_emulator/sechroom')).json as { routes: Array<{ method: string; pattern: string }> };
+    const api = routes.filter((r) => r.pattern.startsWith('/sechroom/') && !r.pattern.includes('.well-known'));
+    expect(api.length).toBeGreaterThan(20);
+    const failures: string[] = [];
+    for (const route of api) {
+      const path = route.pattern.replace('/sechroom', '').replace(/:[a-z]+/g, 'mem_x');
+      const body = route.method === 'GET' ? undefined : {};
+      const anon = await emu.wl(path, { method: route.method, body, as: { ...emu.session, token: '' } });
+      const noTenant = await emu.wl(path, { method: route.method, body, tenant: null });
+      if (anon.status !== 401) failures.push(`${route.method} ${route.pattern} without bearer → ${anon.status}`);
+      if (noTenant.json?.error !== 'missing_tenant') failures.push(`${route.method} ${route.pattern} without tenant → ${noTenant.status}`);
+    }
+    expect(failures).toEqual([]);
+    expect((await emu.call('/sechroom/.well-known/oauth-authorization-server')).status).toBe(200);
+  });
 });

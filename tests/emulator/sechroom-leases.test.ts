@@ -83,6 +83,11 @@ describe('Sechroom leases', () => {
     const foreign = await emu.complete(claim.lease.id, { ...base, executorInstanceId: other.id });
     expect([foreign.status, foreign.json.error]).toEqual([403, 'foreign_lease']);
     expect((await emu.complete('lse_unknown', base)).json.error).toBe('unknown_lease');
+    expect((await emu.heartbeat('lse_unknown', claim.claimToken)).status).toBe(404);
+    expect((await emu.wl(`/me/executor-task-leases/${claim.lease.id}/heartbeat`, { body: {} })).json.message).toMatch(/claimToken/);
+    const otherTenant = emu.admin.createOperator({ name: 'Far', role: 'member', tenant_id: emu.admin.createTenant({ name: 'Elsewhere' }).id });
+    const far = emu.mint({ operator_id: otherTenant.id });
+    expect((await emu.wl(`/me/executor-task-leases/${claim.lease.id}/heartbeat`, { as: far, body: { claimToken: claim.claimToken } })).status).toBe(404);
     const version = await emu.complete(claim.lease.id, { ...base, tokenVersion: 2 });
     expect([version.status, version.json.error]).toEqual([409, 'stale_token_version']);
     const longTitle = await emu.complete(claim.lease.id, { ...base, title: 'x'.repeat(1001) });

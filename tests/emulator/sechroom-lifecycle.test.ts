@@ -28,8 +28,10 @@ describe('Sechroom work-brief and work-plan lifecycle', () => {
     const resumed = await emu.wl(`/work-briefs/${brief}/resume`, { body: { reasonCode: 'operator-resume', source: 'x' } });
     expect(resumed.json).toMatchObject({ status: 'ready_for_decomposition', changed: true });
     expect((await emu.offers(inst.id)).map((o) => o.generationId)).toEqual([t2.generationId]);
-    const bad = await emu.wl(`/work-briefs/${brief}/resume`, { body: why });
-    expect(bad.json.changed).toBe(false);
+    expect((await emu.wl(`/work-briefs/${brief}/resume`, { body: why })).json.changed).toBe(false);
+    await emu.wl(`/work-briefs/${brief}/status`, { body: { to: 'status:parked', source: 'me' } });
+    const bad = await emu.wl(`/work-briefs/${brief}/pause`, { body: why });
+    expect([bad.status, bad.json.error]).toEqual([409, 'invalid_transition']);
     expect((await emu.wl(`/work-briefs/${brief}/pause`, { body: { source: 'x' } })).json.message).toMatch(/reasonCode/);
     expect((await emu.wl('/work-briefs/mem_unknown/pause', { body: why })).status).toBe(404);
   });
@@ -119,5 +121,8 @@ describe('Sechroom work-brief and work-plan lifecycle', () => {
     expect(list.items.map((t) => t.title)).toEqual(['One']);
     expect((await emu.wl('/work-tasks?lane=lane-b')).json).toMatchObject({ count: 1, items: [{ laneId: 'lane-b', status: 'ready' }] });
     expect((await emu.wl('/work-tasks')).json.count).toBe(3);
+    expect((await emu.wl('/work-tasks?status=lost')).status).toBe(400);
+    expect((await emu.wl('/decompositions/wlp_unknown')).status).toBe(404);
+    expect((await emu.wl('/work-briefs/mem_unknown')).status).toBe(404);
   });
 });
