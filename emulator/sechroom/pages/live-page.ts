@@ -36,9 +36,9 @@ export function livePage(admin: SechroomAdmin): string {
       offers.map((o) => html`<tr><td><code>${o.memoryId}</code></td><td>${o.title ?? ''}</td><td><code>${o.generationId}</code></td><td>${o.laneId ?? 'any'}</td>
         <td>${o.eligibleInstances.length}</td></tr>`),
       'Nothing is waiting to be claimed.')}
-    ${table('leases', 'Leases', ['lease', 'task', 'instance', 'status', 'heartbeats', 'expires', 'cancel'],
+    ${table('leases', 'Leases', ['lease', 'task', 'instance', 'status', 'heartbeats', 'expires / ended', 'cancel'],
       leases.map((l) => html`<tr><td><code>${l.id}</code></td><td><code>${l.memoryId}</code></td><td><code>${l.executorInstanceId}</code></td>
-        <td>${pill(l.status)}${l.endReason ? html` <span class="muted">${l.endReason}</span>` : ''}</td><td>${l.heartbeats}</td><td>${l.expiresAt}</td>
+        <td>${pill(l.status)}${l.endReason ? html` <span class="muted">${l.endReason}</span>` : ''}</td><td>${l.heartbeats}</td><td>${l.status === 'active' ? l.expiresAt : `ended ${l.endedAt ?? ''}`}</td>
         <td>${l.cancelRequested ? `requested (${l.cancelReason ?? ''})` : '—'}</td></tr>`),
       'No lease yet.')}
     ${table('completions', 'Completions', ['completion', 'task', 'verdict', 'title', 'source', 'text', 'received'],
