@@ -23,6 +23,9 @@ describe('Sechroom admin API, faults, demo, live page and persistence', () => {
     });
     expect(task.status).toBe(201);
     expect(task.json).toMatchObject({ memoryId: expect.stringMatching(/^mem_/), decompositionId: plan.id, status: 'ready', generation: 1, contextPack: { slug: 'p', version: '1' } });
+    const short = (await emu.call('/_emulator/sechroom/tasks', { body: { title: 'Short form', context_pack: 'p@1', decomposition_id: plan.id } })).json;
+    expect(short.contextPack).toEqual({ slug: 'p', version: '1' });
+    expect((await emu.call('/_emulator/sechroom/tasks', { body: { title: 'x', context_pack: 'p-1' } })).json.message).toMatch(/slug@version|context_pack/);
     const adhoc = (await emu.call('/_emulator/sechroom/tasks', { body: { title: 'Ad hoc' } })).json;
     expect(adhoc.decompositionId).toMatch(/^wlp_/);
     expect((await emu.call('/_emulator/sechroom/tasks', { body: { title: 'x', context_pack: { slug: 'none', version: '1' } } })).status).toBe(404);
@@ -31,14 +34,14 @@ describe('Sechroom admin API, faults, demo, live page and persistence', () => {
 
     const inst = await emu.register('lane-a');
     expect((await emu.call('/_emulator/sechroom/instances')).json[0]).toMatchObject({ id: inst.id, status: 'live', surface: 'cli' });
-    expect((await emu.call('/_emulator/sechroom/offers')).json.map((o: { memoryId: string }) => o.memoryId)).toEqual([task.json.memoryId, adhoc.memoryId]);
-    expect((await emu.call(`/_emulator/sechroom/offers?instance_id=${inst.id}`)).json).toHaveLength(2);
+    expect((await emu.call('/_emulator/sechroom/offers')).json.map((o: { memoryId: string }) => o.memoryId)).toEqual([task.json.memoryId, short.memoryId, adhoc.memoryId]);
+    expect((await emu.call(`/_emulator/sechroom/offers?instance_id=${inst.id}`)).json).toHaveLength(3);
     const claim = await emu.claimHead(inst.id);
     await emu.complete(claim.lease.id, { executorInstanceId: inst.id, claimToken: claim.claimToken, text: 'All done' });
     expect((await emu.call('/_emulator/sechroom/leases')).json[0]).toMatchObject({ id: claim.lease.id, status: 'completed' });
     const [completion] = (await emu.call('/_emulator/sechroom/completions')).json;
     expect(completion).toMatchObject({ verdict: 'pass', text: 'All done', lease: { id: claim.lease.id } });
-    expect((await emu.call('/_emulator/sechroom/state')).json).toMatchObject({ completions: 1, leases: { completed: 1 }, tasks: { completed: 1, ready: 1 } });
+    expect((await emu.call('/_emulator/sechroom/state')).json).toMatchObject({ completions: 1, leases: { completed: 1 }, tasks: { completed: 1, ready: 2 } });
     expect((await emu.call('/_emulator/sechroom/leases?status=bogus')).status).toBe(400);
     const events = emu.admin.listEvents({ type: 'sechroom.lease' }).map((e) => e.type);
     expect(events).toEqual(['sechroom.lease.claimed', 'sechroom.lease.completed']);

@@ -30,9 +30,15 @@ export const CreateTaskInputSchema = z.strictObject({
   capability_keys: z.array(z.string().min(1).max(200)).max(50).optional(),
   tags: z.array(z.string().min(1).max(200)).max(50).optional(),
   decomposition_id: optionalId,
-  /** A pointer to a published bundle, or one to publish now with its components. */
+  /** A pointer to a published bundle (`{slug, version}` or `"slug@version"`), or one to publish now with its components. */
   context_pack: z
-    .strictObject({ slug: Slug, version: Slug, components: z.array(ComponentSchema).max(100).optional() })
+    .union([
+      z.strictObject({ slug: Slug, version: Slug, components: z.array(ComponentSchema).max(100).optional() }),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}@[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'expected slug@version')
+        .transform((v) => ({ slug: v.slice(0, v.indexOf('@')), version: v.slice(v.indexOf('@') + 1), components: undefined })),
+    ])
     .nullable()
     .optional(),
   tenant_id: optionalId,
