@@ -47,7 +47,8 @@ describe('Sechroom auth', () => {
     const clock = fakeClock();
     emu = await launchSechroom({ now: clock.now });
     const meta = AuthorizationServerMetadataSchema.parse((await emu.call('/sechroom/.well-known/oauth-authorization-server')).json);
-    expect(meta).toMatchObject({ token_endpoint: `${emu.url}/oauth/token`, scopes_supported: ['sechroom'] });
+    expect(meta).toMatchObject({ issuer: emu.sechroomUrl, token_endpoint: `${emu.url}/oauth/token`, scopes_supported: ['sechroom'] });
+    expect((await emu.call('/.well-known/oauth-authorization-server/sechroom')).json).toEqual(meta);
     expect(meta.grant_types_supported).toContain('refresh_token');
 
     emu.sechroom.setConfig({ accessTokenTtlMs: 5_000 });

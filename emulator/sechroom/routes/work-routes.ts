@@ -24,16 +24,15 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
   const id = (p: Record<string, string>) => p.id!;
   const lifecycle = (action: LifecycleAction) =>
     authed(s, 'POST', `/work-briefs/:id/${action}`, (ctx, caller) => s.lifecycle.act(caller.tenantId, id(ctx.params), action, body(BriefLifecycleInputSchema, ctx)));
+  const metadata = () => ({ ...s.base.oauth.metadata(), issuer: `${s.base.ctx.baseUrl}${SECHROOM_BASE}`, scopes_supported: [SECHROOM_SCOPE] });
   const taskWire = (t: TaskRow) => ({
     memoryId: t.memory_id, title: t.title, status: t.status, decompositionId: t.decomposition_id, laneId: t.lane, verdict: t.verdict,
     generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null, createdAt: iso(t.created_at),
   });
   return [
-    {
-      method: 'GET',
-      pattern: `${SECHROOM_BASE}/.well-known/oauth-authorization-server`,
-      handler: () => json(200, { ...s.base.oauth.metadata(), scopes_supported: [SECHROOM_SCOPE] }),
-    },
+    // Under the base URL (what a client that appends the well-known path to its base finds) and at the RFC 8414 path-inserted URL.
+    { method: 'GET', pattern: `${SECHROOM_BASE}/.well-known/oauth-authorization-server`, handler: () => json(200, metadata()) },
+    { method: 'GET', pattern: `/.well-known/oauth-authorization-server${SECHROOM_BASE}`, handler: () => json(200, metadata()) },
     authed(s, 'GET', '/me', (_ctx, caller) => ({
       operatorId: caller.operator.id, name: caller.operator.name, tenant: caller.tenantId, tenantName: caller.tenant.name, scope: caller.scope,
     })),
