@@ -61,7 +61,7 @@ describe('Sechroom dispatch: offers, claim-next and the direct claim', () => {
     const bOffers = await emu.offers(b.id);
     await emu.claimHead(a.id); // a takes t1 between b's offer read and b's claim
     const stale = await emu.claimNext(b.id, `executor-run:${bOffers[0]!.generationId}`);
-    expect(stale.json).toMatchObject({ outcome: 'Superseded' });
+    expect(stale.json).toEqual({ outcome: 'Superseded', reason: 'taken' });
     expect((await emu.claimDirect(b.id, bOffers[0]!.generationId)).json).toEqual({ outcome: 'Taken' });
     const direct = sechroom.ClaimResultSchema.parse((await emu.claimDirect(b.id, bOffers[1]!.generationId)).json);
     expect(direct).toMatchObject({ outcome: 'Claimed', lease: { memoryId: t2.memoryId } });

@@ -81,9 +81,9 @@ export class DispatchService {
       const target = this.work.task(named.memory_id, instance.tenant_id);
       const held = this.leases.byGeneration(named.id);
       if (held?.status === 'active' && held.instance_id === instance.id) return this.remember(instance, idempotencyKey, this.held(held), held);
-      if (!target || target.generation_id !== named.id || target.status !== 'ready' || !this.eligible(target, instance)) {
-        return { outcome: 'Superseded', reason: held?.status === 'active' ? 'taken' : 'stale_generation' };
-      }
+      if (!target) return { outcome: 'Superseded', reason: 'unknown_task' };
+      const stale = this.staleReason(target, named.id, held, instance);
+      if (stale) return { outcome: 'Superseded', reason: stale };
       task = target;
     } else {
       task = this.dispatchable(instance.tenant_id).find((t) => this.fits(t, instance));
@@ -105,6 +105,14 @@ export class DispatchService {
     if (task.generation_id !== generation.id || task.status !== 'ready') return { outcome: 'Superseded', reason: held ? `lease_${held.status}` : `task_${task.status}` };
     if (!this.eligible(task, instance)) return { outcome: 'NotEligible' };
     return this.answer('Claimed', this.open(instance, task, 'direct'), task);
+  }
+
+  /** Why a named generation is not this instance's to claim now, or null when it is. */
+  private staleReason(task: TaskRow, generationId: string, held: LeaseRow | undefined, instance: InstanceRow): string | null {
+    if (held?.status === 'active') return 'taken';
+    if (task.generation_id !== generationId) return 'stale_generation';
+    if (task.status !== 'ready') return `task_${task.status}`;
+    return this.eligible(task, instance) ? null : 'not_eligible';
   }
 
   private open(instance: InstanceRow, task: TaskRow, via: LeaseRow['claimed_via']): LeaseRow {
