@@ -57,6 +57,10 @@ describe('Sechroom executor instances', () => {
     expect(emu.sechroom.openOffers()[0]!.eligibleInstances).toEqual([]);
     await emu.wl(`/me/executor-instances/${inst.id}/refresh`, { body: { ttlSeconds: 30 } });
     expect(await emu.offers(inst.id)).toHaveLength(1);
+    const lapsed = await emu.call(`/_emulator/sechroom/instances/${inst.id}/expire`, { body: {} });
+    expect(lapsed.json).toMatchObject({ id: inst.id, status: 'lapsed' });
+    expect(await emu.offers(inst.id)).toEqual([]);
+    expect((await emu.call('/_emulator/sechroom/instances/exi_nope/expire', { body: {} })).status).toBe(404);
   });
 
   it('deregisters idempotently; afterwards the instance is unknown and its lease still completes', async () => {

@@ -52,6 +52,7 @@ export function sechroomAdminRoutes(admin: SechroomAdmin): RouteDef[] {
     get('/tasks/:id', (ctx) => admin.getTask(id(ctx))),
 
     get('/instances', () => admin.listInstances()),
+    post('/instances/:id/expire', (ctx) => (noInput(ctx), admin.lapseInstance(id(ctx)))),
     get('/offers', (ctx) => admin.listOffers(query(OfferQuerySchema, ctx))),
     get('/leases', (ctx) => admin.listLeases(query(LeaseQuerySchema, ctx))),
     post('/leases/:id/expire', (ctx) => (noInput(ctx), admin.expireLease(id(ctx)))),

@@ -105,6 +105,10 @@ export class SechroomAdmin {
   listInstances() {
     return this.s.instances.list().map((r) => this.instanceRecord(r));
   }
+  /** Lapses an instance's advertisement now (as if its TTL ran out). */
+  lapseInstance(id: string) {
+    return this.instanceRecord(this.s.instances.lapse(id));
+  }
   /** Open offers, or the offers one instance sees now (with its stagger). */
   listOffers(filter: { instance_id?: string } = {}) {
     if (!filter.instance_id) return this.s.dispatch.openOffers();

@@ -90,6 +90,15 @@ export class InstanceService {
     return this.get(id)!;
   }
 
+  /** Ends the advertisement now (admin): the instance is lapsed until its next refresh. */
+  lapse(id: string): InstanceRow {
+    const row = this.get(id);
+    if (!row) throw new HttpError(404, 'not_found', 'unknown instance');
+    this.ctx.db.prepare('UPDATE sr_instances SET expires_at = MIN(expires_at, ?) WHERE id = ?').run(this.ctx.now(), id);
+    this.ctx.events.emit('sechroom.instance.lapsed', { instance_id: id });
+    return this.get(id)!;
+  }
+
   /** The caller's instance (same tenant and operator); a deregistered one is unknown unless asked for. */
   owned(caller: Caller, id: string, includeDeregistered = false): InstanceRow {
     const row = this.get(id);
