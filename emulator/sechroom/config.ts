@@ -11,6 +11,8 @@ export interface SechroomConfig {
   claimStaggerMs: number;
   /** Most offers one `dispatch-offers` answer lists. */
   maxOffers: number;
+  /** Longest `dispatch-offers?waitMs=` hold [v1]; 0 turns holding off. */
+  offerWaitMaxMs: number;
 }
 
 export const DEFAULT_SECHROOM_CONFIG: SechroomConfig = {
@@ -18,6 +20,7 @@ export const DEFAULT_SECHROOM_CONFIG: SechroomConfig = {
   accessTokenTtlMs: null,
   claimStaggerMs: 500,
   maxOffers: 50,
+  offerWaitMaxMs: 25_000,
 };
 
 export const SechroomConfigPatchSchema = z.strictObject({
@@ -25,5 +28,6 @@ export const SechroomConfigPatchSchema = z.strictObject({
   accessTokenTtlMs: z.number().int().positive().nullable().optional(),
   claimStaggerMs: z.number().int().min(0).max(60_000).optional(),
   maxOffers: z.number().int().min(1).max(500).optional(),
+  offerWaitMaxMs: z.number().int().min(0).max(600_000).optional(),
 });
 export type SechroomConfigPatch = z.infer<typeof SechroomConfigPatchSchema>;

@@ -39,6 +39,9 @@ export function createSechroomPlane(base: Services, config: Partial<SechroomConf
     admin,
     routes: [...routes, index],
     sweep: () => services.leases.sweep(),
-    stop: () => trickle.stop(),
+    stop: () => {
+      trickle.stop();
+      services.offerWaiters.releaseAll();
+    },
   };
 }

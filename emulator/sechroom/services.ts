@@ -5,6 +5,7 @@ import { SechroomAuth } from './domain/auth';
 import { DispatchService } from './domain/dispatch';
 import { InstanceService } from './domain/instances';
 import { LeaseService } from './domain/leases';
+import { OfferWaiters } from './domain/offer-waiters';
 import { WorkLifecycle } from './domain/lifecycle';
 import { TelemetryService } from './domain/telemetry';
 import { WorkStore } from './domain/work-store';
@@ -18,6 +19,7 @@ export interface SechroomServices {
   instances: InstanceService;
   leases: LeaseService;
   dispatch: DispatchService;
+  offerWaiters: OfferWaiters;
   lifecycle: WorkLifecycle;
   telemetry: TelemetryService;
 }
@@ -30,7 +32,11 @@ export function createSechroomServices(base: Services, config: Partial<SechroomC
   const instances = new InstanceService(ctx);
   const leases = new LeaseService(ctx, cfg, work);
   const dispatch = new DispatchService(ctx, cfg, work, instances, leases);
+  const offerWaiters = new OfferWaiters(ctx.events, (id) => {
+    const instance = instances.get(id);
+    return instance ? dispatch.offersFor(instance) : [];
+  });
   const lifecycle = new WorkLifecycle(ctx, work, leases);
   const telemetry = new TelemetryService(ctx, work);
-  return { base, config: cfg, auth: new SechroomAuth(base.oauth, base.identity), work, instances, leases, dispatch, lifecycle, telemetry };
+  return { base, config: cfg, auth: new SechroomAuth(base.oauth, base.identity), work, instances, leases, dispatch, offerWaiters, lifecycle, telemetry };
 }

@@ -107,4 +107,22 @@ describe('Sechroom dispatch: offers, claim-next and the direct claim', () => {
     expect([res.status, res.json.message]).toEqual([400, expect.stringMatching(/idempotencyKey/)]);
     expect((await emu.wl('/me/executor-task-claims', { body: { generationId: 'g' } })).json.message).toMatch(/executorInstanceId/);
   });
+
+  it('[v1] holds dispatch-offers?waitMs= until an offer appears, then answers at once', async () => {
+    emu = await launchSechroom();
+    const inst = await emu.register('lane-a');
+    const held = emu.wl(`/me/executor-instances/${inst.id}/dispatch-offers?waitMs=10000`);
+    await emu.sechroom.waitForEvent('sechroom.offers.held', { since: 0 });
+    emu.sechroom.createTask({ title: 'Other lane', lane: 'lane-z' }); // wakes the hold, but is not for this instance
+    const task = emu.sechroom.createTask({ title: 'Wake me' });
+    const res = await held;
+    expect(res.status).toBe(200);
+    expect(sechroom.DispatchOffersSchema.parse(res.json).map((o) => o.memoryId)).toEqual([task.memoryId]);
+    // With something to offer, or without waitMs (the seed), it never holds; a short wait ends empty.
+    expect(await emu.offers(inst.id)).toHaveLength(1);
+    await emu.claimHead(inst.id);
+    const other = await emu.register('lane-q');
+    expect((await emu.wl(`/me/executor-instances/${other.id}/dispatch-offers?waitMs=20`)).json).toEqual([]);
+    expect((await emu.wl(`/me/executor-instances/${other.id}/dispatch-offers?waitMs=-1`)).status).toBe(400);
+  });
 });

@@ -15,7 +15,10 @@ export function authed(s: SechroomServices, method: Method, pattern: string, han
   return {
     method,
     pattern: `${SECHROOM_BASE}${pattern}`,
-    handler: (ctx) => json(200, handler(ctx, s.auth.caller(ctx.req))),
+    handler: async (ctx) => {
+      const caller = s.auth.caller(ctx.req);
+      return json(200, await handler(ctx, caller));
+    },
   };
 }
 

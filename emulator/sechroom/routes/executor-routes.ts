@@ -10,10 +10,12 @@ import {
 import { iso } from '../../context';
 import type { RouteDef } from '../../http/router';
 import type { SechroomServices } from '../services';
-import { authed, body } from './base';
+import { authed, body, query } from './base';
 
 /** Deregistration sends `{}`; any object is fine. */
 const AnyObject = z.object({});
+/** `waitMs` [v1]: hold the read until there is an offer (capped by `offerWaitMaxMs`). Other parameters are ignored. */
+const OffersQuerySchema = z.object({ waitMs: z.coerce.number().int().min(0).max(600_000).optional() });
 
 /** The executor's calls (seed B4 E1–E10): registration, offers, claims, lease heartbeat and completion. */
 export function executorRoutes(s: SechroomServices): RouteDef[] {
@@ -31,7 +33,13 @@ export function executorRoutes(s: SechroomServices): RouteDef[] {
       body(AnyObject, ctx);
       return { id: s.instances.deregister(caller, id(ctx.params)).id, deregistered: true };
     }),
-    authed(s, 'GET', '/me/executor-instances/:id/dispatch-offers', (ctx, caller) => s.dispatch.offers(caller, id(ctx.params))),
+    authed(s, 'GET', '/me/executor-instances/:id/dispatch-offers', async (ctx, caller) => {
+      const offers = s.dispatch.offers(caller, id(ctx.params));
+      const waitMs = Math.min(query(OffersQuerySchema, ctx).waitMs ?? 0, s.config.offerWaitMaxMs);
+      if (offers.length || waitMs <= 0 || s.instances.status(s.instances.owned(caller, id(ctx.params))) !== 'live') return offers;
+      s.base.ctx.events.emit('sechroom.offers.held', { instance_id: id(ctx.params), wait_ms: waitMs });
+      return s.offerWaiters.wait(id(ctx.params), waitMs, ctx.signal);
+    }),
     authed(s, 'POST', '/me/executor-instances/:id/dispatch-offers/claim-next', (ctx, caller) =>
       s.dispatch.claimNext(caller, id(ctx.params), body(ClaimNextInputSchema, ctx).idempotencyKey),
     ),
