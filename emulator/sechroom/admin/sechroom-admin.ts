@@ -1,4 +1,4 @@
-import { SECHROOM_SCOPE, type DecompositionStatus } from '../../../shared/protocol/sechroom';
+import { SECHROOM_SCOPE, type BriefStatus, type DecompositionStatus } from '../../../shared/protocol/sechroom';
 import type { TokenResponse } from '../../../shared/protocol';
 import { iso } from '../../context';
 import type { OperatorRecord } from '../../domain/identity';
@@ -55,7 +55,7 @@ export class SechroomAdmin {
   }
 
   // ---- work ----
-  createBrief(input: { title: string; status?: Parameters<SechroomServices['work']['createBrief']>[0]['status']; tenant_id?: string }) {
+  createBrief(input: { title: string; status?: BriefStatus; tenant_id?: string }) {
     return this.s.lifecycle.briefWire(this.s.work.createBrief({ ...input, tenant_id: this.tenant(input.tenant_id) }));
   }
   listBriefs() {
