@@ -256,6 +256,12 @@ export const WorkBriefSchema = z.object({
   updatedAt: IsoTimeSchema,
 });
 export type WorkBrief = z.infer<typeof WorkBriefSchema>;
+export const WorkBriefListQuerySchema = z.object({
+  status: BriefStatusSchema.optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+  pageSize: z.coerce.number().int().min(1).max(200).optional(),
+});
+export const WorkBriefListSchema = z.object({ items: z.array(WorkBriefSchema), count: z.number().int(), page: z.number().int(), pageSize: z.number().int() });
 export const BriefStatusResponseSchema = z.object({ id: MemoryIdSchema, from: BriefStatusSchema, to: z.string(), status: BriefStatusSchema, changed: z.boolean() });
 export const BriefLifecycleResponseSchema = WorkBriefSchema.extend({ action: z.enum(['pause', 'resume', 'cancel']), changed: z.boolean() });
 

@@ -52,6 +52,10 @@ describe('Sechroom work-brief and work-plan lifecycle', () => {
     const terminal = await emu.wl(`/work-briefs/${brief}/status`, { body: { to: 'status:parked', source: 'me' } });
     expect([terminal.status, terminal.json.error]).toEqual([409, 'invalid_transition']);
     expect((await emu.wl(`/work-briefs/${brief}`)).json.status).toBe('superseded');
+    const listed = sechroom.WorkBriefListSchema.parse((await emu.wl('/work-briefs?status=superseded')).json);
+    expect(listed.items.map((b) => b.id)).toEqual([brief]);
+    expect((await emu.wl('/work-briefs')).json.count).toBe(1);
+    expect((await emu.wl('/work-briefs?status=gone')).status).toBe(400);
   });
 
   it('cancel ends the brief’s leases at once: a heartbeat says canceled and completion is refused', async () => {

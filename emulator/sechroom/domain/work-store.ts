@@ -107,7 +107,17 @@ export class WorkStore {
   }
 
   listBriefs(tenantId?: string): BriefRow[] {
-    return this.ctx.db.prepare('SELECT * FROM sr_briefs WHERE ? IS NULL OR tenant_id = ? ORDER BY seq DESC').all(tenantId ?? null, tenantId ?? null) as BriefRow[];
+    return this.pageBriefs({ tenant_id: tenantId }).items;
+  }
+
+  pageBriefs(filter: { tenant_id?: string; status?: string; offset?: number; limit?: number }): { items: BriefRow[]; count: number } {
+    const where = '(? IS NULL OR tenant_id = ?) AND (? IS NULL OR status = ?)';
+    const args = [filter.tenant_id ?? null, filter.tenant_id ?? null, filter.status ?? null, filter.status ?? null];
+    const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_briefs WHERE ${where}`).get(...args) as { n: number }).n;
+    const items = this.ctx.db
+      .prepare(`SELECT * FROM sr_briefs WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+      .all(...args, filter.limit ?? 1000, filter.offset ?? 0) as BriefRow[];
+    return { items, count };
   }
 
   setBriefStatus(id: string, status: BriefStatus, why: { reason_code?: string | null; reason?: string | null; source?: string | null }): void {

@@ -6,6 +6,7 @@ import {
   ReturnForRevisionInputSchema,
   RunTelemetryInputSchema,
   SECHROOM_SCOPE,
+  WorkBriefListQuerySchema,
   WorkTaskListQuerySchema,
 } from '../../../shared/protocol/sechroom';
 import { iso } from '../../context';
@@ -73,6 +74,13 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
     authed(s, 'POST', '/decompositions/:id/return-for-revision', (ctx, caller) =>
       s.lifecycle.returnForRevision(caller.tenantId, id(ctx.params), body(ReturnForRevisionInputSchema, ctx).notes),
     ),
+    authed(s, 'GET', '/work-briefs', (ctx, caller) => {
+      const q = query(WorkBriefListQuerySchema, ctx);
+      const page = q.page ?? 1;
+      const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+      const { items, count } = s.work.pageBriefs({ tenant_id: caller.tenantId, status: q.status, offset: (page - 1) * pageSize, limit: pageSize });
+      return { items: items.map((b) => s.lifecycle.briefWire(b)), count, page, pageSize };
+    }),
     authed(s, 'GET', '/work-briefs/:id', (ctx, caller) => s.lifecycle.briefWire(s.work.requireBrief(id(ctx.params), caller.tenantId))),
     authed(s, 'POST', '/work-briefs/:id/status', (ctx, caller) => {
       const input = body(BriefStatusInputSchema, ctx);
