@@ -6,8 +6,9 @@ const USAGE = `Usage: npm run emulator -- [--port 7457] [--db <file>|:memory:] [
 
   --port        TCP port on 127.0.0.1 (default 7457; 0 picks a free one)
   --db          SQLite file (default .tmp/emulator.sqlite) or :memory:
-  --seed demo   create a demo tenant, operators, project and build requests, and trickle turn executions
-  --no-trickle  with --seed demo: do not enqueue the periodic demo turn executions
+  --seed demo   create a demo tenant, operators, project and build requests, a Work Layer brief, plan and tasks,
+                and trickle turn executions and Work Layer tasks
+  --no-trickle  with --seed demo: do not enqueue the periodic demo work
   --quiet       do not log requests`;
 
 async function main(): Promise<void> {
@@ -37,8 +38,12 @@ async function main(): Promise<void> {
     `  dev sign-in:       ${emulator.url}/signin${demo ? `  (${DEMO_OPERATORS.map((o) => `${o.name}: ${o.role}`).join(', ')})` : ''}`,
     `  OAuth metadata:    ${emulator.url}/.well-known/oauth-authorization-server`,
     `  admin API:         ${emulator.url}/_emulator/`,
+    `Sechroom Work Layer on ${emulator.sechroomUrl}`,
+    `  live view:         ${emulator.url}/_emulator/sechroom/live`,
+    `  SECHROOM_TOKEN:    curl -s -X POST ${emulator.url}/_emulator/sechroom/tokens -H 'content-type: application/json' -d '{}'`,
+    `  admin API:         ${emulator.url}/_emulator/sechroom/`,
   ];
-  if (demo) lines.push(`  demo trickle:      ${values['no-trickle'] ? 'off' : 'a turn execution every 20–40 s'}`);
+  if (demo) lines.push(`  demo trickle:      ${values['no-trickle'] ? 'off' : 'a turn execution and a Work Layer task every 20–40 s'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   const stop = () => {
     void emulator.close().then(() => process.exit(0));

@@ -13,6 +13,7 @@ import { oauthRoutes } from './routes/oauth-routes';
 import { pageRoutes } from './routes/page-routes';
 import { pairingRoutes } from './routes/pairing-routes';
 import { runnerRoutes } from './routes/runner-routes';
+import { createSechroomPlane, SECHROOM_BASE, type SechroomAdmin, type SechroomConfig } from './sechroom/index';
 import { createServices } from './services';
 
 export { EmulatorAdmin } from './admin/admin-api';
@@ -29,6 +30,8 @@ export type { RunnerRecord } from './domain/runners';
 export type { OperatorRecord, TenantRecord } from './domain/identity';
 export type { EmulatorEvent } from './events';
 export type { Fault, FaultInput } from './http/faults';
+export { SechroomAdmin, SECHROOM_BASE } from './sechroom/index';
+export type { SechroomConfig, SechroomConfigPatch, SechroomDemoSummary, SechroomStateSummary } from './sechroom/index';
 
 export interface StartEmulatorOptions {
   /** 0 (default) picks a free port. Always bound to 127.0.0.1. */
@@ -49,12 +52,18 @@ export interface StartEmulatorOptions {
   sweepIntervalMs?: number;
   /** Any other tunable (intervals, caps, long-poll limit, lease heartbeat, body limit...). */
   config?: ConfigPatch;
+  /** Work Layer tunables (lease TTL, token lifetime, claim stagger); the plane always runs at `/sechroom`. */
+  sechroom?: Partial<SechroomConfig>;
 }
 
 export interface RunningEmulator {
   url: string;
   port: number;
   admin: EmulatorAdmin;
+  /** The Sechroom Work Layer's admin helpers. */
+  sechroom: SechroomAdmin;
+  /** `<url>/sechroom`: the base URL a Sechroom client uses. */
+  sechroomUrl: string;
   close(): Promise<void>;
 }
 
@@ -74,7 +83,12 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const services = createServices(ctx);
   services.identity.ensureDefaultTenant();
   const trickle = new Trickle(services);
-  const admin = new EmulatorAdmin(services, trickle);
+  const sechroom = createSechroomPlane(services, options.sechroom);
+  const admin = new EmulatorAdmin(services, trickle, {
+    beforeReset: () => sechroom.stop(),
+    afterSeedDemo: () => void sechroom.admin.seedDemo(),
+  });
+  const sweepAll = () => services.runtime.sweep() + sechroom.sweep();
   const router = new Router();
   router.add(
     ...pairingRoutes(services),
@@ -83,6 +97,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     ...oauthRoutes(services),
     ...mcpRoutes(services),
     ...pageRoutes(services),
+    ...sechroom.routes,
     ...adminRoutes(admin, () => router.list()),
   );
   const http = new EmulatorHttpServer({
@@ -90,7 +105,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     faults: services.faults,
     bodyLimitBytes: () => ctx.config.bodyLimitBytes,
     log: options.log ?? false,
-    beforeRequest: () => services.runtime.sweep(),
+    beforeRequest: () => void sweepAll(),
   });
   let port: number;
   try {
@@ -101,13 +116,17 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   }
   ctx.baseUrl = `http://127.0.0.1:${port}`;
   if (options.seed === 'demo') admin.seedDemo();
-  if (options.trickle) admin.setTrickle(options.trickle === true ? true : { enabled: true, ...options.trickle });
+  if (options.trickle) {
+    const trickleOpts = options.trickle === true ? true : { enabled: true, ...options.trickle };
+    admin.setTrickle(trickleOpts);
+    sechroom.admin.setTrickle(trickleOpts);
+  }
 
   let sweeper: NodeJS.Timeout | null = null;
   const sweepEvery = options.sweepIntervalMs ?? 1000;
   const scheduleSweep = () => {
     sweeper = setTimeout(() => {
-      services.runtime.sweep();
+      sweepAll();
       scheduleSweep();
     }, sweepEvery);
     sweeper.unref();
@@ -119,10 +138,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     url: ctx.baseUrl,
     port,
     admin,
+    sechroom: sechroom.admin,
+    sechroomUrl: `${ctx.baseUrl}${SECHROOM_BASE}`,
     close() {
       closed ??= (async () => {
         if (sweeper) clearTimeout(sweeper);
         trickle.stop();
+        sechroom.stop();
         services.waiters.releaseAll();
         await http.close();
         ctx.events.clearListeners();

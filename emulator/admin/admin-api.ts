@@ -62,10 +62,17 @@ export interface EmulatorStateSummary {
  * Typed helpers over the emulator's state, for in-process tests. The HTTP admin
  * API under `/_emulator/` maps one-to-one onto these methods.
  */
+/** What another plane mounted on this emulator (the Sechroom Work Layer) does on a reset and a demo seed. */
+export interface AdminHooks {
+  beforeReset?: () => void;
+  afterSeedDemo?: () => void;
+}
+
 export class EmulatorAdmin {
   constructor(
     private readonly s: Services,
     private readonly trickle: Trickle,
+    private readonly hooks: AdminHooks = {},
   ) {}
 
   // ---- identity ----
@@ -253,7 +260,9 @@ export class EmulatorAdmin {
 
   // ---- demo, trickle, reset ----
   seedDemo(): DemoSeedSummary {
-    return seedDemo(this.s);
+    const summary = seedDemo(this.s);
+    this.hooks.afterSeedDemo?.();
+    return summary;
   }
   setTrickle(opts: boolean | { enabled: boolean; min_ms?: number; max_ms?: number }): TrickleState {
     return this.trickle.set(typeof opts === 'boolean' ? { enabled: opts } : opts);
@@ -264,6 +273,7 @@ export class EmulatorAdmin {
   /** Wipes every table (and faults, rate limits, held claims), then optionally seeds the demo. */
   reset(opts: { seed?: 'demo' | 'none' } = {}): void {
     this.trickle.stop();
+    this.hooks.beforeReset?.();
     this.s.waiters.releaseAll();
     wipeDatabase(this.s.ctx.db);
     this.s.faults.remove();

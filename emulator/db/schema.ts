@@ -1,3 +1,5 @@
+import { SECHROOM_SCHEMA_SQL, SECHROOM_TABLES } from '../sechroom/db-schema';
+
 /** Tables of the emulator. JSON columns hold text; every secret column holds a sha256 hash only. */
 export const SCHEMA_VERSION = 1;
 
@@ -110,10 +112,11 @@ CREATE TABLE IF NOT EXISTS confirmations (
 
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);
-`;
+${SECHROOM_SCHEMA_SQL}`;
 
 /** Tables wiped by a reset (all of them but meta's schema marker). */
 export const DATA_TABLES = [
+  ...SECHROOM_TABLES,
   'events', 'confirmations', 'mcp_calls', 'lease_heartbeats', 'results', 'mcp_tokens', 'units',
   'changesets', 'tasks', 'plan_versions', 'gates', 'phase_runs', 'build_requests', 'projects',
   'oauth_tokens', 'oauth_device_codes', 'capacity_observations', 'runners', 'pairings', 'sessions',

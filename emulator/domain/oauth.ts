@@ -113,22 +113,43 @@ export class OAuthService {
 
   /** Resolves an operator bearer or throws 401 invalid_token. */
   authenticate(authorization: string | undefined): OperatorRecord {
+    return this.resolveAccess(authorization).operator;
+  }
+
+  /** The operator and the scope of an access token, or 401 invalid_token. */
+  resolveAccess(authorization: string | undefined): { operator: OperatorRecord; scope: string | null; grantId: string } {
     const token = bearer(authorization);
     const row = token
-      ? (this.ctx.db.prepare("SELECT operator_id, expires_at, revoked_at FROM oauth_tokens WHERE token_hash = ? AND kind = 'access'").get(
-          hashSecret(token),
-        ) as { operator_id: string; expires_at: number; revoked_at: number | null } | undefined)
+      ? (this.ctx.db
+          .prepare("SELECT operator_id, grant_id, scope, expires_at, revoked_at FROM oauth_tokens WHERE token_hash = ? AND kind = 'access'")
+          .get(hashSecret(token)) as
+          | { operator_id: string; grant_id: string; scope: string | null; expires_at: number; revoked_at: number | null }
+          | undefined)
       : undefined;
     const operator = row && row.revoked_at === null && row.expires_at > this.ctx.now() ? this.identity.getOperator(row.operator_id) : undefined;
-    if (!operator) {
+    if (!row || !operator) {
       const why = !token ? 'missing bearer token' : !row ? 'unknown token' : row.revoked_at !== null ? 'token revoked' : 'token expired';
       throw new HttpError(401, 'invalid_token', why, {}, { 'www-authenticate': `Bearer error="invalid_token", error_description="${why}"` });
     }
-    return operator;
+    return { operator, scope: row.scope, grantId: row.grant_id };
+  }
+
+  /** Access-token lifetime per scope (a plane with its own setting registers here); others use `accessTokenTtlMs`. */
+  readonly accessTtlByScope = new Map<string, () => number>();
+
+  private accessTtl(scope: string | null): number {
+    const own = scope ? this.accessTtlByScope.get(scope) : undefined;
+    return own ? own() : this.ctx.config.accessTokenTtlMs;
   }
 
   /** Tokens for an operator without the browser step (admin helper for tests). */
-  issueTokens(operatorId: string, clientId = 'emulator-admin', scope: string | null = 'forge', grantId: string = newId()): TokenResponse {
+  issueTokens(
+    operatorId: string,
+    clientId = 'emulator-admin',
+    scope: string | null = 'forge',
+    grantId: string = newId(),
+    accessTtlMs: number = this.accessTtl(scope),
+  ): TokenResponse {
     if (!this.identity.getOperator(operatorId)) throw new HttpError(404, 'not_found', 'unknown operator');
     const now = this.ctx.now();
     const access = newSecret('oat');
@@ -137,13 +158,13 @@ export class OAuthService {
       `INSERT INTO oauth_tokens (token_hash, grant_id, kind, operator_id, client_id, scope, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    insert.run(hashSecret(access), grantId, 'access', operatorId, clientId, scope, now, now + this.ctx.config.accessTokenTtlMs);
+    insert.run(hashSecret(access), grantId, 'access', operatorId, clientId, scope, now, now + accessTtlMs);
     insert.run(hashSecret(refresh), grantId, 'refresh', operatorId, clientId, scope, now, now + this.ctx.config.refreshTokenTtlMs);
     this.ctx.events.emit('oauth.token_issued', { grant_id: grantId, operator_id: operatorId, client_id: clientId });
     return {
       access_token: access,
       token_type: 'Bearer',
-      expires_in: Math.max(1, Math.round(this.ctx.config.accessTokenTtlMs / 1000)),
+      expires_in: Math.max(1, Math.round(accessTtlMs / 1000)),
       refresh_token: refresh,
       ...(scope ? { scope } : {}),
     };

@@ -18,7 +18,8 @@ export const FaultInputSchema = z.strictObject({
   }).optional(),
   malformed: z.strictObject({
     rate: z.number().min(0).max(1),
-    kind: z.enum(['invalid_json', 'wrong_shape']),
+    /** `empty`: a 2xx with a zero-length body (the seed's Sechroom client dies on one). */
+    kind: z.enum(['invalid_json', 'wrong_shape', 'empty']),
   }).optional(),
   /** Remove the rule after it matched this many requests. */
   remaining: z.number().int().positive().optional(),
@@ -35,7 +36,7 @@ export interface FaultPlan {
   dropBefore: boolean;
   dropAfter: boolean;
   error?: { status: number; body?: unknown };
-  malformed?: 'invalid_json' | 'wrong_shape';
+  malformed?: 'invalid_json' | 'wrong_shape' | 'empty';
   faultIds: string[];
 }
 

@@ -192,9 +192,14 @@ export class EmulatorHttpServer {
 
 function malform(reply: Reply, plan: FaultPlan): Reply {
   const status = reply.status === 204 ? 200 : reply.status;
+  if (plan.malformed === 'empty') return { kind: 'raw', status, text: '', contentType: 'application/json; charset=utf-8' };
   if (plan.malformed === 'invalid_json') {
     return { kind: 'raw', status, text: '{"injected": "truncated', contentType: 'application/json; charset=utf-8' };
   }
   // Wrong types under the keys clients read most, so no response schema accepts it.
-  return json(status, { injected: 'wrong_shape', turn_execution: 42, work_order: 'x', runner_id: 42, status: 7, accepted: 'yes', output: [] });
+  return json(status, {
+    injected: 'wrong_shape', turn_execution: 42, work_order: 'x', runner_id: 42, status: 7, accepted: 'yes', output: [],
+    // the Sechroom wire's keys
+    id: 42, outcome: 7, lease: 'x', claimToken: 42, expiresAt: 7, eventCount: 'x', hasTelemetry: 'x', taskId: 7, task: 'x', components: 'x',
+  });
 }

@@ -58,4 +58,12 @@ dd { margin: 0; overflow-wrap: anywhere; }
 ul.operators { list-style: none; padding: 0; margin: 0; }
 ul.operators li { display: flex; justify-content: space-between; align-items: center; padding: 8px 0; border-bottom: 1px solid var(--line); }
 code { font-family: ui-monospace, monospace; }
+main.wide { max-width: 1200px; }
+table.grid { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
+table.grid th, table.grid td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+table.grid th { color: var(--muted); font-weight: 600; white-space: nowrap; }
+table.grid td code { white-space: nowrap; }
+.pill { display: inline-block; padding: 1px 8px; border-radius: 999px; border: 1px solid var(--line); font-size: 0.8rem; }
+.pill.ok { color: var(--ok); border-color: var(--ok); }
+.pill.error { color: var(--danger); border-color: var(--danger); }
 `;

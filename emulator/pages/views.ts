@@ -99,5 +99,6 @@ export function homeView(operator: OperatorRecord | null): SafeHtml {
   return html`<div class="card"><h1>Runner Tray control plane emulator</h1>
     <p>${operator ? `Signed in as ${operator.name} (${operator.role}).` : 'Not signed in.'}</p>
     <ul><li><a href="/device">Pair a runner</a> (device code)</li><li><a href="/oauth/device">Approve an operator sign-in</a></li>
-    <li><a href="/signin">Development sign-in</a></li><li><a href="/_emulator/state">Admin state (JSON)</a></li></ul></div>`;
+    <li><a href="/signin">Development sign-in</a></li><li><a href="/_emulator/state">Admin state (JSON)</a></li>
+    <li><a href="/_emulator/sechroom/live">Sechroom Work Layer: instances, leases and completions (live)</a></li></ul></div>`;
 }

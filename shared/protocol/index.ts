@@ -9,3 +9,4 @@ export * from './commands';
 export * from './context-packet';
 export * from './oauth';
 export * from './mcp';
+export * as sechroom from './sechroom';

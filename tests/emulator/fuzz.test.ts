@@ -91,7 +91,9 @@ async function send(method: string, path: string, raw?: string, type = 'applicat
 
 describe('fuzz: hostile input on every route', () => {
   it('answers every malformed or hostile body with a 4xx and keeps serving', async () => {
-    const routes = (await (await fetch(`${emu.url}/_emulator`)).json()).routes as Array<{ method: string; pattern: string; body?: string }>;
+    const all = (await (await fetch(`${emu.url}/_emulator`)).json()).routes as Array<{ method: string; pattern: string; body?: string }>;
+    // The Work Layer's routes are fuzzed with its own credentials in sechroom-fuzz.test.ts.
+    const routes = all.filter((r) => !r.pattern.startsWith('/sechroom') && !r.pattern.startsWith('/_emulator/sechroom'));
     expect(routes.length).toBeGreaterThan(60);
     const ordered = [...routes.filter((r) => !LAST.includes(r.pattern)), ...routes.filter((r) => LAST.includes(r.pattern))];
     const failures: string[] = [];

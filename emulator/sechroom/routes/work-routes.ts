@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import {
+  BriefLifecycleInputSchema,
+  BriefStatusInputSchema,
+  DecompositionListQuerySchema,
+  ReturnForRevisionInputSchema,
+  RunTelemetryInputSchema,
+  SECHROOM_SCOPE,
+  WorkBriefListQuerySchema,
+  WorkTaskListQuerySchema,
+} from '../../../shared/protocol/sechroom';
+import { iso } from '../../context';
+import { HttpError, json } from '../../http/reply';
+import type { RouteDef } from '../../http/router';
+import type { LifecycleAction } from '../domain/lifecycle';
+import type { TaskRow } from '../domain/work-store';
+import type { SechroomServices } from '../services';
+import { SECHROOM_BASE, authed, body, query } from './base';
+
+const AnyObject = z.object({});
+const DEFAULT_PAGE_SIZE = 50;
+
+/** Cards, context packs, run telemetry, and the operator's brief and work-plan verbs (seed B4 E6/E7/E11, B13). */
+export function workRoutes(s: SechroomServices): RouteDef[] {
+  const id = (p: Record<string, string>) => p.id!;
+  const lifecycle = (action: LifecycleAction) =>
+    authed(s, 'POST', `/work-briefs/:id/${action}`, (ctx, caller) => s.lifecycle.act(caller.tenantId, id(ctx.params), action, body(BriefLifecycleInputSchema, ctx)));
+  const metadata = () => ({ ...s.base.oauth.metadata(), issuer: `${s.base.ctx.baseUrl}${SECHROOM_BASE}`, scopes_supported: [SECHROOM_SCOPE] });
+  const taskWire = (t: TaskRow) => ({
+    memoryId: t.memory_id, title: t.title, status: t.status, decompositionId: t.decomposition_id, laneId: t.lane, verdict: t.verdict,
+    generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null, createdAt: iso(t.created_at),
+  });
+  return [
+    // Under the base URL (what a client that appends the well-known path to its base finds) and at the RFC 8414 path-inserted URL.
+    { method: 'GET', pattern: `${SECHROOM_BASE}/.well-known/oauth-authorization-server`, handler: () => json(200, metadata()) },
+    { method: 'GET', pattern: `/.well-known/oauth-authorization-server${SECHROOM_BASE}`, handler: () => json(200, metadata()) },
+    authed(s, 'GET', '/me', (_ctx, caller) => ({
+      operatorId: caller.operator.id, name: caller.operator.name, tenant: caller.tenantId, tenantName: caller.tenant.name, scope: caller.scope,
+    })),
+    authed(s, 'GET', '/tasks/:id/card', (ctx, caller) => {
+      const t = s.work.requireTask(id(ctx.params), caller.tenantId);
+      return {
+        taskId: t.memory_id, title: t.title,
+        task: { objective: t.objective, acceptance: t.acceptance, boundaries: t.boundaries, closeout: t.closeout },
+        contextPack: t.pack_slug && t.pack_version ? { slug: t.pack_slug, version: t.pack_version } : null,
+        decompositionId: t.decomposition_id, laneId: t.lane,
+      };
+    }),
+    authed(s, 'GET', '/bundles/:slug/versions/:version/package', (ctx, caller) => {
+      const { slug, version } = ctx.params as { slug: string; version: string };
+      const components = s.work.bundle(caller.tenantId, slug, version);
+      if (!components) throw new HttpError(404, 'not_found', `unknown context pack ${slug}@${version}`);
+      return { slug, version, components };
+    }),
+    authed(s, 'GET', '/work-tasks', (ctx, caller) => {
+      const q = query(WorkTaskListQuerySchema, ctx);
+      const page = q.page ?? 1;
+      const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+      const { items, count } = s.work.listTasks({ tenant_id: caller.tenantId, lane: q.lane, status: q.status, offset: (page - 1) * pageSize, limit: pageSize });
+      return { items: items.map(taskWire), count, page, pageSize };
+    }),
+    authed(s, 'POST', '/decompositions/:id/run/telemetry', (ctx, caller) => s.telemetry.ingest(caller.tenantId, id(ctx.params), body(RunTelemetryInputSchema, ctx).events)),
+    authed(s, 'GET', '/decompositions/:id/run/telemetry', (ctx, caller) => s.telemetry.read(caller.tenantId, id(ctx.params))),
+    authed(s, 'GET', '/decompositions', (ctx, caller) => {
+      const q = query(DecompositionListQuerySchema, ctx);
+      const page = q.page ?? 1;
+      const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+      const { items, count } = s.work.listDecompositions({ tenant_id: caller.tenantId, status: q.status, brief_id: q.briefId, offset: (page - 1) * pageSize, limit: pageSize });
+      return { items: items.map((d) => s.lifecycle.decompositionWire(d)), count, page, pageSize };
+    }),
+    authed(s, 'GET', '/decompositions/:id', (ctx, caller) => s.lifecycle.decompositionWire(s.work.requireDecomposition(id(ctx.params), caller.tenantId))),
+    authed(s, 'POST', '/decompositions/:id/resume', (ctx, caller) => (body(AnyObject, ctx), s.lifecycle.resumePlan(caller.tenantId, id(ctx.params)))),
+    authed(s, 'POST', '/decompositions/:id/accept', (ctx, caller) => (body(AnyObject, ctx), s.lifecycle.acceptPlan(caller.tenantId, id(ctx.params)))),
+    authed(s, 'POST', '/decompositions/:id/return-for-revision', (ctx, caller) =>
+      s.lifecycle.returnForRevision(caller.tenantId, id(ctx.params), body(ReturnForRevisionInputSchema, ctx).notes),
+    ),
+    authed(s, 'GET', '/work-briefs', (ctx, caller) => {
+      const q = query(WorkBriefListQuerySchema, ctx);
+      const page = q.page ?? 1;
+      const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+      const { items, count } = s.work.pageBriefs({ tenant_id: caller.tenantId, status: q.status, offset: (page - 1) * pageSize, limit: pageSize });
+      return { items: items.map((b) => s.lifecycle.briefWire(b)), count, page, pageSize };
+    }),
+    authed(s, 'GET', '/work-briefs/:id', (ctx, caller) => s.lifecycle.briefWire(s.work.requireBrief(id(ctx.params), caller.tenantId))),
+    authed(s, 'POST', '/work-briefs/:id/status', (ctx, caller) => {
+      const input = body(BriefStatusInputSchema, ctx);
+      if (input.id !== undefined && input.id !== id(ctx.params)) throw new HttpError(400, 'invalid_request', 'body.id must match the brief in the path');
+      return s.lifecycle.setStatus(caller.tenantId, id(ctx.params), input.to, input.source);
+    }),
+    lifecycle('pause'),
+    lifecycle('resume'),
+    lifecycle('cancel'),
+  ];
+}
