@@ -24,6 +24,8 @@ export interface EmulatorConfig {
   sessionTtlMs: number;
   /** How a claim with nothing to hand out is answered. */
   emptyClaim: '204' | 'empty_object';
+  /** Hand a runner only units its claim's `runtimes` can run [v1]; false plays a server that ignores the field. */
+  honourClaimRuntimes: boolean;
   bodyLimitBytes: number;
   rateLimit: { maxFailures: number; windowMs: number };
 }
@@ -46,6 +48,7 @@ export const DEFAULT_CONFIG: EmulatorConfig = {
   confirmationTtlMs: 10 * 60_000,
   sessionTtlMs: 12 * 3600_000,
   emptyClaim: '204',
+  honourClaimRuntimes: true,
   bodyLimitBytes: 1024 * 1024,
   rateLimit: { maxFailures: 5, windowMs: 15 * 60_000 },
 };

@@ -15,7 +15,10 @@ export function pairingRoutes(s: Services): RouteDef[] {
     {
       method: 'POST',
       pattern: '/api/runner/pairing/claim',
-      handler: (ctx) => json(200, s.pairing.claim(parseWith(PairingClaimRequestSchema, ctx.body).pairing_id)),
+      handler: (ctx) => {
+        const body = parseWith(PairingClaimRequestSchema, ctx.body);
+        return json(200, 'pairing_id' in body ? s.pairing.claim(body.pairing_id) : s.pairing.claimByCode(body));
+      },
     },
     {
       method: 'POST',

@@ -131,6 +131,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       modelAccountAlias: s.modelAccountAlias,
       modelAccountState: s.modelAccountState,
       expectedTenantId: s.expectedTenantId ?? null,
+      runWork: s.runWork,
     };
   };
   const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
@@ -152,6 +153,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     cpuCount: os.cpus().length,
     emit: (event) => hub.emit(event),
     registerSecret,
+    operatorPairingStart: (input) => operator.runnerPairingStart(input),
   });
   const unsubscribeSettings = settings.onChange(() => {
     runner.reconfigure();
