@@ -1,7 +1,6 @@
 import type { HostEvent } from '../../shared/contract';
 import type { PairingState } from '../../shared/runner';
 import { statusLine, type RunnerStatus } from '../../shared/status';
-import type { Core } from '../core/bootstrap';
 
 /**
  * What a headless host says on its terminal: the pairing code and address (there is no
@@ -57,30 +56,5 @@ export class TerminalReporter {
     if (line === this.lastStatus) return;
     this.lastStatus = line;
     this.out.write(`Status: ${line} — ${status.reason}\n`);
-  }
-
-  /** `--once`: one heartbeat, then the exit code says whether it went through (as the seed). */
-  oneHeartbeat(core: Core): Promise<number> {
-    if (!core.runner.identity) {
-      this.out.write('Not paired: run without --once to pair this machine first.\n');
-      return Promise.resolve(1);
-    }
-    return new Promise((resolve) => {
-      const off = core.host.subscribe((batch) => {
-        for (const e of batch) {
-          if (e.event !== 'runner:snapshot') continue;
-          if (e.payload.heartbeat.lastOkAt) {
-            this.out.write(`heartbeat ok runner_id=${e.payload.identity?.runnerId ?? '?'}\n`);
-            off();
-            return resolve(0);
-          }
-          if (e.payload.heartbeat.consecutiveFailures > 0 || e.payload.status.state === 'revoked') {
-            this.out.write(`heartbeat failed: ${e.payload.status.reason}\n`);
-            off();
-            return resolve(1);
-          }
-        }
-      });
-    });
   }
 }

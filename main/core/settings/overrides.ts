@@ -26,6 +26,10 @@ export interface ResolvedOverrides {
   /** `--user-code <code>`: pair with a code an operator got elsewhere (the web page, another CLI). */
   userCode?: string;
   port?: number;
+  /** `--health-port` / `RUNNER_TRAY_HEALTH_PORT`: a listener for `/healthz` only (containers' probes). */
+  healthPort?: number;
+  /** `--health-host` / `RUNNER_TRAY_HEALTH_HOST` (default 0.0.0.0). */
+  healthHost?: string;
   open: boolean;
   /** `--data-dir` or `RUNNER_TRAY_DATA_DIR`. */
   dataDir?: string;
@@ -46,7 +50,7 @@ const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
   '--control-plane': 'controlPlaneUrl',
   '--max-sessions': 'maxSessions',
 };
-const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir']);
+const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir', '--health-port', '--health-host']);
 const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store', '--execute', '--no-execute']);
 const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions']);
 
@@ -65,7 +69,7 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
 export const OVERRIDES_USAGE =
   'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
   '[--runtime auto|claude|codex] [--once] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
-  '[--data-dir <dir>] [--allow-file-secret-store]\n' +
+  '[--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>]\n' +
   '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
 
 /**
@@ -152,7 +156,8 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     sources,
     once: booleans.has('--once'),
     open: booleans.has('--open'),
-    allowFileSecretStore: booleans.has('--allow-file-secret-store'),
+    // The env form is for containers and service units, where the command line is fixed.
+    allowFileSecretStore: booleans.has('--allow-file-secret-store') || /^(1|true|yes)$/i.test(env.RUNNER_TRAY_ALLOW_FILE_SECRET_STORE?.trim() ?? ''),
   };
 
   const stateFlag = values.has('--state-file') ? '--state-file' : '--import-state';
@@ -176,6 +181,18 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     const n = Number(port);
     if (port.trim() === '' || !Number.isSafeInteger(n) || n < 0 || n > 65535) return fail('--port must be an integer from 0 to 65535.');
     result.port = n;
+  }
+  const healthPort = values.get('--health-port') ?? fromEnv(env, ['RUNNER_TRAY_HEALTH_PORT'])?.value;
+  if (healthPort !== undefined) {
+    const n = Number(healthPort);
+    const label = values.has('--health-port') ? '--health-port' : 'RUNNER_TRAY_HEALTH_PORT';
+    if (healthPort.trim() === '' || !Number.isSafeInteger(n) || n < 0 || n > 65535) return fail(`${label} must be an integer from 0 to 65535.`);
+    result.healthPort = n;
+  }
+  const healthHost = values.get('--health-host') ?? fromEnv(env, ['RUNNER_TRAY_HEALTH_HOST'])?.value;
+  if (healthHost !== undefined) {
+    if (!/^[A-Za-z0-9.:[\]-]{1,255}$/.test(healthHost.trim())) return fail('--health-host must be an address to listen on, e.g. 0.0.0.0 or 127.0.0.1.');
+    result.healthHost = healthHost.trim();
   }
   return result;
 }
