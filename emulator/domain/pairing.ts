@@ -186,6 +186,7 @@ export class PairingService {
     });
     this.ctx.db.prepare("UPDATE pairings SET status = 'claimed', runner_id = ? WHERE id = ?").run(runner.id, row.id);
     this.ctx.events.emit('pairing.claimed', { pairing_id: row.id, runner_id: runner.id, tenant_id: tenantId });
+    if (this.ctx.config.pairingClaimCredentialsOnly) return { runner_id: runner.id, runner_secret: secret };
     return { runner_id: runner.id, runner_secret: secret, tenant_id: tenantId, name: runner.name };
   }
 

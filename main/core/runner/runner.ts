@@ -172,13 +172,13 @@ export class Runner {
     const config = this.deps.config();
     let userCode: string | undefined;
     if (options.userCode !== undefined) {
-      userCode = options.userCode.trim();
+      // Codes of our shape (XXXX-XXXX) are taken case-, space- and dash-insensitively; a real
+      // server's may look different and are sent as typed.
+      const ours = normalizeUserCode(options.userCode);
+      userCode = ours ? `${ours.slice(0, 4)}-${ours.slice(4)}` : options.userCode.trim();
       if (userCode.length === 0 || userCode.length > 64 || /\s/.test(userCode)) {
         throw new CommandRefused('invalid_code', 'That is not a pairing code: paste the code exactly as the control plane showed it.');
       }
-      // Our own codes are shown XXXX-XXXX; a real server's may look different and are sent as typed.
-      const ours = normalizeUserCode(userCode);
-      if (ours) userCode = `${ours.slice(0, 4)}-${ours.slice(4)}`;
     }
     this.revoked = false;
     this.pairingConnector = this.deps.connectorFor(config.controlPlaneUrl);
