@@ -60,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
   });
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
   const lines = new SeedLines(core, process.stdout, path.join(dataDir, 'runner-state.json'));
-  const terminal = new TerminalReporter(process.stdout);
+  const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null);
   const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);

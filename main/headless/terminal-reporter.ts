@@ -10,7 +10,11 @@ export class TerminalReporter {
   private lastPairing = '';
   private lastStatus = '';
 
-  constructor(private readonly out: { write(text: string): unknown }) {}
+  constructor(
+    private readonly out: { write(text: string): unknown },
+    /** `--user-code`: that code was handed over, so there is nothing to show anyone. */
+    private readonly handedCode: string | null = null,
+  ) {}
 
   onEvents(batch: HostEvent[]): void {
     for (const e of batch) {
@@ -25,6 +29,10 @@ export class TerminalReporter {
     this.lastPairing = key;
     switch (state.phase) {
       case 'waiting': {
+        if (this.handedCode && state.userCode.replace(/[\s-]/g, '').toUpperCase() === this.handedCode.replace(/[\s-]/g, '').toUpperCase()) {
+          this.out.write(`Pairing with the code you were given (${state.userCode})…\n`);
+          return;
+        }
         const minutes = Math.max(1, Math.round((Date.parse(state.expiresAt) - Date.now()) / 60_000));
         this.out.write(
           `\n  Pair this machine: open ${state.verificationUri}\n  and enter the code   ${state.userCode}\n` +
@@ -52,9 +60,9 @@ export class TerminalReporter {
   }
 
   private status(status: RunnerStatus): void {
-    const line = statusLine(status);
+    const line = `${statusLine(status)} — ${status.reason}`;
     if (line === this.lastStatus) return;
     this.lastStatus = line;
-    this.out.write(`Status: ${line} — ${status.reason}\n`);
+    this.out.write(`Status: ${line}\n`);
   }
 }

@@ -68,6 +68,7 @@ describe('claiming only what this machine can run', () => {
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json' });
     await twoBeats(h);
     expect(h.emu.admin.getUnit(unit.id)?.status).toBe('queued');
+    expect(h.core.runner.status()).toMatchObject({ state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' });
     // The overrides pin it for the harness; a stored change is what the Settings view makes.
     await h.restart({ overrides: { controlPlaneUrl: h.emu.url, secretBackend: 'file', heartbeatMs: 1000, maxSessions: 2, runWork: true } });
     expect((await finished(h, unit.id)).phase).toBe('succeeded');

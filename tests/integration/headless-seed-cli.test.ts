@@ -121,6 +121,7 @@ describe('the headless host as a drop-in for `rost runner serve`', () => {
     const h = host(['--state-file', seed.file, '--heartbeat-ms', '1000', '--port', '0'], { RUNNER_EXECUTE: '0' });
     await h.line(/^Mode: heartbeat only — nothing is claimed \(RUNNER_EXECUTE=0\)\.$/);
     await h.line(/^heartbeat ok #3 runner_id=/);
+    await h.line(/^Status: Idle — Heartbeat only: this machine takes no work/);
     expect(emu!.admin.listEvents({ type: 'unit.claimed', limit: 100 })).toEqual([]);
     expect(emu!.admin.getUnit(unit.id)?.status).toBe('queued');
     h.child.kill('SIGTERM');
@@ -147,6 +148,7 @@ describe('the headless host as a drop-in for `rost runner serve`', () => {
     await setup();
     const code = emu!.admin.issuePairingCode({ name: '' }).user_code;
     const h = host(['--once', '--user-code', code, '--name', 'from-the-web']);
+    await h.line(/^Pairing with the code you were given \([A-Z]{4}-[A-Z]{4}\)…$/);
     const paired = await h.line(/^paired runner_id=(\S+) state_file=(.+)$/);
     expect(paired[2]).toBe(path.join(dir, 'data', 'runner-state.json'));
     expect(await h.exited).toBe(0);

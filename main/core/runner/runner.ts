@@ -323,6 +323,7 @@ export class Runner {
       active: this.active,
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
+      heartbeatOnly: !config.runWork,
     });
   }
 
