@@ -97,7 +97,7 @@ describe('the headless host as a drop-in for `rost runner serve`', () => {
   it('runs a real unit file line: --execute --state-file <seed file> --heartbeat-ms 30000', async () => {
     await setup();
     const seed = seedStateFile();
-    const h = host(['--execute', '--state-file', seed.file, '--heartbeat-ms', '30000', '--port', '0']);
+    const h = host(['--execute', '--state-file', seed.file, '--heartbeat-ms', '30000']);
     await h.line(/^Took over runner /);
     await h.line(/^Mode: runs work on this machine \(--execute\) with claude\.$/);
     const beat = await h.line(/^heartbeat ok #1 runner_id=(\S+) claude=true codex=false$/);
