@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { resolveOverrides } from '../../core/settings/overrides';
 import { headlessEntry } from '../entry-point';
 import { nodeServicePort } from './node-service-port';
 import {
@@ -85,6 +86,16 @@ export async function runServiceCommand(argv: readonly string[], deps: ServiceCl
     const manager = managerFor(port, deps.env, parsed.name);
     switch (parsed.action) {
       case 'install': {
+        // A unit that cannot start would only restart and fail: check its flags and variables now.
+        const checked = resolveOverrides(deps.env, parsed.hostArgs);
+        if (!checked.ok) {
+          deps.err.write(`runner-tray service: not installed: ${checked.error.message}\n`);
+          return 2;
+        }
+        if (checked.once) {
+          deps.err.write('runner-tray service: not installed: --once exits after one heartbeat; a service runs until stopped.\n');
+          return 2;
+        }
         const root = deps.repoRoot ?? repoRoot;
         const entry = headlessEntry(path.resolve(root), deps.nodePath ?? process.execPath, deps.port ? port.exists : existsSync);
         await manager.install({ name: parsed.name, entry, hostArgs: parsed.hostArgs, env: serviceEnvironment(deps.env, drain.data), drainMs: drain.data });

@@ -47,6 +47,8 @@ export function systemdUnit(spec: ServiceSpec): string {
     `ExecStart=${exec}`,
     'Restart=on-failure',
     'RestartSec=5',
+    // Exit 2 is a bad flag or variable: restarting cannot fix it.
+    'RestartPreventExitStatus=2',
     'KillMode=mixed',
     'KillSignal=SIGTERM',
     `TimeoutStopSec=${stopTimeoutSeconds(spec.drainMs)}`,

@@ -68,6 +68,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
     expect(unit).toContain('WorkingDirectory=/opt/runner-tray\n');
     expect(unit).toContain('Restart=on-failure\n');
     expect(unit).toContain('KillMode=mixed\n');
+    expect(unit).toContain('RestartPreventExitStatus=2\n');
     // The drain limit (120 s) plus 30 s to report what the drain canceled.
     expect(unit).toContain('TimeoutStopSec=150\n');
     expect(unit).toContain('Environment=RUNNER_TRAY_QUIT_DRAIN_MS=120000\n');
@@ -122,6 +123,16 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
       ['systemctl', '--user', 'daemon-reload'],
     ]);
     expect(t.text()).toContain('The data folder and pairing are kept.');
+  });
+
+  it('refuses to install a unit whose host flags would not start', async () => {
+    const sys = fakePort('linux');
+    const t = io();
+    expect(await runServiceCommand(['install', '--', '--execute', '--heartbeat-ms', '10'], { env, ...t, port: sys.port, ...base })).toBe(2);
+    expect(t.errors()).toBe('runner-tray service: not installed: --heartbeat-ms must be an integer >= 1000.\n');
+    expect(await runServiceCommand(['install', '--', '--once'], { env, ...io(), port: sys.port, ...base })).toBe(2);
+    expect(sys.files.size).toBe(0);
+    expect(sys.calls).toEqual([]);
   });
 
   it('says what failed when systemctl does', async () => {
