@@ -12,7 +12,7 @@ import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
 import { canOpenBrowser, openBrowser } from './open-browser';
 import { runModeLine, SeedLines } from './seed-lines';
-import { takeOverStateFile } from './seed-state-file';
+import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { startHeadlessServer } from './server';
 import { runServiceCommand } from './service/service-cli';
 import { TerminalReporter } from './terminal-reporter';
@@ -64,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
   const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
+  else await mentionDefaultSeedFile(core, process.stdout);
   await core.capabilities.get();
   process.stdout.write(`${runModeLine(core, resolved.sources)}\n`);
 

@@ -1,7 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
+import os from 'node:os';
 import { z } from 'zod';
 import type { CommandOutput } from '../../shared/contract';
 import type { Core } from '../core/bootstrap';
+import { seedStateFilePath } from '../core/import';
 
 type Out = { write(text: string): unknown };
 
@@ -72,5 +74,24 @@ export async function takeOverStateFile(core: Core, file: string, out: Out): Pro
     );
   } else if (check.kind === 'unreadable') {
     out.write(`Note: ${file} could not be read (${check.reason}); this machine stays runner ${identity.runnerId}.\n`);
+  }
+}
+
+/**
+ * No `--state-file` and not paired: if `rost runner serve` left its default state file for
+ * this control plane (`<tmp>/rost-runner-<sha1(url)>.json`), point at it rather than
+ * pairing a second runner for the same machine unasked.
+ */
+export async function mentionDefaultSeedFile(core: Core, out: Out, tmpDir = os.tmpdir()): Promise<void> {
+  if (core.runner.identity) return;
+  const url = core.settings.get().controlPlaneUrl;
+  for (const candidate of new Set([seedStateFilePath(url, tmpDir), seedStateFilePath(`${url}/`, tmpDir)])) {
+    try {
+      await access(candidate);
+    } catch {
+      continue;
+    }
+    out.write(`Found a rost runner serve state file for this control plane: ${candidate}. To keep that runner, start with --state-file ${candidate}.\n`);
+    return;
   }
 }
