@@ -24,6 +24,10 @@ export interface EmulatorConfig {
   sessionTtlMs: number;
   /** How a claim with nothing to hand out is answered. */
   emptyClaim: '204' | 'empty_object';
+  /** Hand a runner only units its claim's `runtimes` can run [v1]; false plays a server that ignores the field. */
+  honourClaimRuntimes: boolean;
+  /** Answer a pairing claim with runner_id and runner_secret only (a server that omits tenant_id and name). */
+  pairingClaimCredentialsOnly: boolean;
   bodyLimitBytes: number;
   rateLimit: { maxFailures: number; windowMs: number };
 }
@@ -46,6 +50,8 @@ export const DEFAULT_CONFIG: EmulatorConfig = {
   confirmationTtlMs: 10 * 60_000,
   sessionTtlMs: 12 * 3600_000,
   emptyClaim: '204',
+  honourClaimRuntimes: true,
+  pairingClaimCredentialsOnly: false,
   bodyLimitBytes: 1024 * 1024,
   rateLimit: { maxFailures: 5, windowMs: 15 * 60_000 },
 };

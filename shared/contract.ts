@@ -69,6 +69,8 @@ export const commands = {
   'runner:snapshot': command(NoInput, RunnerSnapshotSchema),
   'pairing:start': command(NoInput, PairingStateSchema),
   'pairing:cancel': command(NoInput, z.null()),
+  /** Pair with a code an operator got elsewhere (the control plane's web page): the seed's `--user-code`. */
+  'pairing:start-with-code': command(z.object({ code: z.string().trim().min(1).max(64) }).strict(), PairingStateSchema),
   /** Take over an existing `rost runner serve` state file (the secret moves to the secret store). */
   'runner:import': command(
     z.object({ file: z.string().min(1).max(4096) }).strict(),

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { deviceCodeStateSchemas } from './device-code';
 import {
-  AutomationModeSchema,
+  WireAutomationModeSchema,
   ChangesetStatusSchema,
   CONFIRMATION_STATUSES,
   GateStatusSchema,
   OperatorRoleSchema,
   PhaseRunStatusSchema,
-  PhaseSchema,
+  WirePhaseSchema,
   PlanVersionStatusSchema,
   RequestStatusSchema,
   RiskLevelSchema,
@@ -74,9 +74,9 @@ export const RequestSummaryViewSchema = z.object({
   title: z.string(),
   status: RequestStatusSchema,
   sourceChannel: SourceChannelSchema,
-  currentPhase: PhaseSchema,
+  currentPhase: WirePhaseSchema,
   risk: RiskLevelSchema,
-  automationMode: AutomationModeSchema,
+  automationMode: WireAutomationModeSchema,
   maxIterations: z.number().int().nullable(),
   iterationsUsed: z.number().int(),
   maxWallClockSeconds: z.number().int().nullable(),
@@ -100,7 +100,7 @@ export type RequestBoard = z.infer<typeof RequestBoardSchema>;
 
 export const PhaseRunViewSchema = z.object({
   id: z.string(),
-  phase: PhaseSchema,
+  phase: WirePhaseSchema,
   status: PhaseRunStatusSchema,
   attempt: z.number().int(),
   startedAt: z.string().nullable(),
@@ -194,7 +194,7 @@ export type LifecycleInput = z.infer<typeof LifecycleInputSchema>;
 
 export const LifecycleResultViewSchema = z.object({
   status: RequestStatusSchema,
-  currentPhase: PhaseSchema,
+  currentPhase: WirePhaseSchema,
   phaseRunId: z.string().nullable(),
   workOrderId: z.string().nullable(),
   resumeFromTaskId: z.string().nullable(),

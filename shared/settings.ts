@@ -32,13 +32,18 @@ export interface Settings {
   expectedTenantId?: string | undefined;
   launchAtLogin: boolean;
   notifications: boolean;
+  /**
+   * "Run work on this machine": claim and run units. Off is the seed's heartbeat-only mode
+   * (`RUNNER_EXECUTE=0`, `--no-execute`): the runner heartbeats and claims nothing.
+   */
+  runWork: boolean;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
 
 export const SETTING_KEYS = [
   'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
-  'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications',
+  'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -57,6 +62,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   expectedTenantId: 'Expected tenant id',
   launchAtLogin: 'Launch at login',
   notifications: 'Notifications',
+  runWork: 'Run work on this machine',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
@@ -72,6 +78,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   expectedTenantId: 'must be at most 200 characters without spaces.',
   launchAtLogin: 'must be true or false.',
   notifications: 'must be true or false.',
+  runWork: 'must be true or false.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -115,6 +122,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .transform((v) => (v ? v : undefined));
     case 'launchAtLogin':
     case 'notifications':
+    case 'runWork':
       return z.boolean({ error });
   }
 }
@@ -145,6 +153,7 @@ export function defaultSettings(hostname: string): Settings {
     expectedTenantId: undefined,
     launchAtLogin: false,
     notifications: true,
+    runWork: true,
   };
 }
 

@@ -112,6 +112,11 @@ export class EmulatorAdmin {
     const tenantId = opts.tenant_id ?? (opts.operator_id ? this.s.identity.getOperator(opts.operator_id)?.tenant_id : undefined);
     return this.s.pairing.decide(userCode, 'approve', { operatorId: opts.operator_id, tenantId });
   }
+  /** What the "Add a runner" page does: an approved code for `--user-code` (the operator's tenant, else the default). */
+  issuePairingCode(opts: { operator_id?: string; name?: string } = {}): PairingRecord {
+    const operator = opts.operator_id ? this.s.identity.getOperator(opts.operator_id) : undefined;
+    return this.s.pairing.issueCode({ id: operator?.id ?? 'admin', tenant_id: operator?.tenant_id ?? this.defaultTenantId() }, opts.name ?? null, null);
+  }
   denyPairing(userCode: string): PairingRecord {
     return this.s.pairing.decide(userCode, 'deny');
   }

@@ -58,6 +58,8 @@ export const ConfigPatchSchema = z.strictObject({
   confirmationTtlMs: positive.optional(),
   sessionTtlMs: positive.optional(),
   emptyClaim: z.enum(['204', 'empty_object']).optional(),
+  honourClaimRuntimes: z.boolean().optional(),
+  pairingClaimCredentialsOnly: z.boolean().optional(),
   bodyLimitBytes: positive.max(64 * 1024 * 1024).optional(),
   rateLimit: z.strictObject({ maxFailures: positive.optional(), windowMs: positive.optional() }).optional(),
 });

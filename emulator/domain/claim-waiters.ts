@@ -3,6 +3,7 @@ import type { ClaimedPayload } from './scheduler';
 interface Waiter {
   runnerId: string;
   interactiveOnly: boolean;
+  runtimes: readonly string[] | null;
   signal: AbortSignal;
   timer: NodeJS.Timeout;
   resolve: (payload: ClaimedPayload | null) => void;
@@ -17,14 +18,15 @@ export class ClaimWaiters {
   private waiters: Waiter[] = [];
   private scheduled = false;
 
-  constructor(private readonly tryClaim: (runnerId: string, interactiveOnly: boolean) => ClaimedPayload | null) {}
+  constructor(private readonly tryClaim: (runnerId: string, interactiveOnly: boolean, runtimes: readonly string[] | null) => ClaimedPayload | null) {}
 
-  wait(runnerId: string, interactiveOnly: boolean, waitMs: number, signal: AbortSignal): Promise<ClaimedPayload | null> {
+  wait(runnerId: string, interactiveOnly: boolean, waitMs: number, signal: AbortSignal, runtimes: readonly string[] | null = null): Promise<ClaimedPayload | null> {
     if (signal.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         runnerId,
         interactiveOnly,
+        runtimes,
         signal,
         resolve,
         timer: setTimeout(() => this.finish(waiter, null), waitMs),
@@ -59,7 +61,7 @@ export class ClaimWaiters {
         this.finish(waiter, null);
         continue;
       }
-      const payload = this.tryClaim(waiter.runnerId, waiter.interactiveOnly);
+      const payload = this.tryClaim(waiter.runnerId, waiter.interactiveOnly, waiter.runtimes);
       if (payload) this.finish(waiter, payload);
     }
   }

@@ -1,6 +1,7 @@
 import {
   formatUserCode,
   normalizeUserCode,
+  type PairingClaimByCode,
   type PairingClaimResponse,
   type PairingStartRequest,
   type PairingStartResponse,
@@ -79,6 +80,51 @@ export class PairingService {
     };
   }
 
+  /**
+   * The seed's authenticated start (`runner.pairing.start` with an operator bearer): the
+   * signed-in operator's request is the approval, so the code is issued already approved
+   * for their tenant and the runner claims it with the code. [v1]
+   */
+  startForOperator(input: PairingStartRequest, sourceIp: string, operator: { id: string; tenant_id: string }): PairingStartResponse {
+    const started = this.start(input, sourceIp);
+    this.decide(started.user_code, 'approve', { operatorId: operator.id, tenantId: operator.tenant_id });
+    return started;
+  }
+
+  /**
+   * A code an operator gets from the web page ("Add a runner") for a runner started with
+   * `--user-code`: approved at once for the operator's tenant; the runner names itself when
+   * it claims. [v1]
+   */
+  issueCode(operator: { id: string; tenant_id: string }, name: string | null, sourceIp: string | null): PairingRecord {
+    const now = this.ctx.now();
+    const id = newId();
+    const code = this.uniqueCode(now);
+    this.ctx.db
+      .prepare(
+        `INSERT INTO pairings (id, user_code, status, name, platform, runner_version, hostname, source_ip, tenant_id, decided_by,
+           interval_s, created_at, expires_at) VALUES (?, ?, 'approved', ?, '', NULL, NULL, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, code, name ?? '', sourceIp, operator.tenant_id, operator.id, this.ctx.config.pairingIntervalSec, now,
+        now + this.ctx.config.pairingExpiresInSec * 1000);
+    this.ctx.events.emit('pairing.issued', { pairing_id: id, user_code: formatUserCode(code), operator_id: operator.id });
+    return this.toRecord(this.row(id)!);
+  }
+
+  /** A claim with a user code (seed `--user-code`); the runner's own details fill what the code lacks. */
+  claimByCode(input: PairingClaimByCode): PairingClaimResponse {
+    const canonical = normalizeUserCode(input.user_code);
+    const row = canonical
+      ? (this.ctx.db.prepare('SELECT * FROM pairings WHERE user_code = ? ORDER BY created_at DESC LIMIT 1').get(canonical) as PairingRow | undefined)
+      : undefined;
+    if (!row) throw new HttpError(400, 'expired_token', 'no pairing has that code (mistyped, or it expired); ask for a new one');
+    this.ctx.db
+      .prepare("UPDATE pairings SET name = CASE WHEN name = '' THEN ? ELSE name END, platform = CASE WHEN platform = '' THEN ? ELSE platform END, " +
+        'runner_version = COALESCE(runner_version, ?), hostname = COALESCE(hostname, ?) WHERE id = ?')
+      .run(input.name ?? 'runner', input.platform ?? 'linux', input.runner_version ?? null, input.hostname ?? null, row.id);
+    return this.claim(row.id);
+  }
+
   /** One poll. Throws the RFC 8628-shaped 400 until the code is approved. */
   claim(pairingId: string): PairingClaimResponse {
     const row = this.row(pairingId);
@@ -140,6 +186,7 @@ export class PairingService {
     });
     this.ctx.db.prepare("UPDATE pairings SET status = 'claimed', runner_id = ? WHERE id = ?").run(runner.id, row.id);
     this.ctx.events.emit('pairing.claimed', { pairing_id: row.id, runner_id: runner.id, tenant_id: tenantId });
+    if (this.ctx.config.pairingClaimCredentialsOnly) return { runner_id: runner.id, runner_secret: secret };
     return { runner_id: runner.id, runner_secret: secret, tenant_id: tenantId, name: runner.name };
   }
 

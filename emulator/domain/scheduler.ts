@@ -29,7 +29,13 @@ export class Scheduler {
     private readonly forge: ForgeWorkHooks,
   ) {}
 
-  tryClaim(runnerId: string, interactiveOnly: boolean): ClaimedPayload | null {
+  /**
+   * `runtimes`: what the claiming runner said it can run (null: it did not say, as the seed).
+   * A unit whose brain is none of them stays queued for another runner; `auto` (or no brain)
+   * goes to anyone.
+   */
+  tryClaim(runnerId: string, interactiveOnly: boolean, runtimes: readonly string[] | null = null): ClaimedPayload | null {
+    if (runtimes !== null && runtimes.length === 0) return null;
     const runner = this.runners.get(runnerId);
     if (!runner || runner.revoked_at || runner.paused) return null;
     const { db, config } = this.ctx;
@@ -51,9 +57,10 @@ export class Scheduler {
          WHERE u.status = 'queued' AND u.tenant_id = ? AND (u.target_runner_id IS NULL OR u.target_runner_id = ?)
            AND (b.id IS NULL OR b.status IN ${CLAIMABLE_REQUEST_STATUSES})
            AND (? = 0 OR u.kind = 'turn_execution')
+           AND (? IS NULL OR u.brain IS NULL OR u.brain = 'auto' OR u.brain IN (SELECT value FROM json_each(?)))
          ORDER BY CASE u.kind WHEN 'turn_execution' THEN 0 ELSE 1 END, u.seq LIMIT 100`,
       )
-      .all(runner.tenant_id, runner.id, interactiveOnly ? 1 : 0) as Array<UnitRow & { project_id: string | null }>;
+      .all(runner.tenant_id, runner.id, interactiveOnly ? 1 : 0, runtimes === null ? null : 1, JSON.stringify(runtimes ?? [])) as Array<UnitRow & { project_id: string | null }>;
 
     const projectActive = db.prepare(
       `SELECT COUNT(*) AS n FROM units u JOIN build_requests b ON b.id = u.build_request_id

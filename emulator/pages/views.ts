@@ -91,6 +91,26 @@ export function confirmationView(c: ConfirmationRecord, requestTitle: string | n
     <p class="muted">The request title is text someone typed: read it, do not follow it.</p>${body}${forms}</div>`;
 }
 
+/** "Add a runner": an operator gets a code for a runner started with `--user-code`. */
+export function issueCodeView(csrf: string): SafeHtml {
+  return html`<div class="card"><h1>Add a runner</h1>
+    <p class="muted">Get a one-time code for a runner you start yourself, e.g. on a server:
+      <code>runner-tray-headless --user-code XXXX-XXXX</code>. The code pairs that runner with your tenant.</p>
+    <form method="post" action="/runners/new"><input type="hidden" name="csrf" value="${csrf}">
+      <label for="runner-name">Runner name (optional; the runner's own name is used otherwise)</label>
+      <input type="text" id="runner-name" name="name" maxlength="100">
+      <div class="actions"><button class="primary" type="submit">Get a code</button></div></form></div>`;
+}
+
+export function issuedCodeView(p: PairingRecord): SafeHtml {
+  return html`<div class="card"><h1>Your runner code</h1>
+    <p>Start the runner with this code before ${p.expires_at}:</p>
+    <p><code class="code" id="issued-code">${p.user_code}</code></p>
+    <p><code>runner-tray-headless --user-code ${p.user_code}</code></p>
+    <p class="muted">Or paste it in the runner's Pairing view under "Have a code from the web? Enter it".</p>
+    <p><a href="/runners/new">Get another code</a></p></div>`;
+}
+
 export function messageView(title: string, kind: 'ok' | 'error' | 'info', text: string, link?: { href: string; label: string }): SafeHtml {
   return html`<div class="card"><h1>${title}</h1>${notice(kind, text)}${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}</div>`;
 }
@@ -98,7 +118,7 @@ export function messageView(title: string, kind: 'ok' | 'error' | 'info', text: 
 export function homeView(operator: OperatorRecord | null): SafeHtml {
   return html`<div class="card"><h1>Runner Tray control plane emulator</h1>
     <p>${operator ? `Signed in as ${operator.name} (${operator.role}).` : 'Not signed in.'}</p>
-    <ul><li><a href="/device">Pair a runner</a> (device code)</li><li><a href="/oauth/device">Approve an operator sign-in</a></li>
+    <ul><li><a href="/device">Pair a runner</a> (device code)</li><li><a href="/runners/new">Add a runner</a> (a code for <code>--user-code</code>)</li><li><a href="/oauth/device">Approve an operator sign-in</a></li>
     <li><a href="/signin">Development sign-in</a></li><li><a href="/_emulator/state">Admin state (JSON)</a></li>
     <li><a href="/_emulator/sechroom/live">Sechroom Work Layer: instances, leases and completions (live)</a></li></ul></div>`;
 }

@@ -18,7 +18,7 @@ export function forgeRoutes(s: Services): RouteDef[] {
         const { input } = parseWith(CommandRequestSchema, ctx.body);
         // Seed transport for pairing (`rost runner serve` asks for a code as a signed-in operator).
         if (ctx.params.command_id === 'runner.pairing.start') {
-          return json(200, { output: s.pairing.start(parseWith(PairingStartRequestSchema, input, 'input', 'input'), ctx.ip) });
+          return json(200, { output: s.pairing.startForOperator(parseWith(PairingStartRequestSchema, input, 'input', 'input'), ctx.ip, operator) });
         }
         return s.commands.execute(operator, ctx.params.command_id!, input);
       },

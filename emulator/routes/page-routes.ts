@@ -11,6 +11,8 @@ import {
   confirmationView,
   deviceSignInDecisionView,
   homeView,
+  issueCodeView,
+  issuedCodeView,
   messageView,
   pairingDecisionView,
   signInView,
@@ -19,6 +21,7 @@ import type { Services } from '../services';
 
 const COOKIE = 'emu_session';
 const DecisionFormSchema = z.object({ code: z.string().max(40), decision: z.enum(['approve', 'deny']), csrf: z.string().max(200) });
+const IssueCodeFormSchema = z.object({ name: z.string().trim().max(100).optional(), csrf: z.string().max(200) });
 const SignInFormSchema = z.object({
   operator_id: z.string().max(100).optional(),
   name: z.string().trim().min(1).max(100).optional(),
@@ -181,6 +184,29 @@ export function pageRoutes(s: Services): RouteDef[] {
       decide: (code, sess, decision) => s.oauth.decide(code, sess.operator, decision),
       done: (d) => (d === 'approve' ? ['Signed in', 'The application is now signed in as you.'] : ['Sign-in denied', 'The application was refused.']),
     }),
+    {
+      method: 'GET',
+      pattern: '/runners/new',
+      handler: (ctx) => {
+        const sess = session(ctx);
+        if (!sess) return toSignIn(ctx);
+        return page(200, 'Add a runner', issueCodeView(sess.csrf), sess);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/runners/new',
+      body: 'form',
+      handler: (ctx) => {
+        const sess = session(ctx);
+        if (!sess) return redirect('/signin?next=%2Frunners%2Fnew');
+        const form = IssueCodeFormSchema.safeParse(ctx.body);
+        if (!form.success) throw new HttpError(400, 'invalid_request', 'form needs csrf and an optional name (up to 100 characters)');
+        checkPost(ctx, sess, form.data.csrf);
+        const record = s.pairing.issueCode(sess.operator, form.data.name || null, ctx.ip);
+        return page(200, 'Your runner code', issuedCodeView(record), sess);
+      },
+    },
     {
       method: 'GET',
       pattern: '/confirm/:id',

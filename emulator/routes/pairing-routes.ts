@@ -1,4 +1,4 @@
-import { PairingClaimRequestSchema, PairingStartRequestSchema } from '../../shared/protocol';
+import { PairingClaimByCodeSchema, PairingClaimByIdSchema, PairingStartRequestSchema } from '../../shared/protocol';
 import { json } from '../http/reply';
 import type { RouteDef } from '../http/router';
 import type { Services } from '../services';
@@ -15,7 +15,12 @@ export function pairingRoutes(s: Services): RouteDef[] {
     {
       method: 'POST',
       pattern: '/api/runner/pairing/claim',
-      handler: (ctx) => json(200, s.pairing.claim(parseWith(PairingClaimRequestSchema, ctx.body).pairing_id)),
+      handler: (ctx) => {
+        // By pairing id (our start) or by user code (seed `--user-code`); errors name the fields of the one meant.
+        const byCode = ctx.body !== null && typeof ctx.body === 'object' && 'user_code' in ctx.body && !('pairing_id' in ctx.body);
+        if (byCode) return json(200, s.pairing.claimByCode(parseWith(PairingClaimByCodeSchema, ctx.body)));
+        return json(200, s.pairing.claim(parseWith(PairingClaimByIdSchema, ctx.body).pairing_id));
+      },
     },
     {
       method: 'POST',

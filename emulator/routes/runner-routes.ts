@@ -1,9 +1,10 @@
-import { z } from 'zod';
 import {
   ClaimRequestSchema,
   HeartbeatRequestSchema,
   LeaseHeartbeatRequestSchema,
   ResultRequestSchema,
+  StartRequestSchema,
+  UNIT_ID_FIELD,
   type UnitKind,
 } from '../../shared/protocol';
 import type { ClaimedPayload } from '../domain/scheduler';
@@ -12,8 +13,6 @@ import type { RequestCtx, RouteDef } from '../http/router';
 import type { Services } from '../services';
 import { parseWith } from './parse';
 
-/** Start takes no fields; any object is fine. */
-const StartRequestSchema = z.object({});
 
 const KIND_BY_SEGMENT = new Map<string, UnitKind>([
   ['work-orders', 'work_order'],
@@ -24,6 +23,14 @@ function unitKind(ctx: RequestCtx): UnitKind {
   const kind = KIND_BY_SEGMENT.get(ctx.params.kind ?? '');
   if (!kind) throw new HttpError(404, 'not_found', `no route for ${ctx.path}`);
   return kind;
+}
+
+/** The seed's id field (`turn_execution_id` / `work_order_id`) is optional, but when sent it must be the path's id. */
+function checkIdField(kind: UnitKind, id: string, body: Partial<Record<'turn_execution_id' | 'work_order_id', string>>): void {
+  const field = UNIT_ID_FIELD[kind];
+  const other = field === 'turn_execution_id' ? 'work_order_id' : 'turn_execution_id';
+  if (body[other] !== undefined) throw new HttpError(400, 'invalid_request', `${other} does not belong to a ${kind}`);
+  if (body[field] !== undefined && body[field] !== id) throw new HttpError(400, 'invalid_request', `${field} does not match the unit in the path`);
 }
 
 /** Protocol §2–4: heartbeat, claim (with long-poll), start, lease heartbeat, result. */
@@ -46,11 +53,13 @@ export function runnerRoutes(s: Services): RouteDef[] {
         const runner = auth(ctx);
         const body = parseWith(ClaimRequestSchema, ctx.body);
         const interactiveOnly = body.interactive_only === true;
-        const now = s.scheduler.tryClaim(runner.id, interactiveOnly);
+        // [v1] a runner that says what it can run gets only that; a seed client says nothing.
+        const runtimes = s.ctx.config.honourClaimRuntimes ? (body.runtimes ?? null) : null;
+        const now = s.scheduler.tryClaim(runner.id, interactiveOnly, runtimes);
         const waitMs = Math.min(body.wait_ms ?? 0, s.ctx.config.longPollMaxMs);
         if (now || waitMs <= 0) return claimed(now);
         s.ctx.events.emit('claim.held', { runner_id: runner.id, interactive_only: interactiveOnly, wait_ms: waitMs });
-        const payload = await s.waiters.wait(runner.id, interactiveOnly, waitMs, ctx.signal);
+        const payload = await s.waiters.wait(runner.id, interactiveOnly, waitMs, ctx.signal, runtimes);
         if (!payload && ctx.signal.aborted) s.ctx.events.emit('claim.abandoned', { runner_id: runner.id });
         return claimed(payload);
       },
@@ -60,8 +69,9 @@ export function runnerRoutes(s: Services): RouteDef[] {
       pattern: '/api/runner/:kind/:id/start',
       handler: (ctx) => {
         const runner = auth(ctx);
-        parseWith(StartRequestSchema, ctx.body);
-        return json(200, s.runtime.start(runner, unitKind(ctx), ctx.params.id!));
+        const kind = unitKind(ctx);
+        checkIdField(kind, ctx.params.id!, parseWith(StartRequestSchema, ctx.body));
+        return json(200, s.runtime.start(runner, kind, ctx.params.id!));
       },
     },
     {
@@ -79,7 +89,9 @@ export function runnerRoutes(s: Services): RouteDef[] {
       handler: (ctx) => {
         const runner = auth(ctx);
         const kind = unitKind(ctx);
-        return json(200, s.runtime.result(runner, kind, ctx.params.id!, parseWith(ResultRequestSchema, ctx.body)));
+        const body = parseWith(ResultRequestSchema, ctx.body);
+        checkIdField(kind, ctx.params.id!, body);
+        return json(200, s.runtime.result(runner, kind, ctx.params.id!, body));
       },
     },
   ];

@@ -54,6 +54,8 @@ export interface CoreOptions {
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
   workStrategy?: 'adaptive' | 'seed';
+  /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
+  workAutoClaim?: boolean;
   /** Write rotating log files (default true). */
   logFiles?: boolean;
 }
@@ -64,6 +66,8 @@ export interface Core {
   settings: PersistentSettingsStore;
   runner: Runner;
   work: WorkManager;
+  /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */
+  capabilities: CapabilityDetector;
   /** Quit: drain running turns for up to `limitMs`, then stop everything. */
   shutdown(limitMs?: number): Promise<void>;
 }
@@ -131,6 +135,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       modelAccountAlias: s.modelAccountAlias,
       modelAccountState: s.modelAccountState,
       expectedTenantId: s.expectedTenantId ?? null,
+      runWork: s.runWork,
     };
   };
   const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
@@ -152,6 +157,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     cpuCount: os.cpus().length,
     emit: (event) => hub.emit(event),
     registerSecret,
+    operatorPairingStart: (input) => operator.runnerPairingStart(input),
   });
   const unsubscribeSettings = settings.onChange(() => {
     runner.reconfigure();
@@ -200,6 +206,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
     ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
+    ...(options.workAutoClaim === false ? { autoClaim: false } : {}),
   });
   const unsubscribeWake = runner.onWake(() => work.wake());
   const operator = new OperatorService({
@@ -257,6 +264,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     settings,
     runner,
     work,
+    capabilities,
     shutdown(limitMs = 0) {
       shutting ??= (async () => {
         // The status says "finishing N running turns" while they drain.

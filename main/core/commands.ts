@@ -46,6 +46,7 @@ export function createHandlers(s: CommandServices): Handlers {
     'runner:status': () => s.runner.status(),
     'runner:snapshot': () => s.runner.snapshot(),
     'pairing:start': () => refusals(() => s.runner.startPairing()),
+    'pairing:start-with-code': ({ code }) => refusals(() => s.runner.startPairing({ userCode: code })),
     'pairing:cancel': () => {
       s.runner.cancelPairing();
       return null;

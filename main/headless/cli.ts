@@ -8,8 +8,13 @@ import { statusLine } from '../../shared/status';
 import { bootstrapCore } from '../core/bootstrap';
 import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
+import { startHealthServer, type HealthServer } from './health';
+import { runOnce } from './once';
 import { canOpenBrowser, openBrowser } from './open-browser';
+import { runModeLine, SeedLines } from './seed-lines';
+import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { startHeadlessServer } from './server';
+import { runServiceCommand } from './service/service-cli';
 import { TerminalReporter } from './terminal-reporter';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,6 +26,7 @@ const QuitDrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).defau
  * display. Flags and env names are those of `rost runner serve`.
  */
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'service') return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${OVERRIDES_USAGE}\n`);
     return 0;
@@ -50,24 +56,34 @@ async function main(argv: string[]): Promise<number> {
     overrideSources: resolved.sources,
     allowFileSecretStore: resolved.allowFileSecretStore,
     ...runtimeBinariesFromEnv(process.env),
+    ...(resolved.once ? { workAutoClaim: false } : {}),
   });
-  const terminal = new TerminalReporter(process.stdout);
+  // First, before any await: the first heartbeat goes out at once and its line must not be missed.
+  const lines = new SeedLines(core, process.stdout, path.join(dataDir, 'runner-state.json'));
+  const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null);
   const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
 
-  if (resolved.importStateFile && !core.runner.identity) {
-    const imported = await core.host.invoke('runner:import', { file: resolved.importStateFile });
-    process.stdout.write(
-      imported.ok ? `Imported runner state from ${resolved.importStateFile}.\n` : `Could not import ${resolved.importStateFile}: ${imported.error.message}\n`,
-    );
-  }
+  if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
+  else await mentionDefaultSeedFile(core, process.stdout);
+  await core.capabilities.get();
+  process.stdout.write(`${runModeLine(core, resolved.sources)}\n`);
 
   if (resolved.once) {
-    const code = await terminal.oneHeartbeat(core);
+    // The core's timers do not hold the process open (the server does, in the other mode).
+    const keepAlive = setInterval(() => undefined, 60_000);
+    const code = await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    clearInterval(keepAlive);
+    lines.close();
     offEvents();
-    await core.shutdown(0);
+    await core.shutdown(quitDrainMs);
     return code;
   }
 
+  let health: HealthServer | null = null;
+  if (resolved.healthPort !== undefined) {
+    health = await startHealthServer({ port: resolved.healthPort, host: resolved.healthHost ?? '0.0.0.0', status: () => core.host.status() });
+    process.stdout.write(`Health probe: http://${resolved.healthHost ?? '0.0.0.0'}:${health.port}/healthz\n`);
+  }
   const server = await startHeadlessServer({
     host: core.host,
     staticDir: path.join(repoRoot, 'dist', 'renderer'),
@@ -80,8 +96,12 @@ async function main(argv: string[]): Promise<number> {
   if (resolved.open && canOpenBrowser(process.platform, process.env)) openBrowser(server.url, process.platform);
   // A server has nobody at a window: start pairing at once and show the code here.
   if (!core.runner.identity) {
-    const started = await core.host.invoke('pairing:start', undefined);
+    const started = resolved.userCode
+      ? await core.host.invoke('pairing:start-with-code', { code: resolved.userCode })
+      : await core.host.invoke('pairing:start', undefined);
     if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
+  } else if (resolved.userCode) {
+    process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);
   }
 
   let signals = 0;
@@ -99,6 +119,8 @@ async function main(argv: string[]): Promise<number> {
       active > 0 ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${quitDrainMs / 60_000} min. Press Ctrl-C again to stop now.\n` : `Stopping (${signal})…\n`,
     );
     offEvents();
+    lines.close();
+    await health?.close();
     await server.close();
     await core.shutdown(quitDrainMs);
     process.exit(0);

@@ -8,6 +8,7 @@ import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
 import { allowedHosts, allowedOrigins, cookieToken, newLaunchToken, TOKEN_COOKIE, tokensEqual } from './auth';
 import { readRendererFile } from '../core/renderer-files';
+import { isHealthz, serveHealthz } from './health';
 
 export interface HeadlessServerOptions {
   host: Host;
@@ -67,6 +68,8 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!allowedHosts(port).has(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden host.');
+    // Probes: no token, status only (see health.ts).
+    if (isHealthz(req)) return serveHealthz(req, res, () => host.status());
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed.');
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     const queryToken = url.searchParams.get('token');

@@ -1,7 +1,6 @@
 import type { HostEvent } from '../../shared/contract';
 import type { PairingState } from '../../shared/runner';
 import { statusLine, type RunnerStatus } from '../../shared/status';
-import type { Core } from '../core/bootstrap';
 
 /**
  * What a headless host says on its terminal: the pairing code and address (there is no
@@ -11,7 +10,11 @@ export class TerminalReporter {
   private lastPairing = '';
   private lastStatus = '';
 
-  constructor(private readonly out: { write(text: string): unknown }) {}
+  constructor(
+    private readonly out: { write(text: string): unknown },
+    /** `--user-code`: that code was handed over, so there is nothing to show anyone. */
+    private readonly handedCode: string | null = null,
+  ) {}
 
   onEvents(batch: HostEvent[]): void {
     for (const e of batch) {
@@ -26,6 +29,10 @@ export class TerminalReporter {
     this.lastPairing = key;
     switch (state.phase) {
       case 'waiting': {
+        if (this.handedCode && state.userCode.replace(/[\s-]/g, '').toUpperCase() === this.handedCode.replace(/[\s-]/g, '').toUpperCase()) {
+          this.out.write(`Pairing with the code you were given (${state.userCode})…\n`);
+          return;
+        }
         const minutes = Math.max(1, Math.round((Date.parse(state.expiresAt) - Date.now()) / 60_000));
         this.out.write(
           `\n  Pair this machine: open ${state.verificationUri}\n  and enter the code   ${state.userCode}\n` +
@@ -53,34 +60,9 @@ export class TerminalReporter {
   }
 
   private status(status: RunnerStatus): void {
-    const line = statusLine(status);
+    const line = `${statusLine(status)} — ${status.reason}`;
     if (line === this.lastStatus) return;
     this.lastStatus = line;
-    this.out.write(`Status: ${line} — ${status.reason}\n`);
-  }
-
-  /** `--once`: one heartbeat, then the exit code says whether it went through (as the seed). */
-  oneHeartbeat(core: Core): Promise<number> {
-    if (!core.runner.identity) {
-      this.out.write('Not paired: run without --once to pair this machine first.\n');
-      return Promise.resolve(1);
-    }
-    return new Promise((resolve) => {
-      const off = core.host.subscribe((batch) => {
-        for (const e of batch) {
-          if (e.event !== 'runner:snapshot') continue;
-          if (e.payload.heartbeat.lastOkAt) {
-            this.out.write(`heartbeat ok runner_id=${e.payload.identity?.runnerId ?? '?'}\n`);
-            off();
-            return resolve(0);
-          }
-          if (e.payload.heartbeat.consecutiveFailures > 0 || e.payload.status.state === 'revoked') {
-            this.out.write(`heartbeat failed: ${e.payload.status.reason}\n`);
-            off();
-            return resolve(1);
-          }
-        }
-      });
-    });
+    this.out.write(`Status: ${line}\n`);
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from './common';
-import { AutomationModeSchema, PhaseSchema, RequestStatusSchema, RiskLevelSchema } from './forge-enums';
+import { WireAutomationModeSchema, WirePhaseSchema, RequestStatusSchema, RiskLevelSchema } from './forge-enums';
 
 /**
  * The Forge runtime context packet a claimed unit may carry. Shape, bounds and
@@ -53,7 +53,7 @@ export type UntrustedSource = z.infer<typeof UntrustedSourceSchema>;
 
 export const TrustedControlSchema = z.strictObject({
   source: z.literal(TRUSTED_CONTROL_SOURCE),
-  automation_mode: AutomationModeSchema,
+  automation_mode: WireAutomationModeSchema,
   inferred_risk: RiskLevelSchema,
   risk_ceiling: RiskLevelSchema.nullable().default(null),
   authority_profile_ids: z.array(UuidSchema).max(50).default([]),
@@ -75,7 +75,7 @@ export const ForgeRuntimeContextPacketSchema = z.strictObject({
   phase_run_id: UuidSchema,
   build_request_id: UuidSchema,
   software_project_id: UuidSchema,
-  phase: PhaseSchema,
+  phase: WirePhaseSchema,
   request_status: RequestStatusSchema,
   project: z.strictObject({ slug: z.string().nullable(), status: z.string().nullable() }),
   scheduler: ContextPacketSchedulerSchema,

@@ -10,6 +10,13 @@ export const PHASES = ['intake', 'planning', 'plan_review', 'build', 'verify', '
 export const PhaseSchema = z.enum(PHASES);
 export type Phase = z.infer<typeof PhaseSchema>;
 
+/**
+ * A phase as a control plane sends it: one of ours, or any other name, kept as it is (the
+ * seed's enum is truncated, so a real server may use names we do not know). [v1: tolerant]
+ */
+export const WirePhaseSchema = z.union([PhaseSchema, z.string().trim().min(1).max(80)]);
+export type WirePhase = Phase | (string & {});
+
 /** [seed] */
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export const RiskLevelSchema = z.enum(RISK_LEVELS);
@@ -19,6 +26,10 @@ export type RiskLevel = z.infer<typeof RiskLevelSchema>;
 export const AUTOMATION_MODES = ['plan_only', 'observe', 'pull_request_only', 'supervised_merge'] as const;
 export const AutomationModeSchema = z.enum(AUTOMATION_MODES);
 export type AutomationMode = z.infer<typeof AutomationModeSchema>;
+
+/** An automation mode as sent: a known one, or any other name, kept as it is. [v1: tolerant] */
+export const WireAutomationModeSchema = z.union([AutomationModeSchema, z.string().trim().min(1).max(80)]);
+export type WireAutomationMode = AutomationMode | (string & {});
 
 /** [seed] */
 export const SOURCE_CHANNELS = ['ui', 'cli', 'github_issue', 'linear', 'api'] as const;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { IsoTimeSchema, UuidSchema } from './common';
 import {
-  AutomationModeSchema,
+  WireAutomationModeSchema,
   ChangesetStatusSchema,
   GateStatusSchema,
   PhaseRunStatusSchema,
-  PhaseSchema,
+  WirePhaseSchema,
   PlanVersionStatusSchema,
   RequestStatusSchema,
   RiskLevelSchema,
@@ -23,9 +23,9 @@ export const BuildRequestSummarySchema = z.object({
   title: z.string(),
   status: RequestStatusSchema,
   source_channel: SourceChannelSchema,
-  current_phase: PhaseSchema,
+  current_phase: WirePhaseSchema,
   inferred_risk: RiskLevelSchema,
-  automation_mode: AutomationModeSchema,
+  automation_mode: WireAutomationModeSchema,
   max_iterations: z.number().int().nullable(),
   max_wall_clock_seconds: z.number().int().nullable(),
   cost_budget_usd: z.string().nullable(),
@@ -38,7 +38,7 @@ export type BuildRequestSummary = z.infer<typeof BuildRequestSummarySchema>;
 export const PhaseRunSummarySchema = z.object({
   id: UuidSchema,
   build_request_id: UuidSchema,
-  phase: PhaseSchema,
+  phase: WirePhaseSchema,
   status: PhaseRunStatusSchema,
   attempt: z.number().int().positive(),
   started_at: IsoTimeSchema.nullable(),
@@ -122,7 +122,7 @@ export type RequestShowInput = z.infer<typeof RequestShowInputSchema>;
 /** [seed] */
 export const RequestShowOutputSchema = z.object({
   request: BuildRequestSummarySchema,
-  current_phase: PhaseSchema,
+  current_phase: WirePhaseSchema,
   phase_runs: z.array(PhaseRunSummarySchema),
   gates: z.array(GateSummarySchema),
   plan_versions: z.array(PlanVersionSummarySchema),
@@ -162,7 +162,7 @@ export type RequestResumeInput = z.infer<typeof RequestResumeInputSchema>;
 export const LifecycleOutputSchema = z.object({
   build_request_id: UuidSchema,
   status: RequestStatusSchema,
-  current_phase: PhaseSchema,
+  current_phase: WirePhaseSchema,
   phase_run_id: UuidSchema.nullable(),
   work_order_id: UuidSchema.nullable(),
   resume_from_task_id: UuidSchema.nullable(),

@@ -21,11 +21,39 @@ export const PairingStartResponseSchema = z.object({
 });
 export type PairingStartResponse = z.infer<typeof PairingStartResponseSchema>;
 
-/** `POST /api/runner/pairing/claim` body. [v1, RFC 8628 shaped] */
-export const PairingClaimRequestSchema = z.object({
+/** `POST /api/runner/pairing/claim` body after our own start: the pairing id. [v1, RFC 8628 shaped] */
+export const PairingClaimByIdSchema = z.object({
   pairing_id: OpaqueIdSchema,
 });
+/**
+ * Claim body with a user code an operator got elsewhere (`--user-code`, the web page, or the
+ * authenticated `runner.pairing.start`, which answers only `user_code` in the seed). The runner
+ * says who it is, for a code that was issued without a name. [seed: claims by user code; v1 body]
+ */
+export const PairingClaimByCodeSchema = z.object({
+  user_code: z.string().trim().min(1).max(64),
+  name: z.string().trim().min(1).max(200).optional(),
+  platform: PlatformSchema.optional(),
+  runner_version: z.string().trim().min(1).max(64).optional(),
+  hostname: z.string().trim().min(1).max(255).optional(),
+});
+export type PairingClaimByCode = z.infer<typeof PairingClaimByCodeSchema>;
+export const PairingClaimRequestSchema = z.union([PairingClaimByIdSchema, PairingClaimByCodeSchema]);
 export type PairingClaimRequest = z.infer<typeof PairingClaimRequestSchema>;
+
+/**
+ * Output of the authenticated command `runner.pairing.start` (`{ name, platform }`). The seed
+ * reads only `user_code`; the rest is used when a server sends it. [seed: user_code; v1: rest]
+ */
+export const RunnerPairingStartOutputSchema = z.object({
+  user_code: z.string().trim().min(1).max(64),
+  pairing_id: OpaqueIdSchema.optional(),
+  verification_uri: z.string().min(1).optional(),
+  verification_uri_complete: z.string().min(1).optional(),
+  expires_in: z.number().int().positive().optional(),
+  interval: z.number().int().nonnegative().optional(),
+});
+export type RunnerPairingStartOutput = z.infer<typeof RunnerPairingStartOutputSchema>;
 
 /** Runner credentials. The secret is a bearer token: never display, log or send to a renderer. [seed] */
 export const PairingClaimResponseSchema = z.object({

@@ -16,6 +16,12 @@ export const ClaimRequestSchema = z.object({
   interactive_only: z.boolean().optional(),
   /** Only when the heartbeat advertised `claim.long_poll_max_ms`; the server caps it there. [v1] */
   wait_ms: z.number().int().nonnegative().max(600_000).optional(),
+  /**
+   * The runtimes this runner can run right now (installed, allowed, ready). A server that
+   * knows the field hands out only units whose brain is one of them (or `auto`); one that
+   * ignores it may still hand out another, which the runner reports as the seed does. [v1]
+   */
+  runtimes: z.array(z.enum(['claude', 'codex'])).max(2).optional(),
 });
 export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
 
@@ -66,6 +72,16 @@ export const ClaimResponseSchema = z.object({
 });
 export type ClaimResponse = z.infer<typeof ClaimResponseSchema>;
 
+/** The id field the seed sends with a unit's start and result: `turn_execution_id` or `work_order_id`. [seed] */
+export const UNIT_ID_FIELD = { turn_execution: 'turn_execution_id', work_order: 'work_order_id' } as const satisfies Record<UnitKind, string>;
+
+/** `POST …/{id}/start` body: the seed's id field, nothing else. [seed] */
+export const StartRequestSchema = z.object({
+  turn_execution_id: OpaqueIdSchema.optional(),
+  work_order_id: OpaqueIdSchema.optional(),
+});
+export type StartRequest = z.infer<typeof StartRequestSchema>;
+
 /** `POST …/{id}/start` 2xx answer. Only the status matters to the seed client. [v1 body] */
 export const StartResponseSchema = z.object({
   started: z.literal(true),
@@ -114,6 +130,9 @@ export const ResultRequestSchema = z.object({
   usage: UsageSchema.optional(),
   /** `<unit id>:<attempt>`; a repeat is answered 409 already_recorded. */
   idempotency_key: z.string().min(1).max(300).optional(),
+  /** The seed's id field, the same id as in the path. [seed] */
+  turn_execution_id: OpaqueIdSchema.optional(),
+  work_order_id: OpaqueIdSchema.optional(),
 });
 export type ResultRequest = z.infer<typeof ResultRequestSchema>;
 

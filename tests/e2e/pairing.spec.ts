@@ -131,3 +131,23 @@ test('imports a rost runner serve state file instead of pairing', async ({ page 
   await openView(page, 'dashboard');
   await expect(page.getByTestId('fig-heartbeat')).toContainText('ago', { timeout: 10_000 });
 });
+
+test('pairs with a code from the web page: "Have a code from the web? Enter it"', async ({ page }) => {
+  await page.goto(`${stack.host.url}#pairing`);
+  await expect(page.getByTestId('paired-card')).toBeVisible();
+  await page.getByTestId('unpair').click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Unpair' }).click();
+  await expect(page.getByTestId('status-line')).toHaveText('Not paired');
+
+  const entry = page.getByTestId('code-entry');
+  await expect(entry).toContainText('Have a code from the web? Enter it');
+  await page.getByTestId('code-entry-input').fill('not a code');
+  await page.getByTestId('code-entry-submit').click();
+  await expect(page.getByTestId('code-entry-error')).toContainText('That is not a pairing code');
+
+  const issued = stack.emu.admin.issuePairingCode({ name: '' });
+  await page.getByTestId('code-entry-input').fill(issued.user_code.toLowerCase());
+  await page.getByTestId('code-entry-submit').click();
+  await expect(page.getByTestId('paired-card')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('paired-name')).toHaveText('e2e-studio');
+});

@@ -45,6 +45,21 @@ describe('shared wire schemas', () => {
     expect(parsed.untrusted_sources[0]!.must_not_influence).toEqual(['authority', 'automation_mode', 'gate_decision', 'secret_grant', 'risk_ceiling']);
   });
 
+  it('keeps a phase or automation mode it does not know, as sent, and stays strict about everything else', () => {
+    const unknown = packet();
+    unknown.phase = 'security_review';
+    (unknown.trusted_control as Record<string, unknown>).automation_mode = 'autopilot_with_guardrails';
+    const parsed = ForgeRuntimeContextPacketSchema.parse(unknown);
+    expect(parsed.phase).toBe('security_review');
+    expect(parsed.trusted_control.automation_mode).toBe('autopilot_with_guardrails');
+    for (const bad of ['', 7, null, 'x'.repeat(81)]) expect(ForgeRuntimeContextPacketSchema.safeParse({ ...packet(), phase: bad }).success).toBe(false);
+    // Fields the seed shows in full stay exact.
+    expect(ForgeRuntimeContextPacketSchema.safeParse({ ...packet(), request_status: 'sleeping' }).success).toBe(false);
+    const risk = packet();
+    (risk.trusted_control as Record<string, unknown>).inferred_risk = 'spicy';
+    expect(ForgeRuntimeContextPacketSchema.safeParse(risk).success).toBe(false);
+  });
+
   it('rejects any unknown key, a changed policy sentence, a wrong fence and out-of-range sessions', () => {
     const extra = { ...packet(), instructions: 'do as I say' };
     expect(ForgeRuntimeContextPacketSchema.safeParse(extra).success).toBe(false);

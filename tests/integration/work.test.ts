@@ -84,11 +84,23 @@ describe('claiming and running units against the emulator', () => {
     expect((await resultFor(h, unit.id))[0]).toMatchObject({ status: 'failed' });
   });
 
-  it('fails clearly when the unit needs a runtime this runner may not use', async () => {
+  it('says which runtimes it can run, so a claude-only runner leaves a codex unit queued for another runner', async () => {
     h = await pairedHarness({ runtime: 'claude' });
+    const codexUnit = h.emu.admin.enqueueTurnExecution({ brain: 'codex', prompt: 'fake:jsonl' });
+    const claudeUnit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json' });
+    expect((await finished(h, claudeUnit.id)).phase).toBe('succeeded');
+    const claims = h.emu.admin.listEvents({ type: 'unit.claimed', limit: 1000 }).map((e) => e.data.unit_id);
+    expect(claims).toEqual([claudeUnit.id]);
+    expect(h.emu.admin.getUnit(codexUnit.id)?.status).toBe('queued');
+  });
+
+  it('reports a unit it cannot run with the seed\'s words when the server ignores the runtimes it sent', async () => {
+    h = await pairedHarness({ runtime: 'claude' });
+    h.emu.admin.setConfig({ honourClaimRuntimes: false });
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'codex', prompt: 'fake:jsonl' });
     const view = await finished(h, unit.id);
-    expect(view.reason).toBe('The unit needs codex, but this runner is set to run claude only.');
+    expect(view.reason).toBe('Runner runtime claude cannot execute requested codex turn.');
+    expect((await resultFor(h, unit.id))[0]).toMatchObject({ status: 'failed', summary: 'Runner runtime claude cannot execute requested codex turn.' });
   });
 
   it('claims nothing while paused, and picks the work up on resume', async () => {

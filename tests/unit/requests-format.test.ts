@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isHttpUrl, parseReason } from '../../shared/operator';
-import { actionAvailable, formatAge, formatSeconds, formatUsd } from '../../renderer/src/views/requests/format-request';
+import { actionAvailable, automationLabel, formatAge, formatSeconds, formatUsd, phaseLabel } from '../../renderer/src/views/requests/format-request';
 
 describe('the lifecycle reason', () => {
   it('is trimmed, optional, and at most 2000 characters', () => {
@@ -56,5 +56,15 @@ describe('request formatting', () => {
     expect(formatSeconds(7200)).toBe('2 h');
     expect(formatSeconds(5400)).toBe('1 h 30 min');
     expect(formatUsd('25')).toBe('$25.00');
+  });
+});
+
+describe('phases and automation modes a control plane may send', () => {
+  it('shows known ones in words and unknown ones as they are', () => {
+    expect(phaseLabel('plan_review')).toBe('Plan review');
+    expect(phaseLabel('security_review')).toBe('security_review');
+    expect(phaseLabel('toString')).toBe('toString');
+    expect(automationLabel('pull_request_only')).toBe('Pull request only');
+    expect(automationLabel('autopilot_with_guardrails')).toBe('autopilot_with_guardrails');
   });
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import {
-  AutomationModeSchema,
+  WireAutomationModeSchema,
   ChangesetStatusSchema,
   ClarificationAnswerSchema,
   DecimalStringSchema,
   GateStatusSchema,
   PhaseRunStatusSchema,
-  PhaseSchema,
+  WirePhaseSchema,
   PlanVersionStatusSchema,
   RequestStatusSchema,
   RiskLevelSchema,
@@ -41,10 +41,10 @@ export const CreateBuildRequestInputSchema = z.strictObject({
   status: RequestStatusSchema.optional(),
   status_reason: z.string().max(2000).nullable().optional(),
   source_channel: SourceChannelSchema.optional(),
-  current_phase: PhaseSchema.optional(),
+  current_phase: WirePhaseSchema.optional(),
   inferred_risk: RiskLevelSchema.optional(),
   risk_ceiling: RiskLevelSchema.nullable().optional(),
-  automation_mode: AutomationModeSchema.optional(),
+  automation_mode: WireAutomationModeSchema.optional(),
   ...ceilings,
   /** Also record a phase run for the current phase (default true). */
   with_phase_run: z.boolean().optional(),
@@ -55,17 +55,17 @@ export const UpdateBuildRequestInputSchema = z.strictObject({
   title: z.string().min(1).max(2000).optional(),
   status: RequestStatusSchema.optional(),
   status_reason: z.string().max(2000).nullable().optional(),
-  current_phase: PhaseSchema.optional(),
+  current_phase: WirePhaseSchema.optional(),
   inferred_risk: RiskLevelSchema.optional(),
   risk_ceiling: RiskLevelSchema.nullable().optional(),
-  automation_mode: AutomationModeSchema.optional(),
+  automation_mode: WireAutomationModeSchema.optional(),
   ...ceilings,
 });
 export type UpdateBuildRequestInput = z.input<typeof UpdateBuildRequestInputSchema>;
 
 export const AddPhaseRunInputSchema = z.strictObject({
   id: z.uuid().optional(),
-  phase: PhaseSchema,
+  phase: WirePhaseSchema,
   status: PhaseRunStatusSchema.optional(),
   attempt: z.number().int().positive().optional(),
 });

@@ -3,6 +3,7 @@ import type {
   HeartbeatRequest,
   HeartbeatResponse,
   LeaseHeartbeatResponse,
+  PairingClaimByCode,
   PairingClaimResponse,
   PairingStartRequest,
   PairingStartResponse,
@@ -27,6 +28,8 @@ export interface ClaimOptions {
   interactiveOnly: boolean;
   /** Long-poll: only when the server advertised it. */
   waitMs?: number;
+  /** The runtimes this runner can run now (`runtimeReadiness`); the server may ignore it. [v1] */
+  runtimes?: readonly ('claude' | 'codex')[];
   signal?: AbortSignal;
 }
 
@@ -42,6 +45,8 @@ export interface RunnerConnector {
   readonly origin: string;
   startPairing(request: PairingStartRequest): Promise<PairingStartResponse>;
   pollPairing(pairingId: string): Promise<PairingPoll>;
+  /** Claim with a user code an operator got elsewhere (`--user-code`, `runner.pairing.start`). */
+  pollPairingByCode(claim: PairingClaimByCode): Promise<PairingPoll>;
   unpair(credentials: RunnerCredentials): Promise<void>;
   heartbeat(credentials: RunnerCredentials, body: HeartbeatRequest): Promise<HeartbeatResponse>;
   claim(credentials: RunnerCredentials, options: ClaimOptions): Promise<ClaimedWork | null>;

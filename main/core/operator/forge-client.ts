@@ -4,7 +4,9 @@ import {
   ErrorBodySchema,
   FORGE_COMMANDS,
   OperatorIdentitySchema,
+  RunnerPairingStartOutputSchema,
   commandResponseSchema,
+  type RunnerPairingStartOutput,
   type ConfirmationHandoff,
   type ConfirmationStatus,
   type ForgeCommandId,
@@ -63,6 +65,17 @@ export class ForgeClient {
     if (res.status !== 200) throw this.refused(id, res.status, res.body);
     const envelope = this.http.parse(id, res, commandResponseSchema(FORGE_COMMANDS[id].output));
     return { kind: 'output', output: envelope.output as ForgeCommandOutput<Id> };
+  }
+
+  /**
+   * The seed's authenticated pairing start: `runner.pairing.start` with `{ name, platform }`
+   * answers a `user_code` the runner then claims. [seed]
+   */
+  async runnerPairingStart(input: { name: string; platform: string }, accessToken: string): Promise<RunnerPairingStartOutput> {
+    const id = 'runner.pairing.start';
+    const res = await this.http.request({ method: 'POST', path: `/api/commands/${id}`, body: { input }, bearer: accessToken, timeoutMs: REQUEST_TIMEOUT_MS });
+    if (res.status !== 200) throw this.refused(id, res.status, res.body);
+    return this.http.parse(id, res, commandResponseSchema(RunnerPairingStartOutputSchema)).output;
   }
 
   async confirmation(id: string, accessToken: string): Promise<ConfirmationStatus> {

@@ -10,9 +10,10 @@ import {
   type RequestDetailView,
   type SignOutResult,
 } from '../../../shared/operator';
-import type { LifecycleCommandId, OperatorIdentity, TokenResponse } from '../../../shared/protocol';
+import type { LifecycleCommandId, OperatorIdentity, RunnerPairingStartOutput, TokenResponse } from '../../../shared/protocol';
 import type { TurnsSnapshot } from '../../../shared/turns';
 import type { FetchLike } from '../connectors/http-json';
+import { ConnectorError, isConnectorError } from '../connectors/errors';
 import { CommandFailure } from '../dispatch';
 import type { Clock, Logger } from '../ports';
 import type { SecretStore } from '../secrets/secret-store';
@@ -199,6 +200,23 @@ export class OperatorService {
 
   async confirmation(id: string): Promise<ConfirmationView> {
     return confirmationView(await this.call((forge, token) => forge.confirmation(id, token)));
+  }
+
+  /**
+   * Pairing as the seed does it when an operator is signed in: the authenticated
+   * `runner.pairing.start`. null when nobody is signed in to this control plane or the
+   * server has no such command (404), so the runner falls back to the unauthenticated start.
+   */
+  async runnerPairingStart(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null> {
+    const account = await this.ensureAccount();
+    const session = account.session;
+    if (!session?.signedIn) return null;
+    try {
+      return await session.authorized((token) => account.forge.runnerPairingStart(input, token));
+    } catch (error) {
+      if (isConnectorError(error, 'not_found') || (error instanceof ConnectorError && error.status === 404)) return null;
+      throw explainFailure(error);
+    }
   }
 
   /** A Forge call with the operator's token; every failure comes back as one readable line. */

@@ -73,18 +73,25 @@ export function capabilitiesForRuntime(detected: Capabilities, preference: Runti
   return { ...detected, [other]: { installed: false } };
 }
 
-/** The runtime a unit runs with: its brain when allowed and installed, else the first usable one. */
+/** The seed's words for a unit this runner cannot run (a server that ignored `runtimes` sent it). [seed] */
+export function cannotRunMessage(localRuntime: string, brain: string): string {
+  return `Runner runtime ${localRuntime} cannot execute requested ${brain} turn.`;
+}
+
+/**
+ * The runtime a unit runs with: its brain when that runtime is ready, else (for `auto`) the
+ * first ready one. `ready` comes from `runtimeReadiness`, the one place that decides it.
+ */
 export function chooseRuntime(
   brain: 'claude' | 'codex' | 'auto',
   preference: RuntimePreference,
-  capabilities: Capabilities,
+  ready: readonly RuntimeName[],
 ): { ok: true; runtime: RuntimeName } | { ok: false; reason: string } {
-  const allowed = capabilitiesForRuntime(capabilities, preference);
   if (brain !== 'auto') {
-    if (allowed[brain].installed) return { ok: true, runtime: brain };
-    const why = preference !== 'auto' && preference !== brain ? `this runner is set to run ${preference} only` : `${brain} is not installed on this machine`;
-    return { ok: false, reason: `The unit needs ${brain}, but ${why}.` };
+    if (ready.includes(brain)) return { ok: true, runtime: brain };
+    return { ok: false, reason: cannotRunMessage(ready[0] ?? preference, brain) };
   }
-  for (const runtime of ['claude', 'codex'] as const) if (allowed[runtime].installed) return { ok: true, runtime };
+  const first = ready[0];
+  if (first) return { ok: true, runtime: first };
   return { ok: false, reason: 'No coding agent is available: install claude or codex, or change the runtime setting.' };
 }

@@ -12,6 +12,8 @@ export interface StatusInputs {
   active: number;
   max: number;
   connected: boolean;
+  /** "Run work on this machine" is off (`RUNNER_EXECUTE=0`): connected, but claiming nothing. */
+  heartbeatOnly?: boolean;
 }
 
 /** Derives the one status line from the runner's facts; pure, so every state is testable. */
@@ -40,5 +42,6 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };
   }
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
+  if (s.heartbeatOnly) return { state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' };
   return { state: 'idle', reason: 'Connected and waiting for work.' };
 }

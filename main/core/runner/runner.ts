@@ -1,5 +1,5 @@
 import type { HostEvent } from '../../../shared/contract';
-import type { PairingClaimResponse } from '../../../shared/protocol';
+import { normalizeUserCode, type PairingClaimResponse, type PairingStartRequest, type RunnerPairingStartOutput } from '../../../shared/protocol';
 import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../shared/runner';
 import type { RunnerStatus } from '../../../shared/status';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
@@ -8,7 +8,7 @@ import type { Clock, Logger, PlatformInfo, TimerHandle } from '../ports';
 import type { CapabilityDetector, RuntimePreference } from './capabilities';
 import { buildHeartbeat } from './heartbeat-body';
 import { HeartbeatLoop } from './heartbeat-loop';
-import { PairingFlow } from './pairing-flow';
+import { PairingFlow, type PairingStart } from './pairing-flow';
 import { importStateFile } from './state-import';
 import { runnerAccount, type SecretStore } from '../secrets/secret-store';
 import type { RunnerIdentity, RunnerStateStore } from './runner-state-store';
@@ -27,6 +27,8 @@ export interface RunnerConfig {
   modelAccountAlias: string;
   modelAccountState: string;
   expectedTenantId: string | null;
+  /** "Run work on this machine" (`--execute` / `RUNNER_EXECUTE`); off is heartbeat-only. */
+  runWork: boolean;
 }
 
 /** The slice of the SecretStore port the runner uses. */
@@ -55,6 +57,11 @@ export interface RunnerDeps {
   emit(event: HostEvent): void;
   /** Registers a secret with the logger's redaction. */
   registerSecret(secret: string): void;
+  /**
+   * The seed's authenticated start (`runner.pairing.start`) when an operator is signed in;
+   * null when nobody is or the server lacks it (then the unauthenticated start is used).
+   */
+  operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
 }
 
 export class CommandRefused extends Error {
@@ -99,6 +106,7 @@ export class Runner {
         // The flow talks to whichever control plane pairing was started against.
         startPairing: (r) => this.pairingConnector!.startPairing(r),
         pollPairing: (id) => this.pairingConnector!.pollPairing(id),
+        pollPairingByCode: (claim) => this.pairingConnector!.pollPairingByCode(claim),
       } as RunnerConnector,
       clock: deps.clock,
       log: deps.log.child('pairing'),
@@ -150,21 +158,53 @@ export class Runner {
     return this.paused !== null;
   }
 
-  async startPairing(): Promise<PairingState> {
+  /**
+   * Pairs this machine. With `userCode` (seed `--user-code`, or the Pairing view's "Have a
+   * code from the web?") it claims that code; otherwise, when an operator is signed in, it
+   * starts as the seed does with the authenticated `runner.pairing.start`, and falls back
+   * to the unauthenticated device-code start.
+   */
+  async startPairing(options: { userCode?: string } = {}): Promise<PairingState> {
     if (this.identity) throw new CommandRefused('already_paired', 'This machine is already paired. Unpair it first.');
     if (!this.deps.secrets) {
       throw new CommandRefused('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
     }
     const config = this.deps.config();
+    let userCode: string | undefined;
+    if (options.userCode !== undefined) {
+      // Codes of our shape (XXXX-XXXX) are taken case-, space- and dash-insensitively; a real
+      // server's may look different and are sent as typed.
+      const ours = normalizeUserCode(options.userCode);
+      userCode = ours ? `${ours.slice(0, 4)}-${ours.slice(4)}` : options.userCode.trim();
+      if (userCode.length === 0 || userCode.length > 64 || /\s/.test(userCode)) {
+        throw new CommandRefused('invalid_code', 'That is not a pairing code: paste the code exactly as the control plane showed it.');
+      }
+    }
     this.revoked = false;
     this.pairingConnector = this.deps.connectorFor(config.controlPlaneUrl);
     const platform = this.deps.platform.platform;
-    await this.pairing.start({
+    const request: PairingStartRequest = {
       name: config.runnerName,
       platform: platform === 'darwin' || platform === 'win32' ? platform : 'linux',
       runner_version: this.deps.appVersion,
       hostname: this.deps.platform.hostname,
-    });
+    };
+    let how: PairingStart = { kind: 'device' };
+    if (userCode) how = { kind: 'code', userCode, verificationUri: config.controlPlaneUrl };
+    else if (this.deps.operatorPairingStart) {
+      try {
+        const started = await this.deps.operatorPairingStart({ name: request.name, platform: request.platform });
+        if (started) {
+          this.deps.log.info('pairing started by the signed-in operator (runner.pairing.start)');
+          how = { kind: 'started', started, verificationUri: config.controlPlaneUrl };
+        }
+      } catch (error) {
+        this.deps.log.warn('the signed-in start of pairing failed; using the device-code start', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    await this.pairing.start(request, how);
     return this.pairing.current;
   }
 
@@ -283,6 +323,7 @@ export class Runner {
       active: this.active,
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
+      heartbeatOnly: !config.runWork,
     });
   }
 
@@ -312,7 +353,9 @@ export class Runner {
 
   private async adopt(credentials: PairingClaimResponse): Promise<{ runnerName: string }> {
     const config = this.deps.config();
-    if (config.expectedTenantId && credentials.tenant_id !== config.expectedTenantId) {
+    // As the seed: a claim answer without tenant_id belongs to the expected tenant, one without
+    // a name keeps the configured name.
+    if (config.expectedTenantId && credentials.tenant_id !== undefined && credentials.tenant_id !== config.expectedTenantId) {
       throw new Error(`This pairing belongs to another tenant (${credentials.tenant_id ?? 'none'}), not ${config.expectedTenantId}; nothing was stored.`);
     }
     const secrets = this.deps.secrets;
@@ -322,7 +365,7 @@ export class Runner {
     await secrets.set(account, credentials.runner_secret);
     const identity: RunnerIdentity = {
       runnerId: credentials.runner_id,
-      tenantId: credentials.tenant_id ?? null,
+      tenantId: credentials.tenant_id ?? config.expectedTenantId ?? null,
       name: credentials.name ?? config.runnerName,
       controlPlaneUrl: config.controlPlaneUrl,
       pairedAt: new Date(this.deps.clock.now()).toISOString(),

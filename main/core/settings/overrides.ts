@@ -18,9 +18,18 @@ export interface ResolvedOverrides {
   /** For each overridden setting, the flag or variable it came from (for the UI: "set by RUNNER_NAME"). */
   sources: Partial<Record<SettingKey, string>>;
   once: boolean;
-  /** `--import-state <file>` or `RUNNER_STATE_FILE`: a `rost runner serve` state file to import. */
+  /**
+   * `--state-file <file>` (the seed's name), `--import-state <file>` or `RUNNER_STATE_FILE`:
+   * a `rost runner serve` state file to take over.
+   */
   importStateFile?: string;
+  /** `--user-code <code>`: pair with a code an operator got elsewhere (the web page, another CLI). */
+  userCode?: string;
   port?: number;
+  /** `--health-port` / `RUNNER_TRAY_HEALTH_PORT`: a listener for `/healthz` only (containers' probes). */
+  healthPort?: number;
+  /** `--health-host` / `RUNNER_TRAY_HEALTH_HOST` (default 0.0.0.0). */
+  healthHost?: string;
   open: boolean;
   /** `--data-dir` or `RUNNER_TRAY_DATA_DIR`. */
   dataDir?: string;
@@ -41,8 +50,8 @@ const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
   '--control-plane': 'controlPlaneUrl',
   '--max-sessions': 'maxSessions',
 };
-const VALUE_FLAGS = new Set(['--import-state', '--port', '--data-dir']);
-const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store']);
+const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir', '--health-port', '--health-host']);
+const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store', '--execute', '--no-execute']);
 const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions']);
 
 /** Env names per setting (every flag's setting is here too); the first one defined wins (`??` semantics). */
@@ -58,8 +67,17 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
 ];
 
 export const OVERRIDES_USAGE =
-  'Usage: runner-tray-headless [--name <text>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--runtime auto|claude|codex] ' +
-  '[--control-plane <url>] [--max-sessions <1-8>] [--once] [--import-state <file>] [--port <n>] [--open] [--data-dir <dir>] [--allow-file-secret-store]';
+  'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
+  '[--runtime auto|claude|codex] [--once] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
+  '[--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>]\n' +
+  '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
+
+/**
+ * `RUNNER_EXECUTE`: the seed runs work only when it is exactly `1`. Execution is on by default
+ * here, so `0` (or false/no/off) is the way to turn it off; any other value is refused rather
+ * than guessed.
+ */
+const EXECUTE_VALUES: Readonly<Record<string, boolean>> = { '1': true, true: true, yes: true, on: true, '0': false, false: false, no: false, off: false };
 
 type Raw = { value: string; source: string };
 
@@ -119,19 +137,39 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     overrides[key] = parsed.value;
     sources[key] = raw.source;
   }
+  if (booleans.has('--execute') && booleans.has('--no-execute')) return fail('--execute and --no-execute cannot be used together.', 'runWork');
+  if (booleans.has('--execute') || booleans.has('--no-execute')) {
+    overrides.runWork = booleans.has('--execute');
+    sources.runWork = booleans.has('--execute') ? '--execute' : '--no-execute';
+  } else {
+    const raw = fromEnv(env, ['RUNNER_EXECUTE']);
+    if (raw !== undefined) {
+      const value = EXECUTE_VALUES[raw.value.trim().toLowerCase()];
+      if (value === undefined) return fail('RUNNER_EXECUTE must be 1 (run work) or 0 (heartbeat only).', 'runWork');
+      overrides.runWork = value;
+      sources.runWork = `RUNNER_EXECUTE=${raw.value.trim()}`;
+    }
+  }
   const result: ResolvedOverrides = {
     ok: true,
     overrides: overrides as SettingsPatch,
     sources,
     once: booleans.has('--once'),
     open: booleans.has('--open'),
-    allowFileSecretStore: booleans.has('--allow-file-secret-store'),
+    // The env form is for containers and service units, where the command line is fixed.
+    allowFileSecretStore: booleans.has('--allow-file-secret-store') || /^(1|true|yes)$/i.test(env.RUNNER_TRAY_ALLOW_FILE_SECRET_STORE?.trim() ?? ''),
   };
 
-  const stateFile = values.get('--import-state') ?? fromEnv(env, ['RUNNER_STATE_FILE'])?.value;
+  const stateFlag = values.has('--state-file') ? '--state-file' : '--import-state';
+  const stateFile = values.get('--state-file') ?? values.get('--import-state') ?? fromEnv(env, ['RUNNER_STATE_FILE'])?.value;
   if (stateFile !== undefined) {
-    if (stateFile.trim() === '') return fail('--import-state needs a file path.');
+    if (stateFile.trim() === '') return fail(`${stateFlag} needs a file path.`);
     result.importStateFile = stateFile;
+  }
+  const userCode = values.get('--user-code');
+  if (userCode !== undefined) {
+    if (userCode.trim() === '') return fail('--user-code needs the code an operator was given.');
+    result.userCode = userCode.trim();
   }
   const dataDir = values.get('--data-dir') ?? fromEnv(env, ['RUNNER_TRAY_DATA_DIR'])?.value;
   if (dataDir !== undefined) {
@@ -143,6 +181,18 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     const n = Number(port);
     if (port.trim() === '' || !Number.isSafeInteger(n) || n < 0 || n > 65535) return fail('--port must be an integer from 0 to 65535.');
     result.port = n;
+  }
+  const healthPort = values.get('--health-port') ?? fromEnv(env, ['RUNNER_TRAY_HEALTH_PORT'])?.value;
+  if (healthPort !== undefined) {
+    const n = Number(healthPort);
+    const label = values.has('--health-port') ? '--health-port' : 'RUNNER_TRAY_HEALTH_PORT';
+    if (healthPort.trim() === '' || !Number.isSafeInteger(n) || n < 0 || n > 65535) return fail(`${label} must be an integer from 0 to 65535.`);
+    result.healthPort = n;
+  }
+  const healthHost = values.get('--health-host') ?? fromEnv(env, ['RUNNER_TRAY_HEALTH_HOST'])?.value;
+  if (healthHost !== undefined) {
+    if (!/^[A-Za-z0-9.:[\]-]{1,255}$/.test(healthHost.trim())) return fail('--health-host must be an address to listen on, e.g. 0.0.0.0 or 127.0.0.1.');
+    result.healthHost = healthHost.trim();
   }
   return result;
 }

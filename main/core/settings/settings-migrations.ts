@@ -25,8 +25,20 @@ function renameSeedStyleFields(settings: StoredSettings): StoredSettings {
   return out;
 }
 
+/**
+ * v2 → v3: adds `runWork` ("Run work on this machine"). Stored settings are sparse, so a v2
+ * file, which could not turn work off, carries no value and the default (on) applies: the
+ * step writes nothing. The version moves so that a v2 build given a v3 file says it was
+ * written by a newer version instead of calling `runWork` unknown and repairing the file.
+ * A stray non-boolean `runWork` in an old hand-edited file is dropped rather than repaired.
+ */
+function addRunWork(settings: StoredSettings): StoredSettings {
+  const { runWork, ...rest } = settings;
+  return typeof runWork === 'boolean' ? { ...rest, runWork } : rest;
+}
+
 /** Index i migrates version i+1 to version i+2. */
-export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields];
+export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork];
 
 export const CURRENT_SETTINGS_VERSION = SETTINGS_MIGRATIONS.length + 1;
 

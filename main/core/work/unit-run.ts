@@ -4,7 +4,8 @@ import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
-import { chooseRuntime, type Capabilities, type RuntimePreference } from '../runner/capabilities';
+import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference } from '../runner/capabilities';
+import { readyRuntimes } from '../runner/runtime-readiness';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
@@ -32,8 +33,11 @@ export interface UnitRunDeps {
 }
 
 export interface UnitRunResult {
-  result: ResultRequest & { idempotency_key: string };
+  /** null when there is nothing to report: the server refused the start (the seed reports nothing then). */
+  result: (ResultRequest & { idempotency_key: string }) | null;
   view: Partial<TurnView>;
+  /** Set when the server refused the start: the seed's log line. */
+  refused?: string;
 }
 
 /**
@@ -72,16 +76,19 @@ export class UnitRun {
         deps.onRevoked();
         return null;
       }
+      // As the seed: a refused start is logged and not reported (the server did not give us
+      // the unit to run, so a `failed` result would be a lie about a run that never was).
       const message = redactText(error instanceof Error ? error.message : String(error), deps.knownSecrets());
-      deps.log.warn('unit start refused', { unit: unit.id, error: message });
-      return this.failed(message.startsWith('start failed') ? message : `start failed: ${message}`, null);
+      deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
+      return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
     }
 
     const packet = checkContextPacket(unit.context_packet);
     const brain = brainOf(unit.brain);
+    const ready = readyRuntimes({ capabilities: deps.capabilities, preference: deps.runtimePreference });
     const choice = brain
-      ? chooseRuntime(brain, deps.runtimePreference, deps.capabilities)
-      : ({ ok: false, reason: `This runner cannot execute a ${String(unit.brain).slice(0, 40)} turn (it runs claude or codex).` } as const);
+      ? chooseRuntime(brain, deps.runtimePreference, ready)
+      : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
     await deps.onStarted(choice.ok ? choice.runtime : null);
     if (!packet.ok) return this.failed(packet.reason, null);
     if (!choice.ok) return this.failed(choice.reason, null);

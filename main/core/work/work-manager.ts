@@ -3,7 +3,8 @@ import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connect
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
-import type { CapabilityDetector, RuntimePreference } from '../runner/capabilities';
+import type { CapabilityDetector, RuntimeName, RuntimePreference } from '../runner/capabilities';
+import { describeNotReady, runtimeReadiness } from '../runner/runtime-readiness';
 import type { UnitExecutor } from './executor-port';
 import type { ResultOutbox } from './outbox';
 import type { ResumeCache } from './resume-cache';
@@ -20,7 +21,7 @@ export interface WorkHost {
   /** The server's long-poll limit from the last heartbeat, or null. */
   longPollMaxMs(): number | null;
   paused(): boolean;
-  config(): { maxSessions: number; interactiveClaimMs: number; runtime: RuntimePreference };
+  config(): { maxSessions: number; interactiveClaimMs: number; runtime: RuntimePreference; runWork: boolean };
   onHeartbeat(listener: () => void): () => void;
   setActive(active: number): void;
   markRevoked(): Promise<void>;
@@ -45,6 +46,15 @@ export interface WorkManagerDeps {
    * `seed`: the seed CLI's cadence, kept for the benchmark baseline.
    */
   strategy?: 'adaptive' | 'seed';
+  /** false: claim only when asked (`runOne`, for `--once`); heartbeats still resume the outbox. */
+  autoClaim?: boolean;
+}
+
+/** What `runOne` did: whether a unit was claimed, and whether anything on the way failed. */
+export interface RunOneOutcome {
+  claimed: boolean;
+  /** A claim, start or result delivery that failed (the seed's `--once` exits 1 then). */
+  error: string | null;
 }
 
 const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
@@ -65,6 +75,9 @@ export class WorkManager {
   private readonly runs = new Map<string, UnitRun>();
   private readonly settled = new Set<() => void>();
   private offHeartbeat: (() => void) | null = null;
+  /** Why claims are withheld now (logged once per change), or null while they are not. */
+  private withheld: string | null = null;
+  private lastRunError: string | null = null;
 
   constructor(private readonly deps: WorkManagerDeps) {}
 
@@ -99,6 +112,7 @@ export class WorkManager {
 
   /** Nudge after pause/resume or a settings change. */
   wake(): void {
+    if (this.deps.autoClaim === false) return;
     if (!this.canClaim()) {
       this.stopClaiming();
       return;
@@ -165,8 +179,32 @@ export class WorkManager {
       !this.draining &&
       !this.deps.host.paused() &&
       this.deps.host.credentials() !== null &&
-      this.runs.size + this.launching < this.deps.host.config().maxSessions
+      this.runs.size + this.launching < this.deps.host.config().maxSessions &&
+      this.claimableRuntimes().length > 0
     );
+  }
+
+  /**
+   * The runtimes a claim may ask for: none in heartbeat-only mode ("Run work on this
+   * machine" off, `RUNNER_EXECUTE=0`) or while no runtime is ready, as the seed claims
+   * only when it finds an execution runtime. A change of reason is logged once.
+   */
+  claimableRuntimes(): RuntimeName[] {
+    const config = this.deps.host.config();
+    let reason: string | null = null;
+    let ready: RuntimeName[] = [];
+    if (!config.runWork) reason = 'heartbeat-only mode: "Run work on this machine" is off';
+    else {
+      const readiness = runtimeReadiness({ capabilities: this.deps.capabilities.peek(), preference: config.runtime });
+      ready = readiness.ready;
+      if (ready.length === 0) reason = `no runtime is ready (${describeNotReady(readiness)})`;
+    }
+    if (reason !== this.withheld) {
+      if (reason) this.deps.log.info('claiming nothing', { reason });
+      else if (this.withheld) this.deps.log.info('claiming work again', { runtimes: ready.join(',') });
+      this.withheld = reason;
+    }
+    return ready;
   }
 
   private useLongPoll(): boolean {
@@ -175,6 +213,7 @@ export class WorkManager {
 
   private afterHeartbeat(): void {
     this.deps.outbox.resume();
+    if (this.deps.autoClaim === false) return;
     if (this.useLongPoll()) {
       void this.longPoll();
       return;
@@ -219,6 +258,31 @@ export class WorkManager {
     }
   }
 
+  /**
+   * `--once` as the seed: one full claim and, when a unit comes, run it to its end and try
+   * to deliver its result. Claims nothing in heartbeat-only mode or without a ready runtime.
+   */
+  async runOne(): Promise<RunOneOutcome> {
+    if (!this.canClaim()) return { claimed: false, error: null };
+    this.lastRunError = null;
+    this.claiming = true;
+    let unit: ClaimedWork | null;
+    try {
+      unit = await this.claimOnce({ interactiveOnly: false });
+    } finally {
+      this.claiming = false;
+    }
+    if (this.retryTimer !== null) {
+      this.deps.clock.clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    if (!unit) return { claimed: false, error: this.lastRunError };
+    await this.launch(unit);
+    await this.deps.outbox.flush();
+    const undelivered = this.deps.outbox.pending > 0;
+    return { claimed: true, error: this.lastRunError ?? (undelivered ? 'the result could not be delivered yet (it stays queued)' : null) };
+  }
+
   /** One outstanding long-poll claim while there is room; it answers the moment work exists. */
   private async longPoll(): Promise<void> {
     if (this.claiming || this.retryTimer !== null) return;
@@ -241,8 +305,10 @@ export class WorkManager {
     const connector = this.deps.host.connector();
     const credentials = this.deps.host.credentials();
     if (!connector || !credentials) return null;
+    const runtimes = this.claimableRuntimes();
+    if (runtimes.length === 0) return null;
     try {
-      const unit = await connector.claim(credentials, options);
+      const unit = await connector.claim(credentials, { ...options, runtimes });
       this.claimFailures = 0;
       if (unit) this.deps.log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
       return unit;
@@ -252,6 +318,7 @@ export class WorkManager {
         void this.deps.host.markRevoked();
         return null;
       }
+      this.lastRunError = `claim failed: ${error instanceof Error ? error.message : String(error)}`;
       const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
       this.deps.log.warn('claim failed; backing off', { error: error instanceof Error ? error.message : String(error), retryInMs: delay });
       this.retryTimer = this.deps.clock.setTimeout(() => {
@@ -318,7 +385,8 @@ export class WorkManager {
     this.deps.host.setActive(this.runs.size);
     try {
       const outcome = await run.run();
-      if (outcome) {
+      if (outcome?.refused) this.lastRunError = outcome.refused;
+      if (outcome?.result) {
         await this.deps.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
       }

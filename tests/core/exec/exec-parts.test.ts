@@ -62,6 +62,12 @@ describe('claude JSON result', () => {
     expect(claudeJsonReport(out)).toEqual({ ok: true, text: 'ok', sessionId: 's', usage: { input_tokens: 1, output_tokens: 2 }, deniedTools: ['Bash'] });
   });
 
+  it('reads the session id from session_id or sessionId, as the seed', () => {
+    expect(claudeJsonReport('{"type":"result","is_error":false,"sessionId":" camel "}').sessionId).toBe('camel');
+    expect(claudeJsonReport('{"type":"result","is_error":false,"session_id":"snake","sessionId":"camel"}').sessionId).toBe('snake');
+    expect(claudeJsonReport('{"type":"result","is_error":false}').sessionId).toBeUndefined();
+  });
+
   it('no verdict when the output is not a result', () => {
     expect(findClaudeResult('Error: something broke')).toBeNull();
     expect(claudeJsonReport('{"type":"other"}')).toEqual({ ok: null, text: null });

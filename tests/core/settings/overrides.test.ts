@@ -97,11 +97,51 @@ describe('resolveOverrides', () => {
   });
 
   it('refuses unknown options, stray arguments, missing values and values on switches', () => {
-    expect(message({}, ['--execute'])).toMatch(/^Unknown option: --execute\. Usage: /);
+    expect(message({}, ['--exec'])).toMatch(/^Unknown option: --exec\. Usage: /);
     expect(message({}, ['--token=abc123'])).toMatch(/^Unknown option: --token\. /);
     expect(message({}, ['serve'])).toMatch(/^Unexpected argument: serve\. /);
     expect(message({}, ['--name'])).toBe('--name needs a value.');
     expect(message({}, ['--name', '--once'])).toBe('--name needs a value.');
     expect(message({}, ['--once=yes'])).toBe('--once takes no value.');
+  });
+
+  it('reads the seed serve line: --execute, --state-file, --user-code, and RUNNER_EXECUTE', () => {
+    const r = ok({}, ['--execute', '--state-file', '/var/lib/rost/runner.json', '--heartbeat-ms', '30000', '--user-code', ' BDFG-HJKL ']);
+    expect(r).toMatchObject({ overrides: { runWork: true, heartbeatMs: 30000 }, sources: { runWork: '--execute' }, importStateFile: '/var/lib/rost/runner.json', userCode: 'BDFG-HJKL' });
+    expect(ok({}, ['--no-execute'])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: '--no-execute' } });
+    expect(ok({ RUNNER_EXECUTE: '1' }, [])).toMatchObject({ overrides: { runWork: true }, sources: { runWork: 'RUNNER_EXECUTE=1' } });
+    expect(ok({ RUNNER_EXECUTE: '0' }, [])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: 'RUNNER_EXECUTE=0' } });
+    // A flag beats the variable, as everywhere.
+    expect(ok({ RUNNER_EXECUTE: '0' }, ['--execute']).overrides.runWork).toBe(true);
+    // Unset or blank: the stored setting decides (on by default).
+    expect(ok({ RUNNER_EXECUTE: '' }, []).overrides.runWork).toBeUndefined();
+    expect(ok({ RUNNER_STATE_FILE: '/tmp/rost-runner-1a2b3c4d.json' }, []).importStateFile).toBe('/tmp/rost-runner-1a2b3c4d.json');
+    expect(ok({ RUNNER_STATE_FILE: '/env.json' }, ['--state-file', '/flag.json']).importStateFile).toBe('/flag.json');
+  });
+
+  it.each([
+    [{}, ['--heartbeat-ms', '999'], '--heartbeat-ms must be an integer >= 1000.'],
+    [{}, ['--heartbeat-ms', '1500.5'], '--heartbeat-ms must be an integer >= 1000.'],
+    [{ RUNNER_HEARTBEAT_MS: 'soon' }, [], 'RUNNER_HEARTBEAT_MS must be an integer >= 1000.'],
+    [{}, ['--interactive-claim-ms', '100'], '--interactive-claim-ms must be an integer >= 250.'],
+    [{ RUNNER_INTERACTIVE_CLAIM_MS: '10' }, [], 'RUNNER_INTERACTIVE_CLAIM_MS must be an integer >= 250.'],
+    [{}, ['--runtime', 'gemini'], '--runtime must be auto, claude or codex.'],
+    [{ RUNNER_RUNTIME: 'gpt' }, [], 'RUNNER_RUNTIME must be auto, claude or codex.'],
+    [{ RUNNER_NAME: ' '.repeat(3) + 'x'.repeat(101) }, [], 'RUNNER_NAME must be 1–100 characters.'],
+    [{ RUNNER_EXECUTE: 'maybe' }, [], 'RUNNER_EXECUTE must be 1 (run work) or 0 (heartbeat only).'],
+    [{}, ['--execute', '--no-execute'], '--execute and --no-execute cannot be used together.'],
+    [{}, ['--execute=1'], '--execute takes no value.'],
+    [{}, ['--state-file'], '--state-file needs a value.'],
+    [{}, ['--state-file', ' '], '--state-file needs a file path.'],
+    [{}, ['--user-code', ' '], '--user-code needs the code an operator was given.'],
+    [{ RUNNER_TRAY_HEALTH_PORT: '70000' }, [], 'RUNNER_TRAY_HEALTH_PORT must be an integer from 0 to 65535.'],
+  ])('refuses %j %j: %s', (env, argv, expected) => {
+    expect(message(env, argv)).toBe(expected);
+  });
+
+  it('reads the probe listener and the file-store opt-in from the environment (containers have no flags to spare)', () => {
+    expect(ok({ RUNNER_TRAY_HEALTH_PORT: '8080', RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1' }, [])).toMatchObject({ healthPort: 8080, allowFileSecretStore: true });
+    expect(ok({}, ['--health-port', '0', '--health-host', '127.0.0.1'])).toMatchObject({ healthPort: 0, healthHost: '127.0.0.1' });
+    expect(ok({ RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '0' }, []).allowFileSecretStore).toBe(false);
   });
 });

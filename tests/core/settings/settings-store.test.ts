@@ -100,7 +100,20 @@ describe('createSettingsStore (memory backend)', () => {
     expect(store.get()).toMatchObject({ runnerName: 'old-name', modelAccountAlias: 'team', heartbeatMs: 4000 });
     expect(store.warnings).toEqual([]);
     expect(backend.backups).toEqual([v1]);
-    expect(backend.data).toEqual({ schemaVersion: 2, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
+  });
+
+  it('migrates a v2 document to v3 ("Run work on this machine" defaults to on; a stored choice is kept)', () => {
+    const v2 = { schemaVersion: 2, settings: { runnerName: 'box-2', heartbeatMs: 4000 } };
+    const backend = new MemoryBackend(v2);
+    const store = createSettingsStore({ backend, hostname: 'box' });
+    expect(store.get()).toMatchObject({ runnerName: 'box-2', runWork: true });
+    expect(backend.backups).toEqual([v2]);
+    expect(backend.data).toEqual({ schemaVersion: 3, settings: { runnerName: 'box-2', heartbeatMs: 4000 } });
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { runWork: false } })).toMatchObject({ ok: true, settings: { runWork: false } });
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { runWork: 'no' } })).toMatchObject({ ok: true, settings: {} });
+    const off = createSettingsStore({ backend: new MemoryBackend({ schemaVersion: 3, settings: { runWork: false } }), hostname: 'box' });
+    expect(off.get().runWork).toBe(false);
   });
 
   it('runs migrations in order as pure functions', () => {
@@ -131,7 +144,7 @@ describe('createSettingsStore (memory backend)', () => {
     const store = createSettingsStore({ backend, hostname: 'box' });
     expect(store.get()).toMatchObject({ heartbeatMs: 30_000, runnerName: 'ok' });
     expect(store.warnings[0]).toContain('heartbeatMs, bogus (unknown)');
-    expect(backend.data).toEqual({ schemaVersion: 2, settings: { runnerName: 'ok' } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'ok' } });
   });
 
   it('does not rewrite a bad file it could not copy', () => {
@@ -157,7 +170,7 @@ describe('conf backend (real files)', () => {
     const backend = createConfSettingsBackend({ dir });
     const store = createSettingsStore({ backend, hostname: 'box' });
     store.update({ runtime: 'claude' });
-    expect(JSON.parse(readFileSync(backend.path, 'utf8'))).toEqual({ schemaVersion: 2, settings: { runtime: 'claude' } });
+    expect(JSON.parse(readFileSync(backend.path, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runtime: 'claude' } });
     expect(statSync(backend.path).mode & 0o777).toBe(0o600);
     expect(createSettingsStore({ backend: createConfSettingsBackend({ dir }), hostname: 'box' }).get().runtime).toBe('claude');
   });
@@ -174,7 +187,7 @@ describe('conf backend (real files)', () => {
       `Settings file could not be read (it is not valid JSON); defaults are used for what was lost, and a copy of the old file is at ${copy}.`,
     ]);
     expect(readFileSync(copy, 'utf8')).toBe(corrupt);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: 2, settings: {} });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: {} });
     expect(readdirSync(dir).sort()).toEqual(['settings.json', 'settings.json.2026-12-01T10-00-00-000Z.bak']);
   });
 });

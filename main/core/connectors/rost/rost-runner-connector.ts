@@ -6,13 +6,16 @@ import {
   PairingClaimResponseSchema,
   PairingStartResponseSchema,
   ResultAcceptedSchema,
+  UNIT_ID_FIELD,
   UNIT_PATH_SEGMENT,
+  type PairingClaimByCode,
   type HeartbeatRequest,
   type PairingStartRequest,
   type ResultRequest,
   type UnitKind,
 } from '../../../../shared/protocol';
 import type { ClaimedWork, ClaimOptions, PairingPoll, ResultDelivery, RunnerConnector, RunnerCredentials } from '../connector';
+import { redactText } from '../../../../shared/redact';
 import { ConnectorError } from '../errors';
 import { JsonHttpClient, type FetchLike } from '../http-json';
 
@@ -31,8 +34,11 @@ export interface RostConnectorOptions {
 export class RostRunnerConnector implements RunnerConnector {
   private readonly http: JsonHttpClient;
 
+  private readonly knownSecrets: () => readonly string[];
+
   constructor(options: RostConnectorOptions) {
     this.http = new JsonHttpClient(options.baseUrl, options.fetch, options.knownSecrets);
+    this.knownSecrets = options.knownSecrets ?? (() => []);
   }
 
   get origin(): string {
@@ -46,9 +52,18 @@ export class RostRunnerConnector implements RunnerConnector {
     return this.http.parse(path, res, PairingStartResponseSchema);
   }
 
-  async pollPairing(pairingId: string): Promise<PairingPoll> {
+  pollPairing(pairingId: string): Promise<PairingPoll> {
+    return this.claimPairing({ pairing_id: pairingId });
+  }
+
+  /** Claims credentials with a user code an operator got elsewhere (seed `--user-code`). */
+  pollPairingByCode(claim: PairingClaimByCode): Promise<PairingPoll> {
+    return this.claimPairing(claim);
+  }
+
+  private async claimPairing(body: { pairing_id: string } | PairingClaimByCode): Promise<PairingPoll> {
     const path = '/api/runner/pairing/claim';
-    const res = await this.http.request({ method: 'POST', path, body: { pairing_id: pairingId }, timeoutMs: REQUEST_TIMEOUT_MS });
+    const res = await this.http.request({ method: 'POST', path, body, timeoutMs: REQUEST_TIMEOUT_MS });
     if (res.status === 200) return { kind: 'approved', credentials: this.http.parse(path, res, PairingClaimResponseSchema) };
     if (res.status === 400 || res.status === 403 || res.status === 410) {
       const error = PairingClaimErrorSchema.safeParse(res.body);
@@ -86,6 +101,7 @@ export class RostRunnerConnector implements RunnerConnector {
     const body: Record<string, unknown> = {};
     if (options.interactiveOnly) body.interactive_only = true;
     if (options.waitMs !== undefined) body.wait_ms = options.waitMs;
+    if (options.runtimes) body.runtimes = options.runtimes;
     const res = await this.http.request({
       method: 'POST',
       path,
@@ -104,8 +120,13 @@ export class RostRunnerConnector implements RunnerConnector {
 
   async start(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }): Promise<void> {
     const path = unitPath(unit, 'start');
-    const res = await this.http.request({ method: 'POST', path, body: {}, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
-    if (res.status < 200 || res.status >= 300) throw new ConnectorError('rejected', `start failed ${res.status}`, res.status);
+    const body = { [UNIT_ID_FIELD[unit.kind]]: unit.id };
+    const res = await this.http.request({ method: 'POST', path, body, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
+    if (res.status < 200 || res.status >= 300) {
+      // The seed's line: `<unit> start failed <status>: <redacted body>`.
+      const said = redactText(JSON.stringify(res.body ?? null), this.knownSecrets()).slice(0, 500);
+      throw new ConnectorError('rejected', `${UNIT_LABEL[unit.kind]} start failed ${res.status}: ${said}`, res.status);
+    }
   }
 
   async leaseHeartbeat(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, body: { elapsed_ms: number }) {
@@ -123,13 +144,16 @@ export class RostRunnerConnector implements RunnerConnector {
 
   async report(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, result: ResultRequest): Promise<ResultDelivery> {
     const path = unitPath(unit, 'result');
-    const res = await this.http.request({ method: 'POST', path, body: result, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
+    const body = { ...result, [UNIT_ID_FIELD[unit.kind]]: unit.id };
+    const res = await this.http.request({ method: 'POST', path, body, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
     if (res.status === 409) return 'already_recorded';
     if (res.status !== 200) throw this.http.rejected(path, res);
     this.http.parse(path, res, ResultAcceptedSchema);
     return 'accepted';
   }
 }
+
+const UNIT_LABEL: Record<UnitKind, string> = { turn_execution: 'Turn execution', work_order: 'Work order' };
 
 function unitPath(unit: { id: string; kind: UnitKind }, action: 'start' | 'heartbeat' | 'result'): string {
   return `/api/runner/${UNIT_PATH_SEGMENT[unit.kind]}/${encodeURIComponent(unit.id)}/${action}`;

@@ -18,6 +18,8 @@ export const ClaudeResultSchema = z.looseObject({
   is_error: z.boolean(),
   result: z.string().optional(),
   session_id: z.string().min(1).optional(),
+  /** The seed reads `session_id ?? sessionId`. [seed] */
+  sessionId: z.string().min(1).optional(),
   total_cost_usd: z.number().nonnegative().optional(),
   usage: ClaudeUsageSchema.optional(),
   permission_denials: z.array(z.looseObject({ tool_name: z.string().optional() })).optional(),
@@ -50,7 +52,7 @@ export function claudeJsonReport(stdout: string): RuntimeReport {
   return {
     ok: !result.is_error,
     text: result.result ?? null,
-    sessionId: result.session_id,
+    sessionId: (result.session_id ?? result.sessionId)?.trim() || undefined,
     // Cache reads and writes are input the model processed too; count them so claude and
     // codex (whose input_tokens already include cached tokens) report the same thing.
     usage: usage

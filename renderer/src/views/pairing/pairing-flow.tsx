@@ -3,6 +3,7 @@ import type { PairingState } from '../../../../shared/runner';
 import { useHostStore } from '../../store';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
+import { CodeEntry } from './code-entry';
 import { PairingCode } from './pairing-code';
 
 /** Pairing from "get a code" to approved, denied, expired or failed, each with its next step. */
@@ -42,6 +43,7 @@ export function PairingFlow() {
         </p>
       ) : null}
       <PhaseBody pairing={pairing} controlPlane={controlPlane} startButton={startButton} />
+      {pairing === null || ['canceled', 'denied', 'expired', 'failed'].includes(pairing.phase) ? <CodeEntry /> : null}
       {pairing?.phase === 'waiting' || pairing?.phase === 'starting' ? (
         <div className="button-row">
           <button type="button" className="button" data-testid="pairing-cancel" disabled={cancel.pending} onClick={() => void cancel.run()}>

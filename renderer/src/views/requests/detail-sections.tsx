@@ -1,7 +1,7 @@
 import type { ChangesetView, GateView, PhaseRunView, PlanVersionView, TaskView } from '../../../../shared/operator';
 import { isHttpUrl } from '../../../../shared/operator';
 import { Untrusted } from './chips';
-import { formatWhen, PHASE_LABEL, words } from './format-request';
+import { formatWhen, phaseLabel, words } from './format-request';
 
 /** The phase runs, oldest first: one line each with its attempt and times. */
 export function PhaseRuns({ runs }: { runs: PhaseRunView[] }) {
@@ -11,7 +11,7 @@ export function PhaseRuns({ runs }: { runs: PhaseRunView[] }) {
       {runs.map((run) => (
         <li key={run.id} className={`req-step req-step-${run.status}`}>
           <span className="req-step-name">
-            {PHASE_LABEL[run.phase]}
+            {phaseLabel(run.phase)}
             {run.attempt > 1 ? <span className="req-muted"> · attempt {run.attempt}</span> : null}
           </span>
           <span className={`req-state req-state-${run.status}`}>{words(run.status)}</span>

@@ -1,5 +1,5 @@
 import type { LifecycleAction } from '../../../../shared/operator';
-import type { Phase, RequestStatus, RiskLevel, SourceChannel } from '../../../../shared/protocol';
+import { AUTOMATION_MODES, type Phase, type RequestStatus, type RiskLevel, type SourceChannel } from '../../../../shared/protocol';
 
 /** Words for the enums the control plane sends; the values themselves are never shown raw. */
 export const STATUS_LABEL: Record<RequestStatus, string> = {
@@ -21,7 +21,20 @@ export const PHASE_LABEL: Record<Phase, string> = {
   release: 'Release',
 };
 
+/**
+ * A phase in words: ours by name, any other name the control plane uses shown as it is
+ * (the seed's list is truncated, so a real server may send phases we do not know).
+ */
+export function phaseLabel(phase: string): string {
+  return Object.hasOwn(PHASE_LABEL, phase) ? PHASE_LABEL[phase as Phase] : phase;
+}
+
 export const RISK_LABEL: Record<RiskLevel, string> = { low: 'Low', medium: 'Medium', high: 'High', critical: 'Critical' };
+
+/** An automation mode: a known one in words, any other name as the control plane sent it. */
+export function automationLabel(mode: string): string {
+  return (AUTOMATION_MODES as readonly string[]).includes(mode) ? words(mode) : mode;
+}
 
 /** Any other snake_case value from the control plane, as words. */
 export function words(value: string): string {

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { LIFECYCLE_ACTIONS, parseReason, REASON_MAX, type LifecycleAction, type RequestDetailView } from '../../../../shared/operator';
 import type { CommandError } from '../../../../shared/result';
 import { Untrusted } from './chips';
-import { ACTION_LABEL, actionAvailable, PHASE_LABEL } from './format-request';
+import { ACTION_LABEL, actionAvailable, phaseLabel } from './format-request';
 import { HandoffPanel } from './handoff-panel';
 import { runLifecycle } from './requests-actions';
 import { useRequestsStore } from './requests-store';
@@ -78,7 +78,7 @@ function explain(action: LifecycleAction, detail: RequestDetailView): ReactNode 
           ) : (
             ' (none yet: the start of the phase)'
           )}{' '}
-          and its current phase, {PHASE_LABEL[detail.request.currentPhase]}, is queued again for runners.
+          and its current phase, {phaseLabel(detail.request.currentPhase)}, is queued again for runners.
         </>
       );
     }

@@ -5,7 +5,7 @@ import { useHostStore } from '../../store';
 import { useNow } from '../use-now';
 import { CeilingMeters } from './ceiling-meters';
 import { RiskChip, StatusChip, Untrusted } from './chips';
-import { formatAge, PHASE_LABEL, STATUS_LABEL } from './format-request';
+import { formatAge, phaseLabel, STATUS_LABEL } from './format-request';
 import { loadBoard } from './requests-actions';
 import { selectRequest, setFilter, useRequestsStore } from './requests-store';
 import { usePolling } from './requests-sync';
@@ -108,7 +108,7 @@ function BoardRow({ request: r, runningHere, awaiting, now }: { request: Request
         <StatusChip status={r.status} />
       </span>
       <span role="cell" className="req-phase">
-        {PHASE_LABEL[r.currentPhase]}
+        {phaseLabel(r.currentPhase)}
       </span>
       <span role="cell">
         <RiskChip risk={r.risk} />

@@ -5,7 +5,7 @@ import { CeilingMeters } from './ceiling-meters';
 import { RiskChip, StatusChip, Untrusted } from './chips';
 import { Changesets, Gates, PhaseRuns, PlanVersions, Tasks } from './detail-sections';
 import { RequestTurns, useRequestTurns } from './detail-turns';
-import { formatAge, formatStamp, PHASE_LABEL, SOURCE_LABEL, words } from './format-request';
+import { automationLabel, formatAge, formatStamp, phaseLabel, SOURCE_LABEL } from './format-request';
 import { LifecycleActions } from './lifecycle-actions';
 import { loadDetail } from './requests-actions';
 import { selectRequest, useRequestsStore } from './requests-store';
@@ -40,9 +40,9 @@ export function RequestDetail({ id }: { id: string }) {
             </h3>
             <div className="req-facts">
               <StatusChip status={detail.request.status} />
-              <span>{PHASE_LABEL[detail.request.currentPhase]} phase</span>
+              <span>{phaseLabel(detail.request.currentPhase)} phase</span>
               <RiskChip risk={detail.request.risk} />
-              <span className="req-muted">{words(detail.request.automationMode)}</span>
+              <span className="req-muted">{automationLabel(detail.request.automationMode)}</span>
               <span className="req-muted">from {SOURCE_LABEL[detail.request.sourceChannel]}</span>
               <span className="req-muted" title={formatStamp(detail.request.createdAt)}>
                 created {formatAge(detail.request.createdAt, now)} ago

@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { resolveOverrides } from '../../core/settings/overrides';
+import { headlessEntry } from '../entry-point';
+import { nodeServicePort } from './node-service-port';
+import {
+  installNotes,
+  managerFor,
+  printStatus,
+  SERVICE_ACTIONS,
+  ServiceCommandError,
+  type ServiceAction,
+} from './service-manager';
+import type { ServicePort } from './service-port';
+import { DEFAULT_SERVICE_NAME, SERVICE_NAME_PATTERN, serviceEnvironment } from './service-spec';
+
+type Out = { write(text: string): unknown };
+
+export const SERVICE_USAGE =
+  'Usage: runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>] [-- <host flags>]\n' +
+  '  install writes a systemd user unit (Linux), a launchd agent (macOS) or a Task Scheduler task (Windows) and starts it;\n' +
+  '  flags after -- go to the runner, e.g. -- --execute --state-file /var/lib/rost/runner.json';
+
+const DrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).default(5 * 60_000);
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+
+export interface ServiceCliDeps {
+  env: Record<string, string | undefined>;
+  out: Out;
+  err: Out;
+  port?: ServicePort;
+  /** The checkout the service runs from (default: this one) and the node binary (default: this one). */
+  repoRoot?: string;
+  nodePath?: string;
+}
+
+export type ParsedServiceArgs = { ok: true; action: ServiceAction; name: string; hostArgs: string[] } | { ok: false; message: string };
+
+export function parseServiceArgs(argv: readonly string[]): ParsedServiceArgs {
+  const [action, ...rest] = argv;
+  if (!action || !(SERVICE_ACTIONS as readonly string[]).includes(action)) {
+    return { ok: false, message: action ? `Unknown service command: ${action.slice(0, 40)}.` : 'Which service command?' };
+  }
+  let name = DEFAULT_SERVICE_NAME;
+  const hostArgs: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i] as string;
+    if (token === '--') {
+      if (action !== 'install') return { ok: false, message: 'Host flags after -- are for install only.' };
+      hostArgs.push(...rest.slice(i + 1));
+      break;
+    }
+    if (token === '--name' || token.startsWith('--name=')) {
+      const value = token === '--name' ? rest[++i] : token.slice('--name='.length);
+      if (value === undefined || !SERVICE_NAME_PATTERN.test(value)) {
+        return { ok: false, message: '--name must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.' };
+      }
+      name = value;
+      continue;
+    }
+    return { ok: false, message: `Unknown option for service ${action}: ${token.slice(0, 40)}.` };
+  }
+  return { ok: true, action: action as ServiceAction, name, hostArgs };
+}
+
+/** `runner-tray-headless service …`: manages this host as a service of the platform. */
+export async function runServiceCommand(argv: readonly string[], deps: ServiceCliDeps): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
+    deps.out.write(`${SERVICE_USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const parsed = parseServiceArgs(argv);
+  if (!parsed.ok) {
+    deps.err.write(`runner-tray service: ${parsed.message}\n${SERVICE_USAGE}\n`);
+    return 2;
+  }
+  const drain = DrainSchema.safeParse(deps.env.RUNNER_TRAY_QUIT_DRAIN_MS || undefined);
+  if (!drain.success) {
+    deps.err.write('runner-tray service: RUNNER_TRAY_QUIT_DRAIN_MS must be an integer number of milliseconds (0 to 86400000).\n');
+    return 2;
+  }
+  const port = deps.port ?? nodeServicePort();
+  try {
+    const manager = managerFor(port, deps.env, parsed.name);
+    switch (parsed.action) {
+      case 'install': {
+        // A unit that cannot start would only restart and fail: check its flags and variables now.
+        const checked = resolveOverrides(deps.env, parsed.hostArgs);
+        if (!checked.ok) {
+          deps.err.write(`runner-tray service: not installed: ${checked.error.message}\n`);
+          return 2;
+        }
+        if (checked.once) {
+          deps.err.write('runner-tray service: not installed: --once exits after one heartbeat; a service runs until stopped.\n');
+          return 2;
+        }
+        const root = deps.repoRoot ?? repoRoot;
+        const entry = headlessEntry(path.resolve(root), deps.nodePath ?? process.execPath, deps.port ? port.exists : existsSync);
+        await manager.install({ name: parsed.name, entry, hostArgs: parsed.hostArgs, env: serviceEnvironment(deps.env, drain.data), drainMs: drain.data });
+        for (const line of installNotes(port, manager, parsed.name)) deps.out.write(`${line}\n`);
+        return 0;
+      }
+      case 'start':
+      case 'stop':
+      case 'restart':
+        await manager[parsed.action]();
+        deps.out.write(`${parsed.name}: ${parsed.action === 'stop' ? 'stopped' : parsed.action === 'start' ? 'started' : 'restarted'}.\n`);
+        return 0;
+      case 'status':
+        printStatus(deps.out, parsed.name, await manager.status());
+        return 0;
+      case 'logs':
+        return await manager.logs();
+      case 'uninstall':
+        await manager.uninstall();
+        deps.out.write(`${parsed.name}: uninstalled (${manager.definitionPath} removed). The data folder and pairing are kept.\n`);
+        return 0;
+    }
+  } catch (error) {
+    deps.err.write(`runner-tray service: ${error instanceof ServiceCommandError || error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,18 @@
+/** Everything `service …` does to the system, behind one port so tests see exact files and calls. */
+export interface ServicePort {
+  readonly platform: NodeJS.Platform;
+  readonly homeDir: string;
+  /** The user's numeric id (launchd's `gui/<uid>` domain); null where there is none (Windows). */
+  readonly uid: number | null;
+  readonly userName: string;
+  exists(file: string): boolean;
+  readFile(file: string): string | null;
+  /** `utf16le` writes a BOM first (Task Scheduler's XML). */
+  writeFile(file: string, text: string, encoding?: 'utf8' | 'utf16le'): void;
+  removeFile(file: string): void;
+  mkdir(dir: string): void;
+  /** Runs a command to its end and returns what it said. */
+  run(command: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs a command attached to this terminal (`logs` follows until Ctrl-C); resolves with its exit code. */
+  attach(command: string, args: readonly string[]): Promise<number>;
+}

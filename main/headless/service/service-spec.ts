@@ -1,0 +1,37 @@
+import type { EntryCommand } from '../entry-point';
+
+/** What a service runs: the headless host, its arguments and environment, and how long a stop may take. */
+export interface ServiceSpec {
+  /** Validated: letters, digits, `.`, `_`, `-`; 1–64 characters. */
+  name: string;
+  entry: EntryCommand;
+  /** Arguments after `--` on the install line, passed to the host as they are (e.g. `--execute --state-file …`). */
+  hostArgs: string[];
+  /** PATH and the `RUNNER_*` variables of the shell that installed it, and the drain limit. */
+  env: Record<string, string>;
+  /** RUNNER_TRAY_QUIT_DRAIN_MS: how long a stop lets running turns finish before canceling them. */
+  drainMs: number;
+}
+
+export const DEFAULT_SERVICE_NAME = 'runner-tray';
+export const SERVICE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** After the drain, canceled turns are reported and the outbox flushed: give that this long before a hard kill. */
+export const STOP_GRACE_S = 30;
+
+/** The service manager's stop timeout: the drain limit plus the time to report what the drain canceled. */
+export function stopTimeoutSeconds(drainMs: number): number {
+  return Math.ceil(drainMs / 1000) + STOP_GRACE_S;
+}
+
+/** Variables worth carrying into the service: PATH (to find claude/codex), and the runner's own settings. */
+export function serviceEnvironment(env: Record<string, string | undefined>, drainMs: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (env.PATH) out.PATH = env.PATH;
+  for (const [key, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
+    if (value === undefined || !/^(RUNNER_|ROST_RUNNER_)[A-Z0-9_]+$/.test(key)) continue;
+    if (key === 'RUNNER_TRAY_QUIT_DRAIN_MS') continue;
+    out[key] = value;
+  }
+  out.RUNNER_TRAY_QUIT_DRAIN_MS = String(drainMs);
+  return out;
+}

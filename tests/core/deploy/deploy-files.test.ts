@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { headlessEntry } from '../../../main/headless/entry-point';
+import { stopTimeoutSeconds } from '../../../main/headless/service/service-spec';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const read = (file: string) => readFileSync(`${root}${file}`, 'utf8');
+// js-yaml comes with the dev tools (no types); it is read only here.
+const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[] };
+const pkg = JSON.parse(read('package.json')) as { version: string; scripts: Record<string, string>; devDependencies: Record<string, string> };
+
+/** The Dockerfile's instructions of its last stage (the image that runs), continuation lines joined. */
+function runtimeStage(): Array<{ op: string; args: string }> {
+  const joined = read('deploy/Dockerfile').replace(/\\\n\s*/g, ' ');
+  const instructions = joined
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const [op, ...rest] = l.split(/\s+/);
+      return { op: op!.toUpperCase(), args: rest.join(' ') };
+    });
+  const lastFrom = instructions.map((i) => i.op).lastIndexOf('FROM');
+  return instructions.slice(lastFrom);
+}
+const env = () => {
+  const out: Record<string, string> = {};
+  for (const i of runtimeStage().filter((x) => x.op === 'ENV')) for (const m of i.args.matchAll(/(\w+)=(\S+)/g)) out[m[1]!] = m[2]!;
+  return out;
+};
+
+interface Container {
+  image: string;
+  args?: string[];
+  env: Array<{ name: string; value?: string }>;
+  ports: Array<{ name: string; containerPort: number }>;
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
+  volumeMounts: Array<{ name: string; mountPath: string }>;
+}
+function manifests(): Array<Record<string, any>> {
+  return yaml.loadAll(read('deploy/k8s/statefulset.yaml')) as Array<Record<string, any>>;
+}
+
+describe('deploy/Dockerfile', () => {
+  it('runs as a non-root user with the data folder as a volume and the file store allowed', () => {
+    const stage = runtimeStage();
+    const user = stage.filter((i) => i.op === 'USER').at(-1)?.args;
+    expect(user).toBe('runner');
+    expect(stage.some((i) => i.op === 'RUN' && i.args.includes('useradd --system --uid 10001'))).toBe(true);
+    expect(stage.find((i) => i.op === 'VOLUME')?.args).toBe('["/data"]');
+    expect(env()).toMatchObject({ RUNNER_TRAY_DATA_DIR: '/data', RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1', HOME: '/data/home' });
+  });
+
+  it('installs claude and codex from npm at the versions the project tests with', () => {
+    const install = runtimeStage().find((i) => i.op === 'RUN' && i.args.includes('npm install -g'))!.args;
+    expect(install).toContain(`@anthropic-ai/claude-code@${pkg.devDependencies['@anthropic-ai/claude-code']}`);
+    expect(install).toContain(`@openai/codex@${pkg.devDependencies['@openai/codex']}`);
+  });
+
+  it('starts the same entry the service units start, and the npm script it builds with exists', () => {
+    const entrypoint = JSON.parse(runtimeStage().find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
+    const entry = headlessEntry('/app', 'node', () => false);
+    expect(entrypoint).toEqual(['tini', '--', entry.command, ...entry.args]);
+    expect(read('deploy/Dockerfile')).toContain('RUN npm run build:renderer');
+    expect(pkg.scripts['build:renderer']).toBeDefined();
+  });
+
+  it('exposes the probe port it configures', () => {
+    expect(runtimeStage().find((i) => i.op === 'EXPOSE')?.args).toBe(env().RUNNER_TRAY_HEALTH_PORT);
+  });
+});
+
+describe('deploy/k8s/statefulset.yaml', () => {
+  it('parses, and is a StatefulSet with a volume per replica and no Secret anywhere', () => {
+    const docs = manifests();
+    expect(docs.map((d) => d.kind)).toEqual(['Service', 'StatefulSet']);
+    const text = read('deploy/k8s/statefulset.yaml');
+    expect(text).not.toMatch(/kind:\s*Secret|secretKeyRef|secretRef/);
+    const set = docs[1]!;
+    expect(set.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
+    const c = set.spec.template.spec.containers[0] as Container;
+    expect(c.volumeMounts).toContainEqual({ name: 'data', mountPath: env().RUNNER_TRAY_DATA_DIR });
+    expect(set.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, fsGroup: 10001 });
+  });
+
+  it("references the Dockerfile's image, port and probe path", () => {
+    const docs = manifests();
+    const c = docs[1]!.spec.template.spec.containers[0] as Container;
+    expect(read('deploy/Dockerfile')).toContain(`-t ${c.image} `);
+    expect(c.image).toBe(`runner-tray-headless:${pkg.version}`);
+    const port = Number(env().RUNNER_TRAY_HEALTH_PORT);
+    expect(c.ports).toEqual([{ name: 'health', containerPort: port }]);
+    expect(c.env).toContainEqual({ name: 'RUNNER_TRAY_HEALTH_PORT', value: String(port) });
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/healthz?ready=1', port: 'health' });
+    expect(docs[0]!.spec.ports[0]).toMatchObject({ targetPort: 'health', port });
+  });
+
+  it('gives a stopping pod the drain limit plus the time to report', () => {
+    const spec = manifests()[1]!.spec.template.spec;
+    const drain = Number((spec.containers[0] as Container).env.find((e) => e.name === 'RUNNER_TRAY_QUIT_DRAIN_MS')!.value);
+    expect(spec.terminationGracePeriodSeconds).toBe(stopTimeoutSeconds(drain));
+  });
+});
