@@ -61,7 +61,7 @@ export interface RunningEmulator {
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const now = options.now ?? Date.now;
   const db = openDatabase(options.db ?? ':memory:');
-  const config = mergeConfig(DEFAULT_CONFIG, { ...options.config, accessTokenTtlMs: options.accessTokenTtlMs ?? options.config?.accessTokenTtlMs });
+  const config = mergeConfig(DEFAULT_CONFIG, { ...options.config, ...(options.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: options.accessTokenTtlMs } : {}) });
   const ctx: EmulatorContext = {
     db,
     config,

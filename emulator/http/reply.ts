@@ -3,11 +3,11 @@ import type { ZodError } from 'zod';
 export type Headers = Record<string, string | string[]>;
 
 export type Reply =
-  | { kind: 'json'; status: number; body: unknown; headers?: Headers }
-  | { kind: 'empty'; status: number; headers?: Headers }
-  | { kind: 'html'; status: number; html: string; headers?: Headers }
-  | { kind: 'raw'; status: number; text: string; contentType: string; headers?: Headers }
-  | { kind: 'redirect'; status: 303 | 302; location: string; headers?: Headers };
+  | { kind: 'json'; status: number; body: unknown; headers?: Headers | undefined }
+  | { kind: 'empty'; status: number; headers?: Headers | undefined }
+  | { kind: 'html'; status: number; html: string; headers?: Headers | undefined }
+  | { kind: 'raw'; status: number; text: string; contentType: string; headers?: Headers | undefined }
+  | { kind: 'redirect'; status: 303 | 302; location: string; headers?: Headers | undefined };
 
 export const json = (status: number, body: unknown, headers?: Headers): Reply => ({ kind: 'json', status, body, headers });
 export const empty = (status: number, headers?: Headers): Reply => ({ kind: 'empty', status, headers });

@@ -55,7 +55,7 @@ export class JsonHttpClient {
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { method: req.method, headers, body, signal, redirect: 'error' });
+      response = await this.fetchImpl(url, { method: req.method, headers, ...(body !== undefined ? { body } : {}), signal, redirect: 'error' });
     } catch (error) {
       if (timeout.aborted) throw new ConnectorError('timeout', `${req.method} ${req.path} timed out after ${req.timeoutMs} ms`);
       if (req.signal?.aborted) throw new ConnectorError('network', `${req.method} ${req.path} was canceled`);

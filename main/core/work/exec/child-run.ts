@@ -32,7 +32,7 @@ export interface ChildResult {
   spawnError?: NodeJS.ErrnoException;
   pid?: number;
   /** From the stop request (abort or timeout) to the tree verified dead. */
-  stopLatencyMs?: number;
+  stopLatencyMs?: number | undefined;
   /** Pids still running after SIGKILL (should never happen; logged loudly). */
   survivors: number[];
   /** Processes the runtime left running after it exited on its own (they were stopped). */
