@@ -32,9 +32,6 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, code = 'invalid_request'): HttpError => new HttpError(400, code, message);
-export const notFound = (message = 'not found'): HttpError => new HttpError(404, 'not_found', message);
-export const conflict = (code: string, message: string): HttpError => new HttpError(409, code, message);
-export const forbidden = (message: string): HttpError => new HttpError(403, 'forbidden', message);
 
 /** One line naming each offending field, e.g. `telemetry.cpu.count: Invalid input: expected number`. */
 export function describeZodError(error: ZodError, root = 'body', prefix = ''): string {

@@ -44,7 +44,7 @@ export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
       return { ok: false, error: { code: TransportErrorCode.invalidInput, message: `${name}: ${describeZodError(parsed.error)}` } };
     }
     try {
-      const handler = handlers[name] as (input: unknown) => Promise<unknown> | unknown;
+      const handler = handlers[name] as (input: unknown) => unknown;
       const value = await handler(parsed.data);
       return { ok: true, value };
     } catch (error) {

@@ -116,7 +116,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       if (isBinary) return ws.close(1003, 'text frames only');
       let raw: unknown;
       try {
-        raw = JSON.parse(data.toString());
+        raw = JSON.parse(textOf(data));
       } catch {
         return ws.close(1007, 'invalid JSON');
       }
@@ -145,4 +145,10 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       server.closeAllConnections();
     },
   };
+}
+
+/** A text frame's payload (ws hands it over as one Buffer, fragments, or an ArrayBuffer). */
+function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }

@@ -25,7 +25,6 @@ export type PairingStartResponse = z.infer<typeof PairingStartResponseSchema>;
 export const PairingClaimRequestSchema = z.object({
   pairing_id: OpaqueIdSchema,
 });
-export type PairingClaimRequest = z.infer<typeof PairingClaimRequestSchema>;
 
 /** Runner credentials. The secret is a bearer token: never display, log or send to a renderer. [seed] */
 export const PairingClaimResponseSchema = z.object({
@@ -38,7 +37,6 @@ export type PairingClaimResponse = z.infer<typeof PairingClaimResponseSchema>;
 
 export const PAIRING_ERROR_CODES = ['authorization_pending', 'slow_down', 'access_denied', 'expired_token'] as const;
 export const PairingErrorCodeSchema = z.enum(PAIRING_ERROR_CODES);
-export type PairingErrorCode = z.infer<typeof PairingErrorCodeSchema>;
 
 /** 400 body of a claim poll that has no credentials (yet). */
 export const PairingClaimErrorSchema = z.object({
@@ -47,8 +45,4 @@ export const PairingClaimErrorSchema = z.object({
   /** Present with slow_down: the interval (seconds) to use from now on. [v1] */
   interval: z.number().int().nonnegative().optional(),
 });
-export type PairingClaimError = z.infer<typeof PairingClaimErrorSchema>;
 
-/** `POST /api/runner/unpair` answer. [v1] */
-export const UnpairResponseSchema = z.object({ unpaired: z.literal(true) });
-export type UnpairResponse = z.infer<typeof UnpairResponseSchema>;

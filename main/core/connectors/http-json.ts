@@ -64,7 +64,7 @@ export class JsonHttpClient {
     let text: string;
     try {
       text = await response.text();
-    } catch (error) {
+    } catch {
       throw new ConnectorError('network', `${req.method} ${req.path}: the connection dropped while reading the answer`);
     }
     let parsed: unknown = null;

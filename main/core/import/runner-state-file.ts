@@ -10,7 +10,7 @@
 // name can be checked against a URL with `stateFileNameMatches`.
 // The CLI drops a malformed `runtime_sessions` map and keeps the rest; so does this parser.
 import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { inspect } from 'node:util';
 import { z } from 'zod';
 
@@ -111,11 +111,6 @@ export function parseRunnerStateText(text: string): ParsedRunnerState {
 /** The CLI's default file name for an app URL: `rost-runner-<sha1(url) first 8 hex>.json`. */
 export function seedStateFileName(appUrl: string): string {
   return `rost-runner-${createHash('sha1').update(appUrl).digest('hex').slice(0, 8)}.json`;
-}
-
-/** Where `rost runner serve` keeps its state for `appUrl` when RUNNER_STATE_FILE is not set. */
-export function seedStateFilePath(appUrl: string, tmpDir: string): string {
-  return join(tmpDir, seedStateFileName(appUrl));
 }
 
 /**

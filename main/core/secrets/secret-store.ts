@@ -15,7 +15,6 @@ export interface SecretStore {
 }
 
 /** What the UI may know about secret storage (the contract's type): where secrets live, never a secret. */
-export type { SecretStorageInfo as SecretStorageStatus } from '../../../shared/runner';
 
 /** The keychain service name every entry of the app is filed under. */
 export const SECRET_SERVICE = 'Runner Tray';

@@ -11,7 +11,7 @@ class MemoryBackend implements SettingsBackend {
   writes: unknown[] = [];
   backups: unknown[] = [];
   failWrites = false;
-  constructor(public data: unknown = undefined) {}
+  constructor(public data?: unknown) {}
   read(): unknown {
     if (this.data instanceof Error) throw this.data;
     return this.data === undefined ? undefined : structuredClone(this.data);

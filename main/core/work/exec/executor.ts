@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageSchema, type Usage } from '../../../../shared/protocol';
+import { UsageSchema } from '../../../../shared/protocol';
 import { redactText } from '../../../../shared/redact';
 import { systemClock, type Clock, type Logger } from '../../ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../executor-port';
@@ -7,7 +7,7 @@ import { childEnv, commandFor } from './child-launch';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
 import { CodexEventReader } from './codex-events';
-import { clampSummary, composeSummary, decideStatus, type OutcomeReason, type OutcomeStatus } from './outcome';
+import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
@@ -19,7 +19,7 @@ import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, swee
  * process (tree) under a timeout and an abort signal, captured and redacted output, the
  * runtime's structured result parsed, and everything the turn created removed again.
  */
-export type { ExecutionOutcome, ExecutionRequest, RuntimeName } from '../executor-port';
+export type { ExecutionOutcome, ExecutionRequest } from '../executor-port';
 
 export interface LocalRuntimeExecutorOptions {
   /** Private directory for per-turn directories and MCP config files. */
