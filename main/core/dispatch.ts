@@ -8,6 +8,7 @@ import {
 } from '../../shared/contract';
 import { describeZodError, TransportErrorCode, type Result } from '../../shared/result';
 import type { Logger } from './ports';
+import { errorText } from '../../shared/errors';
 
 /** A handler may throw this to answer `{ ok: false }` with its own code. */
 export class CommandFailure extends Error {
@@ -51,7 +52,7 @@ export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
       if (error instanceof CommandFailure) {
         return { ok: false, error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
       }
-      log.error('command failed', { command: name, error: error instanceof Error ? error.message : String(error) });
+      log.error('command failed', { command: name, error: errorText(error) });
       return { ok: false, error: { code: TransportErrorCode.internal, message: `${name} failed; see the log for details` } };
     }
   };

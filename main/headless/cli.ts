@@ -11,6 +11,7 @@ import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { canOpenBrowser, openBrowser } from './open-browser';
 import { startHeadlessServer } from './server';
 import { TerminalReporter } from './terminal-reporter';
+import { errorText } from '../../shared/errors';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a stop waits for running turns before it cancels them (RUNNER_TRAY_QUIT_DRAIN_MS). */
@@ -130,7 +131,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    process.stderr.write(`runner-tray headless: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`runner-tray headless: ${errorText(error)}\n`);
     process.exit(1);
   },
 );

@@ -8,6 +8,7 @@ import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
 import { allowedHosts, allowedOrigins, cookieToken, newLaunchToken, TOKEN_COOKIE, tokensEqual } from './auth';
 import { readRendererFile } from '../core/renderer-files';
+import { errorText } from '../../shared/errors';
 
 export interface HeadlessServerOptions {
   host: Host;
@@ -59,7 +60,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
 
   const server = http.createServer((req, res) => {
     void handleHttp(req, res).catch((error: unknown) => {
-      log.error('headless request failed', { error: error instanceof Error ? error.message : String(error) });
+      log.error('headless request failed', { error: errorText(error) });
       if (!res.headersSent) res.writeHead(500, SECURITY_HEADERS);
       res.end();
     });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import { describeZodError } from '../../../shared/result';
 import { ConnectorError } from './errors';
@@ -59,7 +60,7 @@ export class JsonHttpClient {
     } catch (error) {
       if (timeout.aborted) throw new ConnectorError('timeout', `${req.method} ${req.path} timed out after ${req.timeoutMs} ms`);
       if (req.signal?.aborted) throw new ConnectorError('network', `${req.method} ${req.path} was canceled`);
-      throw new ConnectorError('network', `${req.method} ${req.path} failed: ${this.clean(error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error))}`);
+      throw new ConnectorError('network', `${req.method} ${req.path} failed: ${this.clean(errorText(error instanceof Error && error.cause !== undefined ? error.cause : error))}`);
     }
     let text: string;
     try {

@@ -1,5 +1,6 @@
-import { RESULT_SUMMARY_MAX, type ResultRequest } from '../../../shared/protocol';
+import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
+import { wireRuntime } from '../../../shared/runtimes';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
@@ -9,6 +10,7 @@ import type { ExecutionOutcome, UnitExecutor } from './executor-port';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
 import { resumeKey } from './resume-cache';
+import { clipSummary as clip, failedUnit, firstLine, resultKey, type UnitRunResult } from './unit-result';
 
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
 
@@ -31,11 +33,6 @@ export interface UnitRunDeps {
   onStarted(runtime: 'claude' | 'codex' | null): Promise<void>;
 }
 
-export interface UnitRunResult {
-  result: ResultRequest & { idempotency_key: string };
-  view: Partial<TurnView>;
-}
-
 /**
  * One unit, start to result: start at the server, check the context packet, pick the
  * runtime, keep the lease, run, and turn the outcome into a result. It never throws for
@@ -53,7 +50,7 @@ export class UnitRun {
   ) {}
 
   get key(): string {
-    return `${this.unit.id}:${this.unit.attempt ?? 1}`;
+    return resultKey(this.unit);
   }
 
   cancel(reason: string): void {
@@ -72,7 +69,7 @@ export class UnitRun {
         deps.onRevoked();
         return null;
       }
-      const message = redactText(error instanceof Error ? error.message : String(error), deps.knownSecrets());
+      const message = redactText(errorText(error), deps.knownSecrets());
       deps.log.warn('unit start refused', { unit: unit.id, error: message });
       return this.failed(message.startsWith('start failed') ? message : `start failed: ${message}`, null);
     }
@@ -119,7 +116,7 @@ export class UnitRun {
         if (outcome.status === 'succeeded' && outcome.sessionId) await deps.resume.remember(key, outcome.sessionId);
         else if (outcome.status !== 'succeeded' && resumeSessionId) await deps.resume.forget(key);
       } catch (error) {
-        deps.log.warn('resume cache update failed (continuing)', { error: error instanceof Error ? error.message : String(error) });
+        deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) });
       }
     }
 
@@ -136,7 +133,7 @@ export class UnitRun {
         status: outcome.status,
         summary: clip(outcome.summary || 'completed'),
         log_ref: `runner-local:${unit.id}`,
-        runtime: runtime === 'claude' ? 'claude-cli' : 'codex-cli',
+        runtime: wireRuntime(runtime),
         ...(outcome.usage ? { usage: outcome.usage } : {}),
         idempotency_key: this.key,
       },
@@ -152,17 +149,7 @@ export class UnitRun {
   }
 
   private failed(reason: string, runtime: 'claude' | 'codex' | null): UnitRunResult {
-    const summary = clip(redactText(reason, this.deps.knownSecrets()));
-    return {
-      result: {
-        status: 'failed',
-        summary,
-        log_ref: `runner-local:${this.unit.id}`,
-        ...(runtime ? { runtime: runtime === 'claude' ? ('claude-cli' as const) : ('codex-cli' as const) } : {}),
-        idempotency_key: this.key,
-      },
-      view: { phase: 'failed', summary, reason: firstLine(summary) },
-    };
+    return failedUnit(this.unit, reason, runtime, this.deps.knownSecrets());
   }
 
   /** Lease heartbeats while the runtime runs; the server may ask us to pause or cancel. */
@@ -191,7 +178,7 @@ export class UnitRun {
         }
       } catch (error) {
         if (isConnectorError(error, 'unauthorized')) return this.deps.onRevoked();
-        this.deps.log.warn('lease heartbeat failed', { unit: this.unit.id, error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.warn('lease heartbeat failed', { unit: this.unit.id, error: errorText(error) });
       }
       if (this.leaseAlive) this.leaseTimer = this.deps.clock.setTimeout(() => void beat(), every);
     };
@@ -208,13 +195,4 @@ export class UnitRun {
 function brainOf(brain: string | undefined): 'claude' | 'codex' | 'auto' | null {
   if (brain === undefined || brain === 'auto') return 'auto';
   return brain === 'claude' || brain === 'codex' ? brain : null;
-}
-
-function clip(text: string): string {
-  return text.length > RESULT_SUMMARY_MAX ? text.slice(0, RESULT_SUMMARY_MAX) : text;
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim().length > 0) ?? '';
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

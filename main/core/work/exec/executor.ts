@@ -12,6 +12,7 @@ import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
 import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
+import { errorText } from '../../../../shared/errors';
 
 /**
  * The local runtime executor: from "run this unit with claude or codex" to its outcome.
@@ -113,13 +114,13 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       const outcome = await this.run(request, invocation, started, () => (spawned = true));
       return outcome;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       this.log.error('runtime turn failed in the runner', { unitId: request.unitId, error: redactText(message, secrets) });
       return failEarly(spawned ? 'runtime_error' : 'spawn_error', `runner error while running ${request.runtime}: ${message}`);
     } finally {
       if (turn) {
         await removeTurnDir(turn.root).catch((error: unknown) =>
-          this.log.error('could not remove turn directory', { dir: turn?.root, error: String(error) }),
+          this.log.error('could not remove turn directory', { dir: turn?.root, error: errorText(error) }),
         );
         this.activeDirs.delete(turn.root);
       }
@@ -158,7 +159,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       try {
         onOutput(tail.render(secrets));
       } catch (error) {
-        this.log.warn('onOutput callback threw', { error: String(error) });
+        this.log.warn('onOutput callback threw', { error: errorText(error) });
       }
     });
     const command = commandFor(request.binary, invocation.args);
