@@ -2,8 +2,9 @@
 // formats the staged files with Prettier, then lints them with oxlint (type-aware), so a
 // commit cannot add unformatted or lint-failing code. Only staged files are touched.
 //
-// A file with unstaged changes as well is only checked, never rewritten: formatting it
-// and staging the result would commit the unstaged half too.
+// A file with unstaged changes as well is only checked (its staged version), never
+// rewritten: formatting it and staging the result would commit the unstaged half too.
+// Lint reads the files as they are on disk.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,9 +33,14 @@ if (whole.length) {
   ok = run(bin('prettier'), ['--write', '--ignore-unknown', '--log-level', 'warn', '--', ...whole]) && ok;
   git(['add', '--', ...whole]);
 }
-if (partial.length && !run(bin('prettier'), ['--check', '--ignore-unknown', '--log-level', 'warn', '--', ...partial])) {
-  process.stderr.write('pre-commit: these files are partly staged and not formatted; run `npx prettier --write` on them and stage them:\n');
-  for (const f of partial) process.stderr.write(`  ${f}\n`);
+const unformatted = partial.filter((file) => {
+  const staged = git(['show', `:${file}`]);
+  const r = spawnSync(bin('prettier'), ['--stdin-filepath', file, '--ignore-unknown', '--log-level', 'warn'], { cwd: root, input: staged, encoding: 'utf8' });
+  return r.status !== 0 || r.stdout !== staged;
+});
+if (unformatted.length) {
+  process.stderr.write('pre-commit: the staged part of these files is not formatted; run `npx prettier --write` on them and stage them:\n');
+  for (const f of unformatted) process.stderr.write(`  ${f}\n`);
   ok = false;
 }
 
