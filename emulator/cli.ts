@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEMO_OPERATORS } from './demo/demo-seed';
 import { startEmulator } from './index';
+import { errorText } from '../shared/errors';
 
 const USAGE = `Usage: npm run emulator -- [--port 7457] [--db <file>|:memory:] [--seed demo] [--no-trickle] [--quiet]
 
@@ -53,6 +54,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`emulator: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+  process.stderr.write(`emulator: ${errorText(error)}\n${USAGE}\n`);
   process.exit(1);
 });

@@ -17,9 +17,7 @@ import { createSechroomPlane, SECHROOM_BASE, type SechroomAdmin, type SechroomCo
 import { createServices } from './services';
 
 export { EmulatorAdmin } from './admin/admin-api';
-export type { EmulatorStateSummary } from './admin/admin-api';
-export type { ConfigPatch, EmulatorConfig } from './config';
-export type { DemoSeedSummary } from './demo/demo-seed';
+export type { ConfigPatch } from './config';
 export { DEMO_OPERATORS } from './demo/demo-seed';
 export type { EnqueueUnitInput } from './domain/unit-input';
 export type { UnitRecord, UnitStatus } from './domain/units';
@@ -70,7 +68,7 @@ export interface RunningEmulator {
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const now = options.now ?? Date.now;
   const db = openDatabase(options.db ?? ':memory:');
-  const config = mergeConfig(DEFAULT_CONFIG, { ...options.config, accessTokenTtlMs: options.accessTokenTtlMs ?? options.config?.accessTokenTtlMs });
+  const config = mergeConfig(DEFAULT_CONFIG, { ...options.config, ...(options.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: options.accessTokenTtlMs } : {}) });
   const ctx: EmulatorContext = {
     db,
     config,

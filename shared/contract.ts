@@ -3,7 +3,6 @@ import type { Result } from './result';
 import { command, NoInput } from './command';
 import { operatorCommands, operatorEvents } from './operator-contract';
 
-export { NoInput } from './command';
 import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './runner';
 import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
@@ -158,7 +157,6 @@ export const WsClientFrameSchema = z.object({
   command: z.string().max(100),
   input: z.unknown().optional(),
 });
-export type WsClientFrame = z.infer<typeof WsClientFrameSchema>;
 
 export const WsServerFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('result'), id: z.number().int(), result: z.unknown() }),

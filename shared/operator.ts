@@ -46,7 +46,6 @@ export const OperatorSessionSchema = z.discriminatedUnion('state', [
   /** The refresh after a 401 failed: the operator must sign in again. */
   z.object({ state: z.literal('sign_in_again'), reason: z.string() }),
 ]);
-export type OperatorSession = z.infer<typeof OperatorSessionSchema>;
 
 export const OperatorStatusSchema = z.object({
   /** Origin of the control plane the session belongs to. */
@@ -88,7 +87,6 @@ export type RequestSummaryView = z.infer<typeof RequestSummaryViewSchema>;
 
 /** An active turn of this runner that belongs to a build request. */
 export const TurnHereSchema = z.object({ turnId: z.string(), buildRequestId: z.string() });
-export type TurnHere = z.infer<typeof TurnHereSchema>;
 
 export const RequestBoardSchema = z.object({
   requests: z.array(RequestSummaryViewSchema),
@@ -190,7 +188,6 @@ export const LifecycleInputSchema = z
     reason: z.string().max(20_000).optional(),
   })
   .strict();
-export type LifecycleInput = z.infer<typeof LifecycleInputSchema>;
 
 export const LifecycleResultViewSchema = z.object({
   status: RequestStatusSchema,
@@ -224,5 +221,6 @@ export type ConfirmationView = z.infer<typeof ConfirmationViewSchema>;
  */
 export function isHttpUrl(value: string | null | undefined): value is string {
   if (!value || value.length > 2048) return false;
+  // oxlint-disable-next-line no-control-regex -- the control characters are what this refuses.
   return /^https?:\/\/[^\s/?#@\\]+(?:[/?#][^\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]*)?$/i.test(value);
 }

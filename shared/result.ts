@@ -11,14 +11,6 @@ export type CommandError = z.infer<typeof CommandErrorSchema>;
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
-export function ok<T>(value: T): Result<T> {
-  return { ok: true, value };
-}
-
-export function err(code: string, message: string): Result<never> {
-  return { ok: false, error: { code, message } };
-}
-
 export function resultSchema<T extends z.ZodType>(value: T) {
   return z.discriminatedUnion('ok', [
     z.object({ ok: z.literal(true), value }),

@@ -46,8 +46,7 @@ export const SETTING_KEYS = [
   'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
-const everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
-void everyKeyListed;
+const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
 
 export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   controlPlaneUrl: 'Control plane URL',

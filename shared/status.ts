@@ -20,18 +20,6 @@ export const RunnerStatusSchema = z.discriminatedUnion('state', [
 export type RunnerStatus = z.infer<typeof RunnerStatusSchema>;
 export type RunnerState = RunnerStatus['state'];
 
-export const RUNNER_STATES = [
-  'unpaired',
-  'pairing',
-  'idle',
-  'working',
-  'paused',
-  'draining',
-  'offline',
-  'revoked',
-  'error',
-] as const satisfies readonly RunnerState[];
-
 /** The five looks of the tray icon. */
 export type TrayIconKind = 'unpaired' | 'idle' | 'working' | 'paused' | 'error';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUNTIME_IDS } from './runtimes';
 
 export const TurnPhaseSchema = z.enum(['starting', 'running', 'canceling', 'reporting', 'succeeded', 'failed', 'canceled']);
 export type TurnPhase = z.infer<typeof TurnPhaseSchema>;
@@ -7,7 +8,7 @@ export type TurnPhase = z.infer<typeof TurnPhaseSchema>;
 export const TurnViewSchema = z.object({
   id: z.string(),
   kind: z.enum(['turn_execution', 'work_order']),
-  runtime: z.enum(['claude', 'codex']).nullable(),
+  runtime: z.enum(RUNTIME_IDS).nullable(),
   seat: z.object({ id: z.string(), name: z.string().nullable() }).nullable(),
   buildRequestId: z.string().nullable(),
   startedAt: z.string(),

@@ -158,7 +158,7 @@ export class PairingService {
     return row ? this.toRecord(row) : undefined;
   }
 
-  decide(code: string, decision: 'approve' | 'deny', by: { operatorId?: string; tenantId?: string } = {}): PairingRecord {
+  decide(code: string, decision: 'approve' | 'deny', by: { operatorId?: string | undefined; tenantId?: string | undefined } = {}): PairingRecord {
     const record = this.findByCode(code);
     if (!record) throw new HttpError(404, 'not_found', 'no pairing with that code');
     if (record.status !== 'pending') throw new HttpError(409, 'already_decided', `pairing is ${record.status}`);

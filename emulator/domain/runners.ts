@@ -147,7 +147,7 @@ export class RunnerService {
   }
 
   /** Capacity observations, newest first. */
-  observations(filter: { tenant_id?: string; runner_id?: string; limit?: number } = {}): CapacityObservationSummary[] {
+  observations(filter: { tenant_id?: string; runner_id?: string | undefined; limit?: number } = {}): CapacityObservationSummary[] {
     const rows = this.ctx.db
       .prepare(
         `SELECT o.id, o.runner_id, o.observed_at, o.body FROM capacity_observations o

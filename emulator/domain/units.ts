@@ -8,7 +8,6 @@ import type { EnqueueUnitInput } from './unit-input';
 import { EnqueueUnitInputSchema } from './unit-input';
 
 export type UnitStatus = 'queued' | 'claimed' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired';
-export const ACTIVE_UNIT_STATUSES = ['claimed', 'running'] as const;
 
 export interface UnitRow {
   id: string;

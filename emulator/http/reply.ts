@@ -3,11 +3,11 @@ import type { ZodError } from 'zod';
 export type Headers = Record<string, string | string[]>;
 
 export type Reply =
-  | { kind: 'json'; status: number; body: unknown; headers?: Headers }
-  | { kind: 'empty'; status: number; headers?: Headers }
-  | { kind: 'html'; status: number; html: string; headers?: Headers }
-  | { kind: 'raw'; status: number; text: string; contentType: string; headers?: Headers }
-  | { kind: 'redirect'; status: 303 | 302; location: string; headers?: Headers };
+  | { kind: 'json'; status: number; body: unknown; headers?: Headers | undefined }
+  | { kind: 'empty'; status: number; headers?: Headers | undefined }
+  | { kind: 'html'; status: number; html: string; headers?: Headers | undefined }
+  | { kind: 'raw'; status: number; text: string; contentType: string; headers?: Headers | undefined }
+  | { kind: 'redirect'; status: 303 | 302; location: string; headers?: Headers | undefined };
 
 export const json = (status: number, body: unknown, headers?: Headers): Reply => ({ kind: 'json', status, body, headers });
 export const empty = (status: number, headers?: Headers): Reply => ({ kind: 'empty', status, headers });
@@ -32,9 +32,6 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, code = 'invalid_request'): HttpError => new HttpError(400, code, message);
-export const notFound = (message = 'not found'): HttpError => new HttpError(404, 'not_found', message);
-export const conflict = (code: string, message: string): HttpError => new HttpError(409, code, message);
-export const forbidden = (message: string): HttpError => new HttpError(403, 'forbidden', message);
 
 /** One line naming each offending field, e.g. `telemetry.cpu.count: Invalid input: expected number`. */
 export function describeZodError(error: ZodError, root = 'body', prefix = ''): string {

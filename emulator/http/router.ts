@@ -51,7 +51,7 @@ export class Router {
   }
 
   list(): ReadonlyArray<Pick<RouteDef, 'method' | 'pattern' | 'body'>> {
-    return this.routes.map(({ method, pattern, body }) => ({ method, pattern, body }));
+    return this.routes.map(({ method, pattern, body }) => ({ method, pattern, ...(body ? { body } : {}) }));
   }
 
   match(method: string, path: string): RouteMatch {

@@ -3,7 +3,7 @@ import { html, type SafeHtml } from './html';
 
 export interface LayoutOptions {
   operator?: OperatorRecord | null;
-  csrf?: string;
+  csrf?: string | undefined;
 }
 
 export function layout(title: string, body: SafeHtml, opts: LayoutOptions = {}): string {

@@ -73,7 +73,7 @@ function decisionForms(action: string, code: string, csrf: string, yes: string, 
 export function confirmationView(c: ConfirmationRecord, requestTitle: string | null, csrf: string, canDecide: boolean): SafeHtml {
   const reason = typeof c.input.reason === 'string' ? c.input.reason : null;
   const body = html`<dl><dt>Action</dt><dd>${ACTION_LABEL[c.command_id] ?? c.command_id}</dd>
-    <dt>Build request</dt><dd>${requestTitle ?? String(c.input.build_request_id ?? '')}</dd>
+    <dt>Build request</dt><dd>${requestTitle ?? (typeof c.input.build_request_id === 'string' ? c.input.build_request_id : '')}</dd>
     <dt>Reason</dt><dd>${reason ?? 'none given'}</dd><dt>Status</dt><dd id="confirmation-status">${c.status}</dd>
     <dt>Expires</dt><dd>${c.expires_at}</dd></dl>`;
   if (c.status !== 'pending') {

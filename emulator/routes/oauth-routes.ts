@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DeviceAuthorizationRequestSchema, RevocationRequestSchema, TokenRequestSchema } from '../../shared/protocol';
 import { describeZodError, empty, json } from '../http/reply';
 import type { RouteDef } from '../http/router';

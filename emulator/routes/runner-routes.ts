@@ -26,7 +26,7 @@ function unitKind(ctx: RequestCtx): UnitKind {
 }
 
 /** The seed's id field (`turn_execution_id` / `work_order_id`) is optional, but when sent it must be the path's id. */
-function checkIdField(kind: UnitKind, id: string, body: Partial<Record<'turn_execution_id' | 'work_order_id', string>>): void {
+function checkIdField(kind: UnitKind, id: string, body: { turn_execution_id?: string | undefined; work_order_id?: string | undefined }): void {
   const field = UNIT_ID_FIELD[kind];
   const other = field === 'turn_execution_id' ? 'work_order_id' : 'turn_execution_id';
   if (body[other] !== undefined) throw new HttpError(400, 'invalid_request', `${other} does not belong to a ${kind}`);

@@ -24,10 +24,10 @@ export const DEFAULT_SECHROOM_CONFIG: SechroomConfig = {
 };
 
 export const SechroomConfigPatchSchema = z.strictObject({
-  leaseTtlMs: z.number().int().min(50).max(3_600_000).optional(),
-  accessTokenTtlMs: z.number().int().positive().nullable().optional(),
-  claimStaggerMs: z.number().int().min(0).max(60_000).optional(),
-  maxOffers: z.number().int().min(1).max(500).optional(),
-  offerWaitMaxMs: z.number().int().min(0).max(600_000).optional(),
+  leaseTtlMs: z.number().int().min(50).max(3_600_000).exactOptional(),
+  accessTokenTtlMs: z.number().int().positive().nullable().exactOptional(),
+  claimStaggerMs: z.number().int().min(0).max(60_000).exactOptional(),
+  maxOffers: z.number().int().min(1).max(500).exactOptional(),
+  offerWaitMaxMs: z.number().int().min(0).max(600_000).exactOptional(),
 });
 export type SechroomConfigPatch = z.infer<typeof SechroomConfigPatchSchema>;

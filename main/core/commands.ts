@@ -4,7 +4,7 @@ import type { PersistentSettingsStore } from './settings/settings-store';
 import { CommandFailure, type Handlers } from './dispatch';
 import type { Clock, DesktopPort, LogFeed } from './ports';
 import { createOperatorHandlers, type OperatorService } from './operator';
-import { CommandRefused, type Runner } from './runner/runner';
+import type { Runner } from './runner/runner';
 import type { CapacityHistory } from './runner/telemetry';
 import type { TurnRegistry } from './work/turn-registry';
 import type { WorkManager } from './work/work-manager';
@@ -45,15 +45,15 @@ export function createHandlers(s: CommandServices): Handlers {
     },
     'runner:status': () => s.runner.status(),
     'runner:snapshot': () => s.runner.snapshot(),
-    'pairing:start': () => refusals(() => s.runner.startPairing()),
-    'pairing:start-with-code': ({ code }) => refusals(() => s.runner.startPairing({ userCode: code })),
+    'pairing:start': () => s.runner.startPairing(),
+    'pairing:start-with-code': ({ code }) => s.runner.startPairing({ userCode: code }),
     'pairing:cancel': () => {
       s.runner.cancelPairing();
       return null;
     },
-    'runner:import': ({ file }) => refusals(() => s.runner.importState(file)),
+    'runner:import': ({ file }) => s.runner.importState(file),
     'runner:unpair': async ({ force }) => {
-      await refusals(() => s.runner.unpair(force));
+      await s.runner.unpair(force);
       return null;
     },
     'runner:pause': ({ minutes }) => {
@@ -85,16 +85,6 @@ export function createHandlers(s: CommandServices): Handlers {
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     ...createOperatorHandlers(s.operator),
   };
-}
-
-/** A refusal the operator should read becomes `{ ok: false }` with its code. */
-async function refusals<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof CommandRefused) throw new CommandFailure(error.code, error.message);
-    throw error;
-  }
 }
 
 /** What settings:get answers and settings:changed carries. */

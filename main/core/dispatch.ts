@@ -8,6 +8,7 @@ import {
 } from '../../shared/contract';
 import { describeZodError, TransportErrorCode, type Result } from '../../shared/result';
 import type { Logger } from './ports';
+import { errorText } from '../../shared/errors';
 
 /** A handler may throw this to answer `{ ok: false }` with its own code. */
 export class CommandFailure extends Error {
@@ -44,14 +45,14 @@ export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
       return { ok: false, error: { code: TransportErrorCode.invalidInput, message: `${name}: ${describeZodError(parsed.error)}` } };
     }
     try {
-      const handler = handlers[name] as (input: unknown) => Promise<unknown> | unknown;
+      const handler = handlers[name] as (input: unknown) => unknown;
       const value = await handler(parsed.data);
       return { ok: true, value };
     } catch (error) {
       if (error instanceof CommandFailure) {
         return { ok: false, error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
       }
-      log.error('command failed', { command: name, error: error instanceof Error ? error.message : String(error) });
+      log.error('command failed', { command: name, error: errorText(error) });
       return { ok: false, error: { code: TransportErrorCode.internal, message: `${name} failed; see the log for details` } };
     }
   };

@@ -5,6 +5,7 @@ import type { Logger } from '../core/ports';
 import { isRendererUrl } from './app-protocol';
 import type { ElectronApi, InvokeEventApi, WebContentsApi } from './electron-api';
 import { urlForLog } from './security';
+import { errorText } from '../../shared/errors';
 
 /**
  * The one door into main. This is the only file in main/electron that touches ipcMain
@@ -60,7 +61,7 @@ export class IpcDoor {
           contents.send(EVENT_CHANNEL, batch);
         } catch (error) {
           // A window closing between receivers() and send(); its next batch will not come.
-          this.options.log.debug('event delivery skipped', { error: error instanceof Error ? error.message : String(error) });
+          this.options.log.debug('event delivery skipped', { error: errorText(error) });
         }
       }
     });
@@ -94,7 +95,7 @@ export class IpcDoor {
         return await host.invoke(name, input);
       } catch (error) {
         // host.invoke answers with data; this guards the door against a future regression.
-        log.error('ipc command threw', { command: name, error: error instanceof Error ? error.message : String(error) });
+        log.error('ipc command threw', { command: name, error: errorText(error) });
         return { ok: false, error: { code: TransportErrorCode.internal, message: `${name} failed; see the log for details` } };
       }
     });

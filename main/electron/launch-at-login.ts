@@ -4,6 +4,7 @@ import type { HostEvent } from '../../shared/contract';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
 import type { AppApi } from './electron-api';
+import { errorText } from '../../shared/errors';
 
 /** Passed by the login item so the app starts in the tray (shell.ts reads it). */
 const HIDDEN = '--hidden';
@@ -136,7 +137,7 @@ export class LaunchAtLogin {
           ...(result.applied ? { where: result.where } : { reason: result.reason }),
         });
       } catch (error) {
-        this.options.log?.warn('launch at login could not be updated', { enabled, error: error instanceof Error ? error.message : String(error) });
+        this.options.log?.warn('launch at login could not be updated', { enabled, error: errorText(error) });
       }
     });
   }

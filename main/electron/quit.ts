@@ -1,5 +1,6 @@
 import type { Logger } from '../core/ports';
 import type { AppApi, PreventableEvent } from './electron-api';
+import { errorText } from '../../shared/errors';
 
 export interface QuitSequenceOptions {
   app: Pick<AppApi, 'quit'>;
@@ -51,7 +52,7 @@ export class QuitSequence {
       const outcome = await Promise.race([this.options.stop().then(() => 'stopped' as const), limit]);
       if (outcome === 'timeout') this.options.log()?.warn('quitting: the core did not stop in time; quitting anyway', { limitMs: this.options.limitMs });
     } catch (error) {
-      this.options.log()?.error('quitting: stopping failed; quitting anyway', { error: error instanceof Error ? error.message : String(error) });
+      this.options.log()?.error('quitting: stopping failed; quitting anyway', { error: errorText(error) });
     } finally {
       clearTimer(timer);
     }

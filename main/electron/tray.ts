@@ -6,7 +6,7 @@ import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
 import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, TrayNotifier } from './tray-notifications';
 
-export { trayMenuTemplate, trayView, type TrayMenuModel, type TrayTarget, type TrayView } from './tray-menu';
+export { type TrayTarget, type TrayView } from './tray-menu';
 
 /** How long "Quit after the running turns finish" waits before quitting anyway. */
 export const QUIT_DRAIN_LIMIT_MS = 15 * 60_000;

@@ -1,6 +1,7 @@
 import type { Logger } from '../core/ports';
 import type { AppApi, BrowserWindowApi, ElectronApi, WebContentsApi } from './electron-api';
 import { RENDERER_URL } from './app-protocol';
+import { errorText } from '../../shared/errors';
 
 export interface MainWindowOptions {
   electron: Pick<ElectronApi, 'BrowserWindow' | 'nativeTheme'> & { app: Pick<AppApi, 'focus'> };
@@ -116,7 +117,7 @@ export class MainWindow {
     });
     window.loadURL(view ? `${RENDERER_URL}#${view}` : RENDERER_URL).catch((error: unknown) => {
       this.options.log.error('window failed to load the renderer', {
-        error: error instanceof Error ? error.message : String(error),
+        error: errorText(error),
       });
     });
   }

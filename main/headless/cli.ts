@@ -16,6 +16,7 @@ import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { startHeadlessServer } from './server';
 import { runServiceCommand } from './service/service-cli';
 import { TerminalReporter } from './terminal-reporter';
+import { errorText } from '../../shared/errors';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a stop waits for running turns before it cancels them (RUNNER_TRAY_QUIT_DRAIN_MS). */
@@ -152,7 +153,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    process.stderr.write(`runner-tray headless: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`runner-tray headless: ${errorText(error)}\n`);
     process.exit(1);
   },
 );

@@ -9,6 +9,7 @@ import type { Logger } from '../core/ports';
 import { allowedHosts, allowedOrigins, cookieToken, newLaunchToken, TOKEN_COOKIE, tokensEqual } from './auth';
 import { readRendererFile } from '../core/renderer-files';
 import { isHealthz, serveHealthz } from './health';
+import { errorText } from '../../shared/errors';
 
 export interface HeadlessServerOptions {
   host: Host;
@@ -60,7 +61,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
 
   const server = http.createServer((req, res) => {
     void handleHttp(req, res).catch((error: unknown) => {
-      log.error('headless request failed', { error: error instanceof Error ? error.message : String(error) });
+      log.error('headless request failed', { error: errorText(error) });
       if (!res.headersSent) res.writeHead(500, SECURITY_HEADERS);
       res.end();
     });
@@ -119,7 +120,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       if (isBinary) return ws.close(1003, 'text frames only');
       let raw: unknown;
       try {
-        raw = JSON.parse(data.toString());
+        raw = JSON.parse(textOf(data));
       } catch {
         return ws.close(1007, 'invalid JSON');
       }
@@ -148,4 +149,10 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       server.closeAllConnections();
     },
   };
+}
+
+/** A text frame's payload (ws hands it over as one Buffer, fragments, or an ArrayBuffer). */
+function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }

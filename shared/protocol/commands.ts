@@ -26,8 +26,6 @@ export const FORGE_COMMANDS = {
 } as const;
 
 export type ForgeCommandId = keyof typeof FORGE_COMMANDS;
-export const FORGE_COMMAND_IDS = Object.keys(FORGE_COMMANDS) as ForgeCommandId[];
-export const ForgeCommandIdSchema = z.enum(FORGE_COMMAND_IDS as [ForgeCommandId, ...ForgeCommandId[]]);
 export type ForgeCommandInput<Id extends ForgeCommandId> = z.input<(typeof FORGE_COMMANDS)[Id]['input']>;
 export type ForgeCommandOutput<Id extends ForgeCommandId> = z.infer<(typeof FORGE_COMMANDS)[Id]['output']>;
 
@@ -40,7 +38,6 @@ export const LIFECYCLE_COMMAND_IDS = [
 export type LifecycleCommandId = (typeof LIFECYCLE_COMMAND_IDS)[number];
 
 export const CommandRequestSchema = z.object({ input: z.unknown().default({}) });
-export type CommandRequest = z.infer<typeof CommandRequestSchema>;
 
 /** Wraps a command's output schema in the `{ output }` envelope. */
 export function commandResponseSchema<T extends z.ZodType>(output: T) {

@@ -5,7 +5,6 @@ export const ErrorBodySchema = z.object({
   error: z.string().min(1),
   message: z.string().optional(),
 });
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /** ISO-8601 timestamps as the server renders them; kept lenient so a server that adds an offset still parses. */
 export const IsoTimeSchema = z.string().min(1).max(64);
@@ -18,4 +17,3 @@ export const OpaqueIdSchema = z.string().min(1).max(200);
 
 export const PLATFORMS = ['darwin', 'win32', 'linux'] as const;
 export const PlatformSchema = z.enum(PLATFORMS);
-export type Platform = z.infer<typeof PlatformSchema>;

@@ -49,7 +49,6 @@ export const UntrustedSourceSchema = z.strictObject({
   summary: z.string().trim().max(1000).optional(),
   must_not_influence: z.array(InfluenceBoundarySchema).default([...INFLUENCE_BOUNDARIES]),
 });
-export type UntrustedSource = z.infer<typeof UntrustedSourceSchema>;
 
 export const TrustedControlSchema = z.strictObject({
   source: z.literal(TRUSTED_CONTROL_SOURCE),
@@ -60,7 +59,6 @@ export const TrustedControlSchema = z.strictObject({
   active_secret_grant_count: z.number().int().nonnegative().max(1000).default(0),
   pending_gate_ids: z.array(UuidSchema).max(50).default([]),
 });
-export type TrustedControl = z.infer<typeof TrustedControlSchema>;
 
 export const ContextPacketSchedulerSchema = z.strictObject({
   lease_model: z.literal(LEASE_MODEL),
@@ -88,4 +86,3 @@ export const ForgeRuntimeContextPacketSchema = z.strictObject({
   untrusted_input_policy: z.literal(UNTRUSTED_INPUT_POLICY),
 });
 export type ForgeRuntimeContextPacket = z.infer<typeof ForgeRuntimeContextPacketSchema>;
-export type ForgeRuntimeContextPacketInput = z.input<typeof ForgeRuntimeContextPacketSchema>;

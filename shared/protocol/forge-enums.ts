@@ -25,7 +25,7 @@ export type RiskLevel = z.infer<typeof RiskLevelSchema>;
 /** `plan_only` is [seed]; the seed truncates the rest, so the others are [v1]. */
 export const AUTOMATION_MODES = ['plan_only', 'observe', 'pull_request_only', 'supervised_merge'] as const;
 export const AutomationModeSchema = z.enum(AUTOMATION_MODES);
-export type AutomationMode = z.infer<typeof AutomationModeSchema>;
+type AutomationMode = z.infer<typeof AutomationModeSchema>;
 
 /** An automation mode as sent: a known one, or any other name, kept as it is. [v1: tolerant] */
 export const WireAutomationModeSchema = z.union([AutomationModeSchema, z.string().trim().min(1).max(80)]);
@@ -44,19 +44,15 @@ export type PhaseRunStatus = z.infer<typeof PhaseRunStatusSchema>;
 /** [v1] */
 export const GATE_STATUSES = ['open', 'approved', 'rejected', 'waived'] as const;
 export const GateStatusSchema = z.enum(GATE_STATUSES);
-export type GateStatus = z.infer<typeof GateStatusSchema>;
 
 /** [v1] */
 export const PLAN_VERSION_STATUSES = ['draft', 'ready_for_review', 'approved', 'rejected', 'superseded'] as const;
 export const PlanVersionStatusSchema = z.enum(PLAN_VERSION_STATUSES);
-export type PlanVersionStatus = z.infer<typeof PlanVersionStatusSchema>;
 
 /** [v1] */
 export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export const TaskStatusSchema = z.enum(TASK_STATUSES);
-export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** [v1] */
 export const CHANGESET_STATUSES = ['draft', 'open', 'merged', 'closed'] as const;
 export const ChangesetStatusSchema = z.enum(CHANGESET_STATUSES);
-export type ChangesetStatus = z.infer<typeof ChangesetStatusSchema>;

@@ -61,7 +61,6 @@ export const GateSummarySchema = z.object({
 export type GateSummary = z.infer<typeof GateSummarySchema>;
 
 export const ClarificationAnswerSchema = z.object({ question: z.string(), answer: z.string() });
-export type ClarificationAnswer = z.infer<typeof ClarificationAnswerSchema>;
 
 /** [seed] */
 export const PlanVersionSummarySchema = z.object({
@@ -112,12 +111,10 @@ export type ChangesetSummary = z.infer<typeof ChangesetSummarySchema>;
 export const RequestListInputSchema = z.strictObject({
   limit: z.number().int().min(1).max(500).optional(),
 });
-export type RequestListInput = z.infer<typeof RequestListInputSchema>;
 export const RequestListOutputSchema = z.object({ requests: z.array(BuildRequestSummarySchema) });
 export type RequestListOutput = z.infer<typeof RequestListOutputSchema>;
 
 export const RequestShowInputSchema = z.strictObject({ build_request_id: UuidSchema });
-export type RequestShowInput = z.infer<typeof RequestShowInputSchema>;
 
 /** [seed] */
 export const RequestShowOutputSchema = z.object({
@@ -142,15 +139,16 @@ export const TerminationBoundSchema = z
     cost_budget_usd: DecimalStringSchema.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, 'termination_bound needs at least one ceiling');
-export type TerminationBound = z.infer<typeof TerminationBoundSchema>;
 
 export const RequestPauseInputSchema = z.strictObject({
   build_request_id: UuidSchema,
   reason: LifecycleReasonSchema.optional(),
 });
 export type RequestPauseInput = z.infer<typeof RequestPauseInputSchema>;
-export const RequestCancelInputSchema = RequestPauseInputSchema;
-export type RequestCancelInput = RequestPauseInput;
+export const RequestCancelInputSchema = z.strictObject({
+  build_request_id: UuidSchema,
+  reason: LifecycleReasonSchema.optional(),
+});
 export const RequestResumeInputSchema = z.strictObject({
   build_request_id: UuidSchema,
   reason: LifecycleReasonSchema.optional(),
@@ -189,7 +187,6 @@ export const ConfirmationStatusSchema = z.object({
 export type ConfirmationStatus = z.infer<typeof ConfirmationStatusSchema>;
 
 export const CapacityListInputSchema = z.strictObject({ runner_id: UuidSchema.optional() });
-export type CapacityListInput = z.infer<typeof CapacityListInputSchema>;
 
 /** One heartbeat's advisory capacity, as the server recorded it. [v1 shape of a seed concept] */
 export const CapacityObservationSummarySchema = z.object({
@@ -212,4 +209,3 @@ export const CapacityObservationSummarySchema = z.object({
 });
 export type CapacityObservationSummary = z.infer<typeof CapacityObservationSummarySchema>;
 export const CapacityListOutputSchema = z.object({ observations: z.array(CapacityObservationSummarySchema) });
-export type CapacityListOutput = z.infer<typeof CapacityListOutputSchema>;

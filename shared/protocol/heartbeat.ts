@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { IsoTimeSchema, OpaqueIdSchema } from './common';
 
-export const RUNTIME_CHOICES = ['auto', 'claude', 'codex'] as const;
-export const RuntimeChoiceSchema = z.enum(RUNTIME_CHOICES);
-export type RuntimeChoice = z.infer<typeof RuntimeChoiceSchema>;
-
 export const RuntimeCapabilitySchema = z.object({
   installed: z.boolean(),
   version: z.string().max(200).optional(),
   path: z.string().max(4096).optional(),
 });
-export type RuntimeCapability = z.infer<typeof RuntimeCapabilitySchema>;
 
 /** Detected local runtimes, filtered by the configured runtime (auto|claude|codex). [seed] */
 export const CapabilitiesSchema = z.object({
@@ -30,7 +25,6 @@ export const ModelAccountSchema = z.object({
   /** Usage-limit state; free text the runner reads from env, `unknown` when not set. [seed] */
   state: z.string().trim().min(1).max(80).default('unknown'),
 });
-export type ModelAccount = z.infer<typeof ModelAccountSchema>;
 
 /** Advisory capacity telemetry: scheduling input only, never an authority input. [seed] */
 export const TelemetrySchema = z.object({
@@ -84,7 +78,3 @@ export const HeartbeatResponseSchema = z.object({
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 
 /** Seed defaults and bounds for the runner cadence. [seed] */
-export const HEARTBEAT_DEFAULT_MS = 30_000;
-export const HEARTBEAT_MIN_MS = 1_000;
-export const INTERACTIVE_CLAIM_DEFAULT_MS = 1_000;
-export const INTERACTIVE_CLAIM_MIN_MS = 250;

@@ -19,6 +19,5 @@ export const ReportProgressArgsSchema = z.strictObject({
   message: z.string().trim().min(1).max(2000),
   percent: z.number().min(0).max(100).optional(),
 });
-export type ReportProgressArgs = z.infer<typeof ReportProgressArgsSchema>;
 
 export const MCP_PROTOCOL_VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'] as const;

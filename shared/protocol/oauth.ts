@@ -57,26 +57,13 @@ export const TokenResponseSchema = z.object({
 });
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
-export const OAUTH_ERROR_CODES = [
-  'invalid_request',
-  'invalid_client',
-  'invalid_grant',
-  'unsupported_grant_type',
-  'invalid_scope',
-  'authorization_pending',
-  'slow_down',
-  'access_denied',
-  'expired_token',
-] as const;
 export const OAuthErrorSchema = z.object({
   error: z.string().min(1),
   error_description: z.string().optional(),
 });
-export type OAuthError = z.infer<typeof OAuthErrorSchema>;
 
 /** RFC 7009 revocation request. */
 export const RevocationRequestSchema = z.object({
   token: z.string().min(1).max(500),
   token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
 });
-export type RevocationRequest = z.infer<typeof RevocationRequestSchema>;

@@ -32,10 +32,10 @@ export const PairingClaimByIdSchema = z.object({
  */
 export const PairingClaimByCodeSchema = z.object({
   user_code: z.string().trim().min(1).max(64),
-  name: z.string().trim().min(1).max(200).optional(),
-  platform: PlatformSchema.optional(),
-  runner_version: z.string().trim().min(1).max(64).optional(),
-  hostname: z.string().trim().min(1).max(255).optional(),
+  name: z.string().trim().min(1).max(200).exactOptional(),
+  platform: PlatformSchema.exactOptional(),
+  runner_version: z.string().trim().min(1).max(64).exactOptional(),
+  hostname: z.string().trim().min(1).max(255).exactOptional(),
 });
 export type PairingClaimByCode = z.infer<typeof PairingClaimByCodeSchema>;
 export const PairingClaimRequestSchema = z.union([PairingClaimByIdSchema, PairingClaimByCodeSchema]);
@@ -66,7 +66,6 @@ export type PairingClaimResponse = z.infer<typeof PairingClaimResponseSchema>;
 
 export const PAIRING_ERROR_CODES = ['authorization_pending', 'slow_down', 'access_denied', 'expired_token'] as const;
 export const PairingErrorCodeSchema = z.enum(PAIRING_ERROR_CODES);
-export type PairingErrorCode = z.infer<typeof PairingErrorCodeSchema>;
 
 /** 400 body of a claim poll that has no credentials (yet). */
 export const PairingClaimErrorSchema = z.object({
@@ -75,8 +74,4 @@ export const PairingClaimErrorSchema = z.object({
   /** Present with slow_down: the interval (seconds) to use from now on. [v1] */
   interval: z.number().int().nonnegative().optional(),
 });
-export type PairingClaimError = z.infer<typeof PairingClaimErrorSchema>;
 
-/** `POST /api/runner/unpair` answer. [v1] */
-export const UnpairResponseSchema = z.object({ unpaired: z.literal(true) });
-export type UnpairResponse = z.infer<typeof UnpairResponseSchema>;

@@ -8,9 +8,6 @@ export type UnitKind = z.infer<typeof UnitKindSchema>;
 /** Path segment of each kind: `/api/runner/{segment}/{id}/start|heartbeat|result`. */
 export const UNIT_PATH_SEGMENT = { turn_execution: 'turn-executions', work_order: 'work-orders' } as const satisfies Record<UnitKind, string>;
 
-export const KNOWN_BRAINS = ['claude', 'codex', 'auto'] as const;
-export type Brain = (typeof KNOWN_BRAINS)[number];
-
 /** `POST /api/runner/work-orders/claim` body. [seed + v1 wait_ms] */
 export const ClaimRequestSchema = z.object({
   interactive_only: z.boolean().optional(),
@@ -23,7 +20,6 @@ export const ClaimRequestSchema = z.object({
    */
   runtimes: z.array(z.enum(['claude', 'codex'])).max(2).optional(),
 });
-export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
 
 export const UnitMcpSchema = z.object({
   url: z.string().min(1).default('/mcp'),
@@ -36,7 +32,6 @@ export const UnitLeaseSchema = z.object({
   heartbeat_ms: z.number().int().positive(),
   expires_at: IsoTimeSchema,
 });
-export type UnitLease = z.infer<typeof UnitLeaseSchema>;
 
 /**
  * A claimed unit. Unknown fields are tolerated. `brain` is a free string so a unit
@@ -70,7 +65,6 @@ export const ClaimResponseSchema = z.object({
   turn_execution: ClaimedUnitSchema.optional(),
   work_order: ClaimedUnitSchema.optional(),
 });
-export type ClaimResponse = z.infer<typeof ClaimResponseSchema>;
 
 /** The id field the seed sends with a unit's start and result: `turn_execution_id` or `work_order_id`. [seed] */
 export const UNIT_ID_FIELD = { turn_execution: 'turn_execution_id', work_order: 'work_order_id' } as const satisfies Record<UnitKind, string>;
@@ -110,7 +104,6 @@ export type LeaseHeartbeatResponse = z.infer<typeof LeaseHeartbeatResponseSchema
 
 export const RESULT_STATUSES = ['succeeded', 'failed', 'canceled'] as const;
 export const ResultStatusSchema = z.enum(RESULT_STATUSES);
-export type ResultStatus = z.infer<typeof ResultStatusSchema>;
 
 export const RESULT_SUMMARY_MAX = 12_000;
 
@@ -137,5 +130,3 @@ export const ResultRequestSchema = z.object({
 export type ResultRequest = z.infer<typeof ResultRequestSchema>;
 
 export const ResultAcceptedSchema = z.object({ accepted: z.literal(true) });
-export const ResultAlreadyRecordedSchema = z.object({ error: z.literal('already_recorded') });
-export type ResultAccepted = z.infer<typeof ResultAcceptedSchema>;

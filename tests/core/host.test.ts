@@ -21,7 +21,12 @@ function makeHost(clock = new FakeClock()) {
     'runner:status': () => status,
     'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
   } as unknown as Handlers;
-  const service = { starts: 0, stops: 0, start: async () => void service.starts++, stop: async () => void service.stops++ };
+  const service = { starts: 0, stops: 0, start: async () => {
+      service.starts++;
+    },
+    stop: async () => {
+      service.stops++;
+    }, };
   const host = createHost({ hub, handlers, log: logging.log, logFeed: logging.feed, status: () => status, services: [service] });
   return { host, clock, logging, service, setStatus: (s: RunnerStatus) => (status = s) };
 }

@@ -26,7 +26,7 @@ test('an operator signs in with a device code, sees who they are, and signs out 
   await page.reload();
   await page.getByRole('tab', { name: 'Requests' }).click();
   await expect(page.getByTestId('operator-bar')).toContainText('Ada Admin');
-  const storage = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }) + document.cookie);
+  const storage = await page.evaluate(() => JSON.stringify(Object.entries(sessionStorage)) + JSON.stringify(Object.entries(localStorage)) + document.cookie);
   expect(storage).not.toMatch(/oat_|ort_/);
 
   await page.getByTestId('sign-out').click();

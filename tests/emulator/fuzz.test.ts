@@ -82,7 +82,7 @@ async function send(method: string, path: string, raw?: string, type = 'applicat
   const res = await fetch(`${emu.url}${path}`, {
     method,
     headers: { ...authFor(path), ...(raw !== undefined ? { 'content-type': type } : {}) },
-    body: raw,
+    ...(raw !== undefined ? { body: raw } : {}),
     redirect: 'manual',
   });
   await res.arrayBuffer();

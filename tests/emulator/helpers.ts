@@ -26,7 +26,7 @@ export interface ApiOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export async function api(base: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
@@ -41,8 +41,8 @@ export async function api(base: string, path: string, opts: ApiOptions = {}): Pr
   const res = await fetch(`${base}${path}`, {
     method: opts.method ?? (body !== undefined ? 'POST' : 'GET'),
     headers,
-    body,
-    signal: opts.signal,
+    ...(body !== undefined ? { body } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
     redirect: 'manual',
   });
   const text = await res.text();

@@ -65,7 +65,7 @@ function fill(pattern: string): string {
 }
 
 async function send(method: string, path: string, raw?: string, type = 'application/json') {
-  const res = await fetch(`${emu.url}${path}`, { method, headers: { ...headers, ...(raw !== undefined ? { 'content-type': type } : {}) }, body: raw, redirect: 'manual' });
+  const res = await fetch(`${emu.url}${path}`, { method, headers: { ...headers, ...(raw !== undefined ? { 'content-type': type } : {}) }, ...(raw !== undefined ? { body: raw } : {}), redirect: 'manual' });
   await res.arrayBuffer();
   return res.status;
 }

@@ -19,7 +19,7 @@ export async function launchSechroom(opts: StartEmulatorOptions = {}) {
   };
   const session = mint();
   /** A Work Layer call as the seed's client makes it: bearer, `tenant`, `x-sechroom-surface: cli`. */
-  const wl = (path: string, o: ApiOptions & { as?: Session; surface?: string | null; tenant?: string | null } = {}): Promise<ApiResponse> => {
+  const wl = (path: string, o: ApiOptions & { as?: Session | undefined; surface?: string | null; tenant?: string | null } = {}): Promise<ApiResponse> => {
     const who = o.as ?? session;
     const headers: Record<string, string> = { ...o.headers };
     if (o.tenant !== null) headers.tenant = o.tenant ?? who.tenant;

@@ -35,7 +35,7 @@ async function seedClaim(request: Request, instanceId: string, sleep: (ms: numbe
 
 function requester(): Request {
   return async (path, init = {}) => {
-    const res = await emu.wl(path, { method: init.method, raw: init.body, headers: init.body ? { 'content-type': 'application/json' } : {} });
+    const res = await emu.wl(path, { ...(init.method !== undefined ? { method: init.method } : {}), ...(init.body !== undefined ? { raw: init.body } : {}), headers: init.body ? { 'content-type': 'application/json' } : {} });
     if (res.status !== 200) throw new Error(`${init.method ?? 'GET'} ${path} failed (${res.status}): ${res.text}`);
     return res.json;
   };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callToolThenText, replyText, startAnthropicStub, STUB_USAGE, type AnthropicStub } from '../stubs/anthropic-stub';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { CLAUDE_BIN, claudeEnv, realExecutor, realRequest, tempDir } from './real-cli-env';
+import { cliUnavailable, suiteTitle } from '../helpers/environment';
 
 // The real `claude` CLI (dev dependency) run by the executor against loopback stubs: the
 // model stub scripts the turn, the MCP stub records tool calls and the bearer they carried.
@@ -12,7 +13,9 @@ import { CLAUDE_BIN, claudeEnv, realExecutor, realRequest, tempDir } from './rea
 const TOKEN = 'unit-mcp-token-claude-5c1f0e9a7b3d';
 const TOOL = 'mcp__rost__report_progress';
 
-describe.sequential('real claude CLI', () => {
+const unavailable = cliUnavailable('claude', CLAUDE_BIN);
+
+describe.sequential(suiteTitle('real claude CLI', unavailable), { skip: unavailable !== null }, () => {
   let api: AnthropicStub;
   let mcp: McpStub;
   let home: ReturnType<typeof tempDir>;

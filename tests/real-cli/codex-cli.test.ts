@@ -4,6 +4,7 @@ import { isRunning, snapshotProcesses, treeMembers } from '../../main/core/work/
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { callFunctionThenText, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';
 import { CODEX_BIN, codexEnv, realExecutor, realRequest, tempDir } from './real-cli-env';
+import { cliUnavailable, suiteTitle } from '../helpers/environment';
 
 // The real `codex` CLI (dev dependency) run by the executor against a Responses stub
 // (CODEX_HOME config.toml) and the MCP stub. The stub is always up before codex starts:
@@ -11,7 +12,9 @@ import { CODEX_BIN, codexEnv, realExecutor, realRequest, tempDir } from './real-
 
 const TOKEN = 'unit-mcp-token-codex-8e2d4a6c0f1b';
 
-describe.sequential('real codex CLI', () => {
+const unavailable = cliUnavailable('codex', CODEX_BIN);
+
+describe.sequential(suiteTitle('real codex CLI', unavailable), { skip: unavailable !== null }, () => {
   let api: ResponsesStub;
   let mcp: McpStub;
   let home: ReturnType<typeof tempDir>;

@@ -5,13 +5,16 @@ import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from '../integration/core-harness';
 import { callToolThenText, replyText, startAnthropicStub, type AnthropicStub } from '../stubs/anthropic-stub';
 import { CLAUDE_BIN, claudeEnv, tempDir } from './real-cli-env';
+import { cliUnavailable, suiteTitle } from '../helpers/environment';
 
 // The whole chain with the real claude CLI: the real core claims a turn from the emulator,
 // claude (against a loopback model stub) calls the emulator's /mcp with the unit's
 // short-lived token, the result reaches the emulator, and the next turn of the same
 // conversation resumes the first one's Claude session.
 
-describe.sequential('real claude, end to end through the emulator', () => {
+const unavailable = cliUnavailable('claude', CLAUDE_BIN);
+
+describe.sequential(suiteTitle('real claude, end to end through the emulator', unavailable), { skip: unavailable !== null }, () => {
   let emu: RunningEmulator;
   let api: AnthropicStub;
   let home: ReturnType<typeof tempDir>;

@@ -39,7 +39,7 @@ export class WorkLifecycle {
     leases.onCompleted = (memoryId, verdict) => this.taskCompleted(memoryId, verdict);
   }
 
-  act(tenantId: string, briefId: string, action: LifecycleAction, why: { reasonCode: string; source: string; reason?: string | null }) {
+  act(tenantId: string, briefId: string, action: LifecycleAction, why: { reasonCode: string; source: string; reason?: string | null | undefined }) {
     const brief = this.work.requireBrief(briefId, tenantId);
     const to = ACTION_TO[action];
     const changed = this.move(brief, to, FROM[action], { reason_code: why.reasonCode, reason: why.reason ?? null, source: why.source });
@@ -102,7 +102,7 @@ export class WorkLifecycle {
     };
   }
 
-  private move(brief: BriefRow, to: BriefStatus, from: readonly BriefStatus[], why: { reason_code?: string | null; reason?: string | null; source?: string | null }): boolean {
+  private move(brief: BriefRow, to: BriefStatus, from: readonly BriefStatus[], why: { reason_code?: string | null | undefined; reason?: string | null | undefined; source?: string | null | undefined }): boolean {
     if (brief.status === to) return false;
     if (!from.includes(brief.status)) throw new HttpError(409, 'invalid_transition', `a ${brief.status} brief cannot become ${to}`);
     this.work.setBriefStatus(brief.id, to, why);

@@ -59,7 +59,7 @@ export interface TaskRow {
 }
 
 export interface BundleComponent {
-  title?: string | null;
+  title?: string | null | undefined;
   body: string;
 }
 
@@ -67,13 +67,13 @@ export interface CreateTaskInput {
   tenant_id: string;
   decomposition_id: string;
   title: string;
-  objective?: string;
-  acceptance?: string;
-  boundaries?: string;
-  closeout?: string;
-  lane?: string | null;
-  capability_keys?: string[];
-  tags?: string[];
+  objective?: string | undefined;
+  acceptance?: string | undefined;
+  boundaries?: string | undefined;
+  closeout?: string | undefined;
+  lane?: string | null | undefined;
+  capability_keys?: string[] | undefined;
+  tags?: string[] | undefined;
   context_pack?: { slug: string; version: string } | null;
 }
 
@@ -82,7 +82,7 @@ export class WorkStore {
   constructor(private readonly ctx: EmulatorContext) {}
 
   // ---- briefs ----
-  createBrief(input: { tenant_id: string; title: string; status?: BriefStatus }): BriefRow {
+  createBrief(input: { tenant_id: string; title: string; status?: BriefStatus | undefined }): BriefRow {
     const now = this.ctx.now();
     const id = newSechroomId('mem');
     this.ctx.db
@@ -110,7 +110,7 @@ export class WorkStore {
     return this.pageBriefs({ tenant_id: tenantId }).items;
   }
 
-  pageBriefs(filter: { tenant_id?: string; status?: string; offset?: number; limit?: number }): { items: BriefRow[]; count: number } {
+  pageBriefs(filter: { tenant_id?: string | undefined; status?: string | undefined; offset?: number | undefined; limit?: number | undefined }): { items: BriefRow[]; count: number } {
     const where = '(? IS NULL OR tenant_id = ?) AND (? IS NULL OR status = ?)';
     const args = [filter.tenant_id ?? null, filter.tenant_id ?? null, filter.status ?? null, filter.status ?? null];
     const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_briefs WHERE ${where}`).get(...args) as { n: number }).n;
@@ -120,7 +120,7 @@ export class WorkStore {
     return { items, count };
   }
 
-  setBriefStatus(id: string, status: BriefStatus, why: { reason_code?: string | null; reason?: string | null; source?: string | null }): void {
+  setBriefStatus(id: string, status: BriefStatus, why: { reason_code?: string | null | undefined; reason?: string | null | undefined; source?: string | null | undefined }): void {
     this.ctx.db
       .prepare('UPDATE sr_briefs SET status = ?, reason_code = ?, reason = ?, source = ?, updated_at = ? WHERE id = ?')
       .run(status, why.reason_code ?? null, why.reason ?? null, why.source ?? null, this.ctx.now(), id);
@@ -137,7 +137,7 @@ export class WorkStore {
   }
 
   // ---- decompositions ----
-  createDecomposition(input: { tenant_id: string; brief_id: string; title: string; status?: DecompositionStatus; revision_of?: string; revision_notes?: string }): DecompositionRow {
+  createDecomposition(input: { tenant_id: string; brief_id: string; title: string; status?: DecompositionStatus | undefined; revision_of?: string | undefined; revision_notes?: string | undefined }): DecompositionRow {
     this.requireBrief(input.brief_id, input.tenant_id);
     const now = this.ctx.now();
     const id = newSechroomId('wlp');
@@ -163,7 +163,7 @@ export class WorkStore {
     return row;
   }
 
-  listDecompositions(filter: { tenant_id?: string; status?: string; brief_id?: string; offset?: number; limit?: number }): { items: DecompositionRow[]; count: number } {
+  listDecompositions(filter: { tenant_id?: string | undefined; status?: string | undefined; brief_id?: string | undefined; offset?: number | undefined; limit?: number | undefined }): { items: DecompositionRow[]; count: number } {
     const where = `(? IS NULL OR tenant_id = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR brief_id = ?)`;
     const args = [filter.tenant_id ?? null, filter.tenant_id ?? null, filter.status ?? null, filter.status ?? null, filter.brief_id ?? null, filter.brief_id ?? null];
     const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_decompositions WHERE ${where}`).get(...args) as { n: number }).n;
@@ -217,7 +217,7 @@ export class WorkStore {
     return row;
   }
 
-  listTasks(filter: { tenant_id?: string; decomposition_id?: string; status?: string; lane?: string; offset?: number; limit?: number } = {}): { items: TaskRow[]; count: number } {
+  listTasks(filter: { tenant_id?: string | undefined; decomposition_id?: string | undefined; status?: string | undefined; lane?: string | undefined; offset?: number | undefined; limit?: number | undefined } = {}): { items: TaskRow[]; count: number } {
     const where = `(? IS NULL OR tenant_id = ?) AND (? IS NULL OR decomposition_id = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR lane = ?)`;
     const args = [filter.tenant_id, filter.tenant_id, filter.decomposition_id, filter.decomposition_id, filter.status, filter.status, filter.lane, filter.lane].map((v) => v ?? null);
     const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_tasks WHERE ${where}`).get(...args) as { n: number }).n;
@@ -245,7 +245,7 @@ export class WorkStore {
     return this.ctx.db.prepare('SELECT id, memory_id, no FROM sr_generations WHERE id = ?').get(id) as { id: string; memory_id: string; no: number } | undefined;
   }
 
-  setTaskStatus(memoryId: string, status: TaskStatus, extra: { verdict?: Verdict | null; reason?: string | null } = {}): void {
+  setTaskStatus(memoryId: string, status: TaskStatus, extra: { verdict?: Verdict | null | undefined; reason?: string | null | undefined } = {}): void {
     this.ctx.db
       .prepare('UPDATE sr_tasks SET status = ?, verdict = COALESCE(?, verdict), status_reason = ?, updated_at = ? WHERE memory_id = ?')
       .run(status, extra.verdict ?? null, extra.reason ?? null, this.ctx.now(), memoryId);

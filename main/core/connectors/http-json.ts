@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import { describeZodError } from '../../../shared/result';
 import { ConnectorError } from './errors';
@@ -55,16 +56,16 @@ export class JsonHttpClient {
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { method: req.method, headers, body, signal, redirect: 'error' });
+      response = await this.fetchImpl(url, { method: req.method, headers, ...(body !== undefined ? { body } : {}), signal, redirect: 'error' });
     } catch (error) {
       if (timeout.aborted) throw new ConnectorError('timeout', `${req.method} ${req.path} timed out after ${req.timeoutMs} ms`);
       if (req.signal?.aborted) throw new ConnectorError('network', `${req.method} ${req.path} was canceled`);
-      throw new ConnectorError('network', `${req.method} ${req.path} failed: ${this.clean(error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error))}`);
+      throw new ConnectorError('network', `${req.method} ${req.path} failed: ${this.clean(errorText(error instanceof Error && error.cause !== undefined ? error.cause : error))}`);
     }
     let text: string;
     try {
       text = await response.text();
-    } catch (error) {
+    } catch {
       throw new ConnectorError('network', `${req.method} ${req.path}: the connection dropped while reading the answer`);
     }
     let parsed: unknown = null;

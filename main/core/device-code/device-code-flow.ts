@@ -2,6 +2,7 @@ import type { DeviceCodeWaiting } from '../../../shared/device-code';
 import { ConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
+import { errorText } from '../../../shared/errors';
 
 /** RFC 8628 §3.5: slow_down adds 5 s to the interval for the rest of the flow. */
 const SLOW_DOWN_STEP_S = 5;
@@ -97,7 +98,7 @@ export class DeviceCodeFlow<T, A extends object> {
       this.schedule(this.intervalS * 1000, generation);
     } catch (error) {
       if (generation !== this.generation) return;
-      this.finish({ phase: 'failed', message: `Could not start the ${this.deps.what}: ${describe(error)}` });
+      this.finish({ phase: 'failed', message: `Could not start the ${this.deps.what}: ${errorText(error)}` });
     }
   }
 
@@ -158,8 +159,8 @@ export class DeviceCodeFlow<T, A extends object> {
         this.deps.log.warn(`${this.deps.what} poll failed; retrying`, { error: error.message, retryInMs: delay });
         return this.schedule(delay, generation);
       }
-      this.deps.log.warn(`${this.deps.what} failed`, { error: describe(error) });
-      this.finish({ phase: 'failed', message: describe(error) });
+      this.deps.log.warn(`${this.deps.what} failed`, { error: errorText(error) });
+      this.finish({ phase: 'failed', message: errorText(error) });
     }
   }
 
@@ -183,8 +184,4 @@ export class DeviceCodeFlow<T, A extends object> {
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -8,6 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
+import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';
@@ -51,12 +52,6 @@ export type ImportRunnerStateResult = { ok: true; imported: ImportedRunnerState 
 
 const defaultWriter: StateFileWriter = (path, data, options) => writeFileAtomic(path, data, { ...options, fsync: true });
 
-function why(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (e && typeof e.message === 'string' && e.message.length > 0) return e.message.split('\n')[0] ?? 'unknown error';
-  return e && typeof e.code === 'string' ? e.code : 'unknown error';
-}
-
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -77,7 +72,7 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
     if (!stat.isFile()) return failed('read', `${file} is not a regular file (a symlink or other); nothing was imported.`);
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return failed('read', `The state file ${file} could not be read (${why(error)}); nothing was imported.`);
+    return failed('read', `The state file ${file} could not be read (${errorText(error)}); nothing was imported.`);
   }
 
   // 2. Parse.
@@ -103,7 +98,7 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
   try {
     previous = await store.get(account);
   } catch (error) {
-    return failed('store', `The secret store could not be read (${why(error)}); the state file was left as it is.`);
+    return failed('store', `The secret store could not be read (${errorText(error)}); the state file was left as it is.`);
   }
   if (previous !== null && !sameSecret(previous, secret.reveal()) && !options.replaceExisting) {
     return failed('store', `A different runner secret is already stored for ${account}; unpair first (or replace it). The state file was left as it is.`);
@@ -114,13 +109,13 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
       else await store.delete(account);
       return '';
     } catch (error) {
-      return ` The secret store could not be put back as it was (${why(error)}).`;
+      return ` The secret store could not be put back as it was (${errorText(error)}).`;
     }
   };
   try {
     await store.set(account, secret.reveal());
   } catch (error) {
-    return failed('store', `The secret could not be stored (${why(error)}); the state file was left as it is.${await restore()}`);
+    return failed('store', `The secret could not be stored (${errorText(error)}); the state file was left as it is.${await restore()}`);
   }
 
   // 5. Read back and compare before anything is removed from the old file.
@@ -128,7 +123,7 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
   try {
     back = await store.get(account);
   } catch (error) {
-    return failed('verify', `The stored secret could not be read back (${why(error)}); the state file was left as it is.${await restore()}`);
+    return failed('verify', `The stored secret could not be read back (${errorText(error)}); the state file was left as it is.${await restore()}`);
   }
   if (back === null || !sameSecret(back, secret.reveal())) {
     return failed('verify', `The secret store returned a different value on read-back; the state file was left as it is.${await restore()}`);
@@ -149,7 +144,7 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
       ...(asRoot ? { chown: { uid: stat.uid, gid: stat.gid } } : {}),
     });
   } catch (error) {
-    return failed('rewrite', `The state file could not be rewritten without its secret (${why(error)}); it was left as it is.${await restore()}`);
+    return failed('rewrite', `The state file could not be rewritten without its secret (${errorText(error)}); it was left as it is.${await restore()}`);
   }
 
   // 7. Settings (optional): a failure here is a note, the import itself is done.

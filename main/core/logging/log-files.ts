@@ -1,4 +1,3 @@
-/// <reference path="./pino-roll.d.ts" />
 // Rotating log files: pino-roll rolls them (daily, hourly or a period, and by size),
 // this module keeps the newest few and owns every handle, so `close()` ends them all.
 //

@@ -1,2 +1,2 @@
-export { OperatorService, OPERATOR_CLIENT_ID, type OperatorServiceDeps } from './operator-service';
+export { OperatorService } from './operator-service';
 export { createOperatorHandlers } from './operator-handlers';

@@ -1,5 +1,6 @@
 import { CommandFailure } from '../dispatch';
 import { ConnectorError } from '../connectors/errors';
+import { errorText } from '../../../shared/errors';
 
 /** Codes the operator commands answer with, so the window can react (e.g. show "Sign in"). */
 export const OperatorErrorCode = {
@@ -26,7 +27,7 @@ export const OperatorErrorCode = {
 export function explainFailure(error: unknown): CommandFailure {
   if (error instanceof CommandFailure) return error;
   if (!(error instanceof ConnectorError)) {
-    return new CommandFailure(OperatorErrorCode.serverError, `Something went wrong: ${error instanceof Error ? error.message : String(error)}. Try again.`);
+    return new CommandFailure(OperatorErrorCode.serverError, `Something went wrong: ${errorText(error)}. Try again.`);
   }
   const said = error.message.replace(/[.\s]+$/, '');
   switch (error.kind) {

@@ -5,6 +5,7 @@ import type { Clock, Logger } from '../ports';
 import type { OAuthClient } from './oauth-client';
 import { OperatorErrorCode } from './operator-errors';
 import { fromTokenResponse, type StoredOperator, type TokenVault } from './token-vault';
+import { errorText } from '../../../shared/errors';
 
 export interface OperatorSessionDeps {
   clock: Clock;
@@ -61,7 +62,7 @@ export class OperatorSession {
       if (found === 'damaged') this.deps.log.warn('the stored operator sign-in was unreadable and was removed; sign in again');
       this.stored = found === 'damaged' ? null : found;
     } catch (error) {
-      this.deps.log.warn('could not read the operator sign-in from the secret store', { error: error instanceof Error ? error.message : String(error) });
+      this.deps.log.warn('could not read the operator sign-in from the secret store', { error: errorText(error) });
     }
     this.loaded = true;
     this.deps.onChange();
@@ -160,7 +161,7 @@ export class OperatorSession {
   }
 
   private storeFailed(error: unknown): void {
-    this.deps.log.warn('could not update the operator sign-in in the secret store', { error: error instanceof Error ? error.message : String(error) });
+    this.deps.log.warn('could not update the operator sign-in in the secret store', { error: errorText(error) });
   }
 }
 

@@ -1,13 +1,14 @@
+import { RUNTIME_NAMES, type RuntimeId } from '../../../shared/runtimes';
 import type { Clock } from '../ports';
 import type { CommandRunner } from './process-runner';
 
-export type RuntimeName = 'claude' | 'codex';
+export type RuntimeName = RuntimeId;
 export type RuntimePreference = 'auto' | RuntimeName;
 
 export interface RuntimeCapability {
   installed: boolean;
-  version?: string;
-  path?: string;
+  version?: string | undefined;
+  path?: string | undefined;
 }
 export type Capabilities = Record<RuntimeName, RuntimeCapability>;
 
@@ -31,7 +32,7 @@ export class CapabilityDetector {
   constructor(
     private readonly runner: CommandRunner,
     private readonly clock: Clock,
-    private readonly binaries: Record<RuntimeName, string> = { claude: 'claude', codex: 'codex' },
+    private readonly binaries: Record<RuntimeName, string> = { claude: RUNTIME_NAMES.claude.binary, codex: RUNTIME_NAMES.codex.binary },
   ) {}
 
   /** The last detection, refreshed if it is older than the refresh period. */

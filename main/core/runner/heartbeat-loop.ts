@@ -1,8 +1,9 @@
 import type { HeartbeatRequest, HeartbeatResponse } from '../../../shared/protocol';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
-import { ConnectorError, isConnectorError } from '../connectors/errors';
+import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay, jittered } from './backoff';
+import { errorText } from '../../../shared/errors';
 
 /** The server may stretch or shorten our beat, but only within these bounds. */
 export const HINT_MIN_MS = 1_000;
@@ -96,7 +97,7 @@ export class HeartbeatLoop {
       this.failures++;
       const cap = Math.min(FAILURE_BACKOFF_CAP_MS, Math.max(this.deps.heartbeatMs(), FAILURE_BACKOFF_BASE_MS));
       const delay = backoffDelay(this.failures - 1, { baseMs: FAILURE_BACKOFF_BASE_MS, capMs: cap }, this.deps.random);
-      const message = error instanceof ConnectorError ? error.message : error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       const retryAt = this.deps.clock.now() + delay;
       this.deps.log.warn('heartbeat failed', { error: message, consecutiveFailures: this.failures, retryInMs: delay });
       this.deps.onFailure({ message, retryAt, consecutiveFailures: this.failures });

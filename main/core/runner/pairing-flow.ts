@@ -12,7 +12,7 @@ import type { Clock, Logger } from '../ports';
 export type PairingStart =
   | { kind: 'device' }
   | { kind: 'code'; userCode: string; verificationUri: string }
-  | { kind: 'started'; started: Partial<PairingStartResponse> & { user_code: string }; verificationUri: string };
+  | { kind: 'started'; started: { [K in keyof PairingStartResponse]?: PairingStartResponse[K] | undefined } & { user_code: string }; verificationUri: string };
 
 /** A code an operator hands over stays valid this long unless its server said otherwise. */
 const HANDED_CODE_EXPIRES_S = 600;

@@ -4,6 +4,7 @@ import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../s
 import type { RunnerStatus } from '../../../shared/status';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
+import { CommandFailure } from '../dispatch';
 import type { Clock, Logger, PlatformInfo, TimerHandle } from '../ports';
 import type { CapabilityDetector, RuntimePreference } from './capabilities';
 import { buildHeartbeat } from './heartbeat-body';
@@ -15,6 +16,7 @@ import type { RunnerIdentity, RunnerStateStore } from './runner-state-store';
 import { deriveStatus } from './runner-status';
 import type { CapacityHistory } from './telemetry';
 import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
+import { errorText } from '../../../shared/errors';
 
 /** The settings the runner acts on (effective: stored settings plus env/flag overrides). */
 export interface RunnerConfig {
@@ -62,15 +64,6 @@ export interface RunnerDeps {
    * null when nobody is or the server lacks it (then the unauthenticated start is used).
    */
   operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
-}
-
-export class CommandRefused extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const secretAccount = runnerAccount;
@@ -165,9 +158,9 @@ export class Runner {
    * to the unauthenticated device-code start.
    */
   async startPairing(options: { userCode?: string } = {}): Promise<PairingState> {
-    if (this.identity) throw new CommandRefused('already_paired', 'This machine is already paired. Unpair it first.');
+    if (this.identity) throw new CommandFailure('already_paired', 'This machine is already paired. Unpair it first.');
     if (!this.deps.secrets) {
-      throw new CommandRefused('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+      throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
     }
     const config = this.deps.config();
     let userCode: string | undefined;
@@ -177,7 +170,7 @@ export class Runner {
       const ours = normalizeUserCode(options.userCode);
       userCode = ours ? `${ours.slice(0, 4)}-${ours.slice(4)}` : options.userCode.trim();
       if (userCode.length === 0 || userCode.length > 64 || /\s/.test(userCode)) {
-        throw new CommandRefused('invalid_code', 'That is not a pairing code: paste the code exactly as the control plane showed it.');
+        throw new CommandFailure('invalid_code', 'That is not a pairing code: paste the code exactly as the control plane showed it.');
       }
     }
     this.revoked = false;
@@ -214,8 +207,8 @@ export class Runner {
 
   /** Takes over the identity of an existing `rost runner serve` state file. */
   async importState(file: string): Promise<{ runnerId: string; notes: string[] }> {
-    if (this.identity) throw new CommandRefused('already_paired', 'This machine is already paired. Unpair it first.');
-    if (!this.deps.secrets) throw new CommandRefused('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+    if (this.identity) throw new CommandFailure('already_paired', 'This machine is already paired. Unpair it first.');
+    if (!this.deps.secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
     const config = this.deps.config();
     const result = await importStateFile({
       file,
@@ -227,7 +220,7 @@ export class Runner {
       state: this.deps.state,
       now: this.deps.clock.now(),
     });
-    if (!result.ok) throw new CommandRefused('import_failed', result.reason);
+    if (!result.ok) throw new CommandFailure('import_failed', result.reason);
     this.revoked = false;
     this.deps.log.info('imported a rost runner state file', { runnerId: result.identity.runnerId });
     await this.resume(result.identity);
@@ -238,13 +231,13 @@ export class Runner {
   /** Revoke at the server, then forget locally. `force` forgets even if the server is unreachable. */
   async unpair(force: boolean): Promise<void> {
     const identity = this.identity;
-    if (!identity) throw new CommandRefused('not_paired', 'This machine is not paired.');
+    if (!identity) throw new CommandFailure('not_paired', 'This machine is not paired.');
     if (this.credentials && this.connector) {
       try {
         await this.connector.unpair(this.credentials);
       } catch (error) {
         if (!isConnectorError(error, 'unauthorized') && !force) {
-          throw new CommandRefused('unpair_failed', `Could not reach the control plane to revoke this runner (${error instanceof Error ? error.message : String(error)}). Try again, or forget it on this machine only.`);
+          throw new CommandFailure('unpair_failed', `Could not reach the control plane to revoke this runner (${errorText(error)}). Try again, or forget it on this machine only.`);
         }
       }
     }

@@ -40,7 +40,7 @@ export class CapacityHistory {
     private readonly probe: SystemProbe,
     readonly capacity = SAMPLE_WINDOW,
   ) {
-    this.ring = new Array(capacity);
+    this.ring = Array.from({ length: capacity }, () => undefined);
     this.lastCpu = probe.cpuTimes();
   }
 

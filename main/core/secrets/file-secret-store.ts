@@ -9,7 +9,9 @@ import { chmod, lstat, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { SecretStoreError, type SecretStore, checkAccount, checkSecret, describeCause } from './secret-store';
+import { errorText } from '../../../shared/errors';
+import { redactText } from '../../../shared/redact';
+import { SecretStoreError, type SecretStore, checkAccount, checkSecret } from './secret-store';
 
 export type AtomicWriter = (path: string, data: string, mode: number) => Promise<void>;
 
@@ -73,7 +75,7 @@ export class FileSecretStore implements SecretStore {
       }
     } catch (error) {
       if (error instanceof SecretStoreError) throw error;
-      throw new SecretStoreError('file_unreadable', `The secret directory ${store.dir} could not be prepared (${describeCause(error)}).`);
+      throw new SecretStoreError('file_unreadable', `The secret directory ${store.dir} could not be prepared (${redactText(errorText(error))}).`);
     }
     const fixed = await store.checkFile(true);
     if (fixed) repaired.push(fixed);
@@ -126,7 +128,7 @@ export class FileSecretStore implements SecretStore {
       st = await lstat(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw new SecretStoreError('file_unreadable', `The secret file ${this.path} could not be checked (${describeCause(error)}).`);
+      throw new SecretStoreError('file_unreadable', `The secret file ${this.path} could not be checked (${redactText(errorText(error))}).`);
     }
     if (st.isSymbolicLink() || !st.isFile()) {
       throw new SecretStoreError('file_insecure', `The secret file ${this.path} is not a regular file (a symlink or other); refusing to use it.`);
@@ -156,7 +158,7 @@ export class FileSecretStore implements SecretStore {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, entries: {} };
-      throw new SecretStoreError('file_unreadable', `The secret file ${this.path} could not be read (${describeCause(error)}).`);
+      throw new SecretStoreError('file_unreadable', `The secret file ${this.path} could not be read (${redactText(errorText(error))}).`);
     }
     let json: unknown;
     try {
@@ -177,7 +179,7 @@ export class FileSecretStore implements SecretStore {
       await this.writer(this.path, `${JSON.stringify(data, null, 2)}\n`, 0o600);
       if (this.posix) await chmod(this.path, 0o600);
     } catch (error) {
-      throw new SecretStoreError('file_write_failed', `The secret file ${this.path} could not be written (${describeCause(error)}); the previous file is unchanged.`);
+      throw new SecretStoreError('file_write_failed', `The secret file ${this.path} could not be written (${redactText(errorText(error))}); the previous file is unchanged.`);
     }
   }
 }

@@ -2,8 +2,10 @@
 // Manager, the Secret Service on Linux). keytar is a native optional dependency: it is
 // loaded on first use through an injectable loader, and every call, the load included,
 // has a deadline, because a locked or absent Secret Service can leave a call hanging.
+import { errorText } from '../../../shared/errors';
+import { redactText } from '../../../shared/redact';
 import { type Clock, systemClock } from '../ports';
-import { SecretStoreError, type SecretStore, checkAccount, checkSecret, describeCause } from './secret-store';
+import { SecretStoreError, type SecretStore, checkAccount, checkSecret } from './secret-store';
 
 /** The three keytar functions the store uses. */
 export interface KeytarLike {
@@ -73,7 +75,7 @@ export class KeychainSecretStore implements SecretStore {
       const loading = this.withDeadline('loading the keychain module', () => this.loader()).catch((error: unknown) => {
         this.keytar = null; // a later call may try again (e.g. after the user unlocked something)
         if (error instanceof SecretStoreError && error.code === 'keychain_timeout') throw error;
-        throw new SecretStoreError('keychain_unavailable', `The OS keychain module could not be loaded (${describeCause(error)}).`);
+        throw new SecretStoreError('keychain_unavailable', `The OS keychain module could not be loaded (${redactText(errorText(error))}).`);
       });
       this.keytar = loading;
     }
@@ -85,7 +87,7 @@ export class KeychainSecretStore implements SecretStore {
       return await this.withDeadline(what, fn);
     } catch (error) {
       if (error instanceof SecretStoreError) throw error;
-      throw new SecretStoreError('keychain_failed', `The OS keychain failed while ${what} (${describeCause(error)}); ${WHAT_TO_DO}`);
+      throw new SecretStoreError('keychain_failed', `The OS keychain failed while ${what} (${redactText(errorText(error))}); ${WHAT_TO_DO}`);
     }
   }
 

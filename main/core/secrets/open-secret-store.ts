@@ -6,11 +6,13 @@
 // always comes with a warning the UI shows.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { errorText } from '../../../shared/errors';
+import { redactText } from '../../../shared/redact';
 import type { Clock } from '../ports';
 import { FileSecretStore, type AtomicWriter } from './file-secret-store';
 import { KeychainSecretStore, type KeytarLoader } from './keychain-secret-store';
 import type { SecretStorageInfo } from '../../../shared/runner';
-import { type SecretBackend, type SecretStore, describeCause } from './secret-store';
+import { type SecretBackend, type SecretStore } from './secret-store';
 
 export interface OpenSecretStoreOptions {
   service: string;
@@ -47,7 +49,7 @@ export async function probeKeychain(store: SecretStore): Promise<{ ok: true } | 
     if (written) return { ok: false, reason: 'the keychain did not delete its probe entry' };
     return { ok: true };
   } catch (error) {
-    return { ok: false, reason: describeCause(error) };
+    return { ok: false, reason: redactText(errorText(error)) };
   } finally {
     if (written) await store.delete(account).catch(() => false);
   }
@@ -71,7 +73,7 @@ async function openFileStore(
     const notes = repaired.map((r) => `tightened permissions: ${r}`);
     return { ok: true, store, backend: 'file', warning: fileStoreWarning(store.path, why), notes };
   } catch (error) {
-    return { ok: false, reason: `The secret file cannot be used: ${describeCause(error)}` };
+    return { ok: false, reason: `The secret file cannot be used: ${redactText(errorText(error))}` };
   }
 }
 

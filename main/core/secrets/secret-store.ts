@@ -2,7 +2,6 @@
 // appears in an error, a log line or a status. Errors carry a code and a one-line
 // message that says what to do.
 import { z } from 'zod';
-import { redactText } from '../../../shared/redact';
 
 export type SecretBackend = 'keychain' | 'file';
 
@@ -15,7 +14,6 @@ export interface SecretStore {
 }
 
 /** What the UI may know about secret storage (the contract's type): where secrets live, never a secret. */
-export type { SecretStorageInfo as SecretStorageStatus } from '../../../shared/runner';
 
 /** The keychain service name every entry of the app is filed under. */
 export const SECRET_SERVICE = 'Runner Tray';
@@ -79,11 +77,3 @@ export function operatorAccount(controlPlaneUrl: string): string {
   return `operator:${originOf(controlPlaneUrl)}`;
 }
 
-/** A short description of any thrown value, for messages; never includes inputs. */
-export function describeCause(error: unknown): string {
-  if (error instanceof SecretStoreError) return error.message;
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (e && typeof e.code === 'string') return e.code;
-  if (e && typeof e.message === 'string') return redactText(e.message.split('\n')[0] ?? '').slice(0, 200) || 'unknown error';
-  return 'unknown error';
-}

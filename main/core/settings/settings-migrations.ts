@@ -1,4 +1,5 @@
 // Versioned migrations of the persisted settings document `{ schemaVersion, settings }`.
+import { errorText } from '../../../shared/errors';
 //
 // Each migration is a pure function from the settings object of version N to version
 // N+1; they run in order, never skip, and never see the envelope. To change the
@@ -72,7 +73,7 @@ export function migrateSettingsDocument(
     try {
       settings = step(settings);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorText(error);
       return { ok: false, reason: `migration from schema ${v} failed: ${why}`, fromVersion: version };
     }
   }

@@ -7,7 +7,7 @@
 //
 // A file that cannot be read, parsed, migrated or validated never stops the runner:
 // a copy is kept beside it, defaults are used, and a warning says where the copy is.
-import { redactText } from '../../../shared/redact';
+import { errorText } from '../../../shared/errors';
 import {
   type ParseResult,
   type Settings,
@@ -62,13 +62,6 @@ export interface SettingsStoreOptions {
 
 type Sparse = Partial<Record<SettingKey, unknown>>;
 
-function describeError(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (e && typeof e.code === 'string') return e.code;
-  const text = e && typeof e.message === 'string' ? e.message : String(error);
-  return redactText(text).slice(0, 200);
-}
-
 function isEmptyDocument(raw: unknown): boolean {
   return raw === undefined || raw === null || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0);
 }
@@ -97,7 +90,7 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
       const path = backend.backup();
       return path === undefined ? {} : { path };
     } catch (error) {
-      return { failed: describeError(error) };
+      return { failed: errorText(error) };
     }
   };
   const persist = (sparse: Sparse): void => {
@@ -115,7 +108,7 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
     try {
       persist(sparse);
     } catch (error) {
-      warn(`Settings could not be rewritten (${describeError(error)}); they will be saved on the next change.`);
+      warn(`Settings could not be rewritten (${errorText(error)}); they will be saved on the next change.`);
     }
   };
 
@@ -124,7 +117,7 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
     try {
       raw = backend.read();
     } catch (error) {
-      repair(`could not be read (${describeError(error)})`, {});
+      repair(`could not be read (${errorText(error)})`, {});
       return {};
     }
     if (isEmptyDocument(raw)) return {};
@@ -154,7 +147,7 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
         try {
           persist(sparse);
         } catch (error) {
-          warn(`Upgraded settings could not be saved (${describeError(error)}); they will be saved on the next change.`);
+          warn(`Upgraded settings could not be saved (${errorText(error)}); they will be saved on the next change.`);
         }
       }
     }
@@ -192,7 +185,7 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
       try {
         persist(next);
       } catch (error) {
-        return { ok: false, error: { code: 'settings_not_saved', message: `Settings could not be saved (${describeError(error)}).`, field: null } };
+        return { ok: false, error: { code: 'settings_not_saved', message: `Settings could not be saved (${errorText(error)}).`, field: null } };
       }
       stored = next;
       const before = effective;

@@ -7,6 +7,7 @@ import type { RunnerConnector, RunnerCredentials } from '../connectors/connector
 import { ConnectorError, isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
+import { errorText } from '../../../shared/errors';
 
 export const OutboxEntrySchema = z.object({
   runnerId: z.string().min(1),
@@ -64,7 +65,7 @@ export class ResultOutbox {
         const entry = OutboxEntrySchema.parse(JSON.parse(await readFile(file, 'utf8')));
         this.entries.set(entry.result.idempotency_key, entry);
       } catch (error) {
-        this.deps.log.error('an outbox entry is damaged and was set aside', { file: name, error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.error('an outbox entry is damaged and was set aside', { file: name, error: errorText(error) });
         await rm(`${file}.damaged`, { force: true });
         await writeFileAtomic(`${file}.damaged`, await readFile(file)).catch(() => undefined);
         await rm(file, { force: true });
@@ -167,7 +168,7 @@ export class ResultOutbox {
         }
         this.failures++;
         const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
-        this.deps.log.warn('result delivery failed; will retry', { unit: entry.unit.id, error: error instanceof Error ? error.message : String(error), retryInMs: delay });
+        this.deps.log.warn('result delivery failed; will retry', { unit: entry.unit.id, error: errorText(error), retryInMs: delay });
         this.kick(delay);
         return;
       }

@@ -23,6 +23,11 @@ function defuse(text: string): string {
   return text.replaceAll('<<<', '‹‹‹').replaceAll('>>>', '›››');
 }
 
+/** A header field stays on the header's one line: a line break in it could pass for a line of the prompt. */
+function headerField(text: string): string {
+  return defuse(text).replace(/\s+/g, ' ');
+}
+
 /**
  * The prompt a runtime sees: the server's prompt (built from trusted state) first, then
  * each untrusted source as fenced data with its provenance, under the packet's own
@@ -31,7 +36,7 @@ function defuse(text: string): string {
 export function composePrompt(prompt: string, packet: ForgeRuntimeContextPacket | null): string {
   if (!packet || packet.untrusted_sources.length === 0) return prompt;
   const blocks = packet.untrusted_sources.map((source) => {
-    const header = `${OPEN} source_id=${defuse(source.source_id)} kind=${source.kind} provider=${source.provenance.provider}${source.provenance.url ? ` url=${defuse(source.provenance.url)}` : ''}>>>`;
+    const header = `${OPEN} source_id=${headerField(source.source_id)} kind=${source.kind} provider=${source.provenance.provider}${source.provenance.url ? ` url=${headerField(source.provenance.url)}` : ''}>>>`;
     const body = [source.summary ? `summary: ${defuse(source.summary)}` : null, source.text !== null ? defuse(source.text) : '(content not included)']
       .filter((line): line is string => line !== null)
       .join('\n');

@@ -1,5 +1,6 @@
-import { RESULT_SUMMARY_MAX, type ResultRequest } from '../../../shared/protocol';
+import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
+import { wireRuntime } from '../../../shared/runtimes';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
@@ -10,6 +11,7 @@ import type { ExecutionOutcome, UnitExecutor } from './executor-port';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
 import { resumeKey } from './resume-cache';
+import { clipSummary as clip, failedUnit, firstLine, resultKey, type UnitRunResult } from './unit-result';
 
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
 
@@ -32,14 +34,6 @@ export interface UnitRunDeps {
   onStarted(runtime: 'claude' | 'codex' | null): Promise<void>;
 }
 
-export interface UnitRunResult {
-  /** null when there is nothing to report: the server refused the start (the seed reports nothing then). */
-  result: (ResultRequest & { idempotency_key: string }) | null;
-  view: Partial<TurnView>;
-  /** Set when the server refused the start: the seed's log line. */
-  refused?: string;
-}
-
 /**
  * One unit, start to result: start at the server, check the context packet, pick the
  * runtime, keep the lease, run, and turn the outcome into a result. It never throws for
@@ -57,7 +51,7 @@ export class UnitRun {
   ) {}
 
   get key(): string {
-    return `${this.unit.id}:${this.unit.attempt ?? 1}`;
+    return resultKey(this.unit);
   }
 
   cancel(reason: string): void {
@@ -78,7 +72,7 @@ export class UnitRun {
       }
       // As the seed: a refused start is logged and not reported (the server did not give us
       // the unit to run, so a `failed` result would be a lie about a run that never was).
-      const message = redactText(error instanceof Error ? error.message : String(error), deps.knownSecrets());
+      const message = redactText(errorText(error), deps.knownSecrets());
       deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
       return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
     }
@@ -126,7 +120,7 @@ export class UnitRun {
         if (outcome.status === 'succeeded' && outcome.sessionId) await deps.resume.remember(key, outcome.sessionId);
         else if (outcome.status !== 'succeeded' && resumeSessionId) await deps.resume.forget(key);
       } catch (error) {
-        deps.log.warn('resume cache update failed (continuing)', { error: error instanceof Error ? error.message : String(error) });
+        deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) });
       }
     }
 
@@ -143,7 +137,7 @@ export class UnitRun {
         status: outcome.status,
         summary: clip(outcome.summary || 'completed'),
         log_ref: `runner-local:${unit.id}`,
-        runtime: runtime === 'claude' ? 'claude-cli' : 'codex-cli',
+        runtime: wireRuntime(runtime),
         ...(outcome.usage ? { usage: outcome.usage } : {}),
         idempotency_key: this.key,
       },
@@ -159,17 +153,7 @@ export class UnitRun {
   }
 
   private failed(reason: string, runtime: 'claude' | 'codex' | null): UnitRunResult {
-    const summary = clip(redactText(reason, this.deps.knownSecrets()));
-    return {
-      result: {
-        status: 'failed',
-        summary,
-        log_ref: `runner-local:${this.unit.id}`,
-        ...(runtime ? { runtime: runtime === 'claude' ? ('claude-cli' as const) : ('codex-cli' as const) } : {}),
-        idempotency_key: this.key,
-      },
-      view: { phase: 'failed', summary, reason: firstLine(summary) },
-    };
+    return failedUnit(this.unit, reason, runtime, this.deps.knownSecrets());
   }
 
   /** Lease heartbeats while the runtime runs; the server may ask us to pause or cancel. */
@@ -198,7 +182,7 @@ export class UnitRun {
         }
       } catch (error) {
         if (isConnectorError(error, 'unauthorized')) return this.deps.onRevoked();
-        this.deps.log.warn('lease heartbeat failed', { unit: this.unit.id, error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.warn('lease heartbeat failed', { unit: this.unit.id, error: errorText(error) });
       }
       if (this.leaseAlive) this.leaseTimer = this.deps.clock.setTimeout(() => void beat(), every);
     };
@@ -215,13 +199,4 @@ export class UnitRun {
 function brainOf(brain: string | undefined): 'claude' | 'codex' | 'auto' | null {
   if (brain === undefined || brain === 'auto') return 'auto';
   return brain === 'claude' || brain === 'codex' ? brain : null;
-}
-
-function clip(text: string): string {
-  return text.length > RESULT_SUMMARY_MAX ? text.slice(0, RESULT_SUMMARY_MAX) : text;
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim().length > 0) ?? '';
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

@@ -1,3 +1,4 @@
+import { errorText } from '../../../shared/errors';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
@@ -10,6 +11,7 @@ import type { ResultOutbox } from './outbox';
 import type { ResumeCache } from './resume-cache';
 import type { RunningJournal } from './running-journal';
 import type { TurnRegistry } from './turn-registry';
+import { failedUnit, failedView } from './unit-result';
 import { UnitRun } from './unit-run';
 
 /** What the work manager needs from the runner host. */
@@ -320,7 +322,7 @@ export class WorkManager {
       }
       this.lastRunError = `claim failed: ${error instanceof Error ? error.message : String(error)}`;
       const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
-      this.deps.log.warn('claim failed; backing off', { error: error instanceof Error ? error.message : String(error), retryInMs: delay });
+      this.deps.log.warn('claim failed; backing off', { error: errorText(error), retryInMs: delay });
       this.retryTimer = this.deps.clock.setTimeout(() => {
         this.retryTimer = null;
         this.wake();
@@ -391,11 +393,11 @@ export class WorkManager {
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
       }
       await this.deps.journal.clear(unit.id);
-      this.deps.registry.finish(unit.id, { ...(outcome?.view ?? { phase: 'failed', reason: 'revoked' }), endedAt: new Date(this.deps.clock.now()).toISOString() });
+      this.deps.registry.finish(unit.id, { ...(outcome?.view ?? failedView('revoked')), endedAt: new Date(this.deps.clock.now()).toISOString() });
     } catch (error) {
       // Only the disk can fail here; the journal keeps the unit for the restart path.
-      this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: error instanceof Error ? error.message : String(error) });
-      this.deps.registry.finish(unit.id, { phase: 'failed', reason: 'the result could not be saved', endedAt: new Date(this.deps.clock.now()).toISOString() });
+      this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: errorText(error) });
+      this.deps.registry.finish(unit.id, { ...failedView('the result could not be saved'), endedAt: new Date(this.deps.clock.now()).toISOString() });
     } finally {
       this.runs.delete(unit.id);
       this.deps.host.setActive(this.runs.size);
@@ -411,13 +413,7 @@ export class WorkManager {
       await this.deps.outbox.enqueue({
         runnerId: record.runnerId,
         unit: record.unit,
-        result: {
-          status: 'failed',
-          summary: 'runner restarted',
-          log_ref: `runner-local:${record.unit.id}`,
-          ...(record.runtime ? { runtime: record.runtime === 'claude' ? ('claude-cli' as const) : ('codex-cli' as const) } : {}),
-          idempotency_key: `${record.unit.id}:${record.attempt}`,
-        },
+        result: failedUnit({ id: record.unit.id, attempt: record.attempt }, 'runner restarted', record.runtime).result,
       });
       await this.deps.journal.clear(record.unit.id);
       this.deps.log.warn('a unit was running when the runner stopped; reported it failed', { unit: record.unit.id });

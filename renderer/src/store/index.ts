@@ -7,7 +7,7 @@ import { sameJson } from './same';
 import { addSample, initialTelemetry, type TelemetrySlice } from './telemetry-slice';
 import { applyTurnsUpdate, initialTurns, type TurnsSlice } from './turns-slice';
 
-export { LOG_LIMIT, mergeLogs } from './logs-slice';
+export { mergeLogs } from './logs-slice';
 
 /**
  * A projection of the host's state, fed only by the bridge (see sync.ts), one slice per

@@ -60,6 +60,12 @@ function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: 
     if (open && !custom) itemsRef.current[0]?.focus();
   }, [open, custom]);
 
+  const close = (refocus = true) => {
+    setOpen(false);
+    setCustom(false);
+    if (refocus) buttonRef.current?.focus();
+  };
+
   useEffect(() => {
     if (!open) return;
     const onPointer = (event: PointerEvent) => {
@@ -69,12 +75,6 @@ function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: 
     document.addEventListener('pointerdown', onPointer);
     return () => document.removeEventListener('pointerdown', onPointer);
   });
-
-  const close = (refocus = true) => {
-    setOpen(false);
-    setCustom(false);
-    if (refocus) buttonRef.current?.focus();
-  };
 
   const onMenuKey = (event: KeyboardEvent<HTMLDivElement>) => {
     const items = itemsRef.current.filter((i): i is HTMLButtonElement => i !== null);

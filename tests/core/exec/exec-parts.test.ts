@@ -144,9 +144,9 @@ describe('process tree', () => {
       { pid: 105, ppid: 1, pgid: 100, zombie: true }, // dead
       { pid: 200, ppid: 1, pgid: 200, zombie: false }, // unrelated
     ];
-    expect(treeMembers(all, 100, false).sort()).toEqual([100, 101, 102, 103, 104]);
+    expect(treeMembers(all, 100, false).sort((a, b) => a - b)).toEqual([100, 101, 102, 103, 104]);
     // After the root was reaped its pid may be reused: only its group counts.
     const reaped = all.filter((p) => p.pid !== 100).concat({ pid: 100, ppid: 1, pgid: 300, zombie: false });
-    expect(treeMembers(reaped, 100, true).sort()).toEqual([101, 102, 103, 104]);
+    expect(treeMembers(reaped, 100, true).sort((a, b) => a - b)).toEqual([101, 102, 103, 104]);
   });
 });

@@ -42,7 +42,9 @@ async function setup(refresh: () => Promise<RefreshOutcome>, initial: { refreshT
         return refresh();
       },
     },
-    onChange: () => void changes++,
+    onChange: () => {
+      changes++;
+    },
   });
   await session.load();
   return { session, store, registered, refreshes: () => refreshes, changes: () => changes };

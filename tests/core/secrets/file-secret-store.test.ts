@@ -114,7 +114,7 @@ describe('FileSecretStore', () => {
     const second = fake();
     const error = await rejection(store.set('acct', second));
     expect(error.code).toBe('file_write_failed');
-    expect(error.message).toContain('(ENOSPC); the previous file is unchanged');
+    expect(error.message).toContain('(ENOSPC: no space left); the previous file is unchanged');
     expect(error.message.includes(second)).toBe(false);
     expect(readFileSync(good.path, 'utf8')).toBe(before);
     expect((await store.get('acct')) === first).toBe(true);

@@ -1,20 +1,21 @@
 // keytar against a real Secret Service: a private D-Bus session (dbus-run-session) with
 // gnome-keyring-daemon in it, in a throwaway HOME, so the developer's own keyring is
-// never touched. Runs wherever both tools are installed (CI installs them); skips
-// with the reason otherwise.
-import { spawn, spawnSync } from 'node:child_process';
+// never touched. Runs wherever both tools are installed and keytar is built (CI has all
+// three); skips with the reason otherwise.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keytarUnavailable, missingCommands, suiteTitle } from '../../helpers/environment';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/keychain-roundtrip.ts', import.meta.url));
-const missing = ['dbus-run-session', 'gnome-keyring-daemon'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-const onLinux = process.platform === 'linux';
-const skipReason = !onLinux ? 'not Linux' : missing.length > 0 ? `${missing.join(' and ')} not installed` : '';
+const missing = missingCommands(['dbus-run-session', 'gnome-keyring-daemon']);
+const skipReason =
+  process.platform !== 'linux' ? 'not Linux' : missing.length > 0 ? `${missing.join(' and ')} not installed` : keytarUnavailable();
 
 // $1: unlocked|locked, $2: the fixture. `--unlock` reads the password on stdin, creates and
 // unlocks a login keyring, and returns once the daemon serves org.freedesktop.secrets.
@@ -78,7 +79,7 @@ function runInSession(mode: 'unlocked' | 'locked'): Promise<{ verdict: Verdict |
   });
 }
 
-describe.skipIf(skipReason !== '')(`KeychainSecretStore against gnome-keyring${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+describe.skipIf(skipReason !== null)(suiteTitle('KeychainSecretStore against gnome-keyring', skipReason), () => {
   it('stores, reads back and deletes a secret, and openSecretStore picks the keychain', async () => {
     const { verdict, code, stderr } = await runInSession('unlocked');
     expect(verdict, `no verdict (exit ${code}); stderr:\n${stderr}`).not.toBeNull();
@@ -103,6 +104,3 @@ describe.skipIf(skipReason !== '')(`KeychainSecretStore against gnome-keyring${s
   }, 60_000);
 });
 
-if (skipReason) {
-  it.skip(`keychain tests need dbus-run-session and gnome-keyring-daemon (${skipReason})`, () => {});
-}

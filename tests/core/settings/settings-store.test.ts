@@ -11,7 +11,7 @@ class MemoryBackend implements SettingsBackend {
   writes: unknown[] = [];
   backups: unknown[] = [];
   failWrites = false;
-  constructor(public data: unknown = undefined) {}
+  constructor(public data?: unknown) {}
   read(): unknown {
     if (this.data instanceof Error) throw this.data;
     return this.data === undefined ? undefined : structuredClone(this.data);
@@ -78,7 +78,7 @@ describe('createSettingsStore (memory backend)', () => {
     backend.failWrites = true;
     expect(store.update({ maxSessions: 2 })).toEqual({
       ok: false,
-      error: { code: 'settings_not_saved', field: null, message: 'Settings could not be saved (ENOSPC).' },
+      error: { code: 'settings_not_saved', field: null, message: 'Settings could not be saved (ENOSPC: disk full).' },
     });
     expect(store.get().maxSessions).toBe(1);
   });
@@ -154,7 +154,7 @@ describe('createSettingsStore (memory backend)', () => {
     };
     const store = createSettingsStore({ backend, hostname: 'box' });
     expect(store.get().heartbeatMs).toBe(30_000);
-    expect(store.warnings[0]).toContain('no copy could be kept (EROFS), so the file was left as it is');
+    expect(store.warnings[0]).toContain('no copy could be kept (EROFS: read-only), so the file was left as it is');
     expect(backend.writes).toEqual([]);
   });
 });

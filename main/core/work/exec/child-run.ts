@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Clock, Logger } from '../../ports';
 import { terminateTree } from './process-tree';
+import { errorText } from '../../../../shared/errors';
 
 /**
  * Runs one runtime process to its end: stdin closed, output streamed to the caller, an
@@ -32,7 +33,7 @@ export interface ChildResult {
   spawnError?: NodeJS.ErrnoException;
   pid?: number;
   /** From the stop request (abort or timeout) to the tree verified dead. */
-  stopLatencyMs?: number;
+  stopLatencyMs?: number | undefined;
   /** Pids still running after SIGKILL (should never happen; logged loudly). */
   survivors: number[];
   /** Processes the runtime left running after it exited on its own (they were stopped). */
@@ -58,7 +59,7 @@ function safely(log: Logger, what: string, fn: () => void): void {
   try {
     fn();
   } catch (error) {
-    log.warn(`${what} callback threw`, { error: error instanceof Error ? error.message : String(error) });
+    log.warn(`${what} callback threw`, { error: errorText(error) });
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageSchema, type Usage } from '../../../../shared/protocol';
+import { UsageSchema } from '../../../../shared/protocol';
 import { redactText } from '../../../../shared/redact';
 import { systemClock, type Clock, type Logger } from '../../ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../executor-port';
@@ -7,11 +7,12 @@ import { childEnv, commandFor } from './child-launch';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
 import { CodexEventReader } from './codex-events';
-import { clampSummary, composeSummary, decideStatus, type OutcomeReason, type OutcomeStatus } from './outcome';
+import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
 import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
+import { errorText } from '../../../../shared/errors';
 
 /**
  * The local runtime executor: from "run this unit with claude or codex" to its outcome.
@@ -19,7 +20,7 @@ import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, swee
  * process (tree) under a timeout and an abort signal, captured and redacted output, the
  * runtime's structured result parsed, and everything the turn created removed again.
  */
-export type { ExecutionOutcome, ExecutionRequest, RuntimeName } from '../executor-port';
+export type { ExecutionOutcome, ExecutionRequest } from '../executor-port';
 
 export interface LocalRuntimeExecutorOptions {
   /** Private directory for per-turn directories and MCP config files. */
@@ -113,13 +114,13 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       const outcome = await this.run(request, invocation, started, () => (spawned = true));
       return outcome;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       this.log.error('runtime turn failed in the runner', { unitId: request.unitId, error: redactText(message, secrets) });
       return failEarly(spawned ? 'runtime_error' : 'spawn_error', `runner error while running ${request.runtime}: ${message}`);
     } finally {
       if (turn) {
         await removeTurnDir(turn.root).catch((error: unknown) =>
-          this.log.error('could not remove turn directory', { dir: turn?.root, error: String(error) }),
+          this.log.error('could not remove turn directory', { dir: turn?.root, error: errorText(error) }),
         );
         this.activeDirs.delete(turn.root);
       }
@@ -158,7 +159,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       try {
         onOutput(tail.render(secrets));
       } catch (error) {
-        this.log.warn('onOutput callback threw', { error: String(error) });
+        this.log.warn('onOutput callback threw', { error: errorText(error) });
       }
     });
     const command = commandFor(request.binary, invocation.args);

@@ -7,8 +7,8 @@ export interface RuntimeReport {
   /** The answer (or the error) to use as the summary; null: fall back to the raw output. */
   text: string | null;
   /** claude `session_id` / codex `thread_id`. */
-  sessionId?: string;
-  usage?: Usage;
+  sessionId?: string | undefined;
+  usage?: Usage | undefined;
   /** Tools the runtime refused to run for lack of permission (claude `permission_denials`). */
   deniedTools?: string[];
 }

@@ -1,7 +1,6 @@
 import { useDeferredValue, useId, useMemo, useState } from 'react';
 import type { LogEntry, LogLevel } from '../../../../shared/contract';
 import { getBridge } from '../../bridge/instance';
-import { hostOffers, invokeOptional } from '../../bridge/optional-commands';
 import { useHostStore } from '../../store';
 import { CopyButton } from '../common/copy-button';
 import { ErrorLine } from '../common/error-line';
@@ -97,14 +96,15 @@ export function ActivityView() {
 /** Desktop only: the headless page has no desktop to open a folder on. */
 function OpenLogsFolder() {
   const [error, setError] = useState<string | null>(null);
-  if (!hostOffers('app:open-logs', getBridge().transport)) return null;
+  // Only the desktop app can open a folder on this machine (the headless host has no desktop).
+  if (getBridge().transport !== 'ipc') return null;
   return (
     <>
       <button
         type="button"
         className="button"
         data-testid="open-logs"
-        onClick={() => void invokeOptional('app:open-logs').then((r) => setError(r.ok ? null : r.error.message))}
+        onClick={() => void getBridge().invoke('app:open-logs').then((r) => setError(r.ok ? null : r.error.message))}
       >
         Open logs folder
       </button>

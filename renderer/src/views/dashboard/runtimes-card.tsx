@@ -1,8 +1,7 @@
+import { RUNTIME_IDS, runtimeLabel } from '../../../../shared/runtimes';
 import { useHostStore } from '../../store';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
-
-const NAMES = { claude: 'Claude Code', codex: 'Codex' } as const;
 
 /** The coding agents found on this machine, with their versions; Refresh looks again. */
 export function RuntimesCard() {
@@ -17,11 +16,11 @@ export function RuntimesCard() {
         </button>
       </div>
       <dl className="facts" data-testid="runtimes">
-        {(['claude', 'codex'] as const).map((name) => {
+        {RUNTIME_IDS.map((name) => {
           const info = runtimes?.[name];
           return (
             <div key={name} className="fact-row">
-              <dt>{NAMES[name]}</dt>
+              <dt>{runtimeLabel(name)}</dt>
               <dd>
                 {!runtimes ? (
                   'Looking…'

@@ -1,7 +1,6 @@
 import { formatUserCode, normalizeUserCode } from '../../../../shared/protocol/user-code';
 import type { PairingState } from '../../../../shared/runner';
 import { getBridge } from '../../bridge/instance';
-import { hostOffers, invokeOptional } from '../../bridge/optional-commands';
 import { CopyButton } from '../common/copy-button';
 import { useNow } from '../use-now';
 
@@ -63,7 +62,7 @@ export function PairingCode({ pairing }: { pairing: Waiting }) {
   );
 }
 
-/** Headless: an ordinary link to a new tab. Desktop: main opens the operator's browser (when the host offers it). */
+/** Headless: an ordinary link to a new tab. Desktop: main opens the operator's browser (app:open-external). */
 function OpenInBrowser({ url }: { url: string }) {
   const transport = getBridge().transport;
   if (transport === 'websocket') {
@@ -74,9 +73,8 @@ function OpenInBrowser({ url }: { url: string }) {
       </a>
     );
   }
-  if (!hostOffers('app:open-external', transport)) return null;
   return (
-    <button type="button" className="button button-primary" data-testid="open-verification" onClick={() => void invokeOptional('app:open-external', { url })}>
+    <button type="button" className="button button-primary" data-testid="open-verification" onClick={() => void getBridge().invoke('app:open-external', { url })}>
       Open in browser
     </button>
   );

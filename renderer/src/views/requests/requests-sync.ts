@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { getBridge } from '../../bridge/instance';
 import { useHostStore } from '../../store';
 import { loadOperator } from './requests-actions';
@@ -26,7 +26,9 @@ export function useOperatorSync(): void {
  */
 export function usePolling(pull: (() => Promise<void>) | null, everyMs: number, key: string = ''): void {
   const latest = useRef(pull);
-  latest.current = pull;
+  useLayoutEffect(() => {
+    latest.current = pull;
+  });
   const enabled = pull !== null;
   useEffect(() => {
     if (!enabled) return;

@@ -7,6 +7,7 @@ import {
   type SettingKey,
   type Settings,
 } from '../../../../shared/settings';
+import { runtimeLabel } from '../../../../shared/runtimes';
 
 /**
  * The settings form's state and rules, apart from its markup: what the operator typed
@@ -35,7 +36,7 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
-  runtime: RUNTIMES.map((value) => ({ value, label: value === 'auto' ? 'auto (whichever is installed)' : value })),
+  runtime: RUNTIMES.map((value) => ({ value, label: value === 'auto' ? 'auto (whichever is installed)' : runtimeLabel(value) })),
   secretBackend: SECRET_BACKENDS.map((value) => ({ value, label: value === 'keychain' ? 'system keychain' : 'owner-only file' })),
 };
 

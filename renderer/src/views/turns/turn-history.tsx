@@ -16,6 +16,7 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   const history = useHostStore((s) => s.turns.history);
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
+  // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
   const virtualizer = useVirtualizer({
     count: history.length,
     getScrollElement: () => scrollRef.current,
@@ -81,7 +82,7 @@ function HistoryRow({ turn }: { turn: TurnView }) {
       <span className={`badge badge-${turn.phase}`}>{PHASE_LABELS[turn.phase]}</span>
       <span className="turn-when">{formatClock(turn.endedAt ?? turn.startedAt)}</span>
       <span className="turn-seat">{seatLabel(turn)}</span>
-      <span className="turn-elapsed">{elapsed(turn, Date.now())}</span>
+      <span className="turn-elapsed">{elapsed(turn, Date.parse(turn.endedAt ?? turn.startedAt))}</span>
       <span className="turn-summary">{firstLine(turn.summary ?? turn.reason)}</span>
     </>
   );

@@ -1,4 +1,5 @@
 import type { TurnPhase, TurnView } from '../../../../shared/turns';
+import { RUNTIME_NAMES } from '../../../../shared/runtimes';
 import { formatDuration, shortId } from '../format';
 
 /** Words for a turn's facts. Seat names and summaries come from the control plane: text only. */
@@ -18,8 +19,6 @@ export const LEASE_LABELS = {
   cancel_requested: 'cancel requested',
 } as const;
 
-export const RUNTIME_LABELS = { claude: 'Claude Code', codex: 'Codex' } as const;
-
 export function seatLabel(turn: TurnView): string {
   if (turn.seat?.name) return turn.seat.name;
   if (turn.seat) return `Seat ${shortId(turn.seat.id)}`;
@@ -27,7 +26,7 @@ export function seatLabel(turn: TurnView): string {
 }
 
 export function runtimeLabel(turn: TurnView): string {
-  return turn.runtime ? RUNTIME_LABELS[turn.runtime] : 'no runtime yet';
+  return turn.runtime ? RUNTIME_NAMES[turn.runtime].label : 'no runtime yet';
 }
 
 export function elapsed(turn: TurnView, now: number): string {

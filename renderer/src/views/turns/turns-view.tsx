@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useHostStore } from '../../store';
 import { ActiveTurns } from './active-turns';
 import { TurnDetail } from './turn-detail';
@@ -8,10 +8,9 @@ import { TurnHistory } from './turn-history';
 export function TurnsView() {
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const firstActive = useHostStore((s) => s.turns.active[0]?.id ?? null);
-  // Nothing chosen yet: show the first running turn, and keep showing it when it ends.
-  useEffect(() => {
-    if (selectedId === null && firstActive !== null) setSelectedId(firstActive);
-  }, [selectedId, firstActive]);
+  // Nothing chosen yet: show the first running turn, and keep showing it when it ends
+  // (state adjusted while rendering, as React recommends over an effect).
+  if (selectedId === null && firstActive !== null) setSelectedId(firstActive);
   // The chosen turn wherever it is now: a running turn that finishes moves to history.
   const selected = useHostStore((s) => {
     const id = selectedId ?? firstActive;

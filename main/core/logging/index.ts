@@ -1,3 +1,0 @@
-export * from './logger';
-export * from './log-ring';
-export { listLogFiles } from './log-files';

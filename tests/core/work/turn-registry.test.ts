@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { TurnRegistry } from '../../../main/core/work/turn-registry';
+import type { TurnView } from '../../../shared/turns';
+
+function turn(id: string, patch: Partial<TurnView> = {}): TurnView {
+  return {
+    id,
+    kind: 'turn_execution',
+    runtime: null,
+    seat: null,
+    buildRequestId: null,
+    startedAt: '2026-12-01T12:00:00.000Z',
+    endedAt: null,
+    phase: 'starting',
+    pid: null,
+    tokens: null,
+    costUsd: null,
+    outputTail: '',
+    summary: null,
+    lease: null,
+    reason: null,
+    ...patch,
+  };
+}
+
+function registry(limit?: number) {
+  let notified = 0;
+  const r = new TurnRegistry(() => {
+    notified++;
+  }, limit);
+  return { r, notified: () => notified };
+}
+
+describe('TurnRegistry', () => {
+  it('batches every change since the last drain into one update, then has nothing to say', () => {
+    const { r, notified } = registry();
+    r.add(turn('a'));
+    r.patch('a', { phase: 'running', pid: 41 });
+    r.patch('a', { outputTail: 'line 1' });
+    r.add(turn('b'));
+    expect(notified()).toBe(4);
+    const update = r.drain();
+    expect(update?.active.map((t) => [t.id, t.phase, t.pid, t.outputTail])).toEqual([
+      ['a', 'running', 41, 'line 1'],
+      ['b', 'starting', null, ''],
+    ]);
+    expect(update?.removed).toEqual([]);
+    expect(update?.finished).toEqual([]);
+    expect(r.drain()).toBeNull();
+  });
+
+  it('a finished turn leaves the active list, joins history newest first, and is reported once', () => {
+    const { r } = registry();
+    r.add(turn('a'));
+    r.add(turn('b'));
+    r.drain();
+    r.finish('a', { phase: 'succeeded', endedAt: '2026-12-01T12:01:00.000Z', summary: 'done' });
+    r.finish('b', { phase: 'failed', reason: 'timed out after 1800 s' });
+    const update = r.drain();
+    expect(update?.active).toEqual([]);
+    expect(update?.removed).toEqual(['a', 'b']);
+    expect(update?.finished.map((t) => [t.id, t.phase])).toEqual([
+      ['a', 'succeeded'],
+      ['b', 'failed'],
+    ]);
+    expect(r.snapshot()).toEqual({ active: [], history: [expect.objectContaining({ id: 'b' }), expect.objectContaining({ id: 'a', summary: 'done' })] });
+    expect(r.activeCount).toBe(0);
+    expect(r.drain()).toBeNull();
+  });
+
+  it('a turn patched and finished in one window is reported finished, not also as active', () => {
+    const { r } = registry();
+    r.add(turn('a'));
+    r.patch('a', { phase: 'running' });
+    r.finish('a', { phase: 'canceled', reason: 'canceled by the operator' });
+    const update = r.drain();
+    expect(update?.active).toEqual([]);
+    expect(update?.removed).toEqual(['a']);
+    expect(update?.finished).toHaveLength(1);
+  });
+
+  it('ignores patches and finishes for turns it does not hold', () => {
+    const { r, notified } = registry();
+    r.patch('ghost', { phase: 'running' });
+    expect(r.finish('ghost', { phase: 'failed' })).toBeUndefined();
+    expect(notified()).toBe(0);
+    expect(r.drain()).toBeNull();
+  });
+
+  it('keeps at most the history limit, dropping the oldest', () => {
+    const { r } = registry(3);
+    for (const id of ['1', '2', '3', '4', '5']) {
+      r.add(turn(id));
+      r.finish(id, { phase: 'succeeded' });
+    }
+    expect(r.snapshot().history.map((t) => t.id)).toEqual(['5', '4', '3']);
+    r.restoreHistory([turn('x'), turn('y'), turn('z'), turn('w')]);
+    expect(r.snapshot().history.map((t) => t.id)).toEqual(['x', 'y', 'z']);
+  });
+
+  it('a turn re-added after it finished (a retry with the same id) is active again', () => {
+    const { r } = registry();
+    r.add(turn('a'));
+    r.finish('a', { phase: 'failed' });
+    r.add(turn('a', { phase: 'starting' }));
+    const update = r.drain();
+    expect(update?.active.map((t) => t.id)).toEqual(['a']);
+    expect(update?.removed).toEqual([]);
+    expect(r.get('a')?.phase).toBe('starting');
+  });
+});
