@@ -25,6 +25,8 @@ export interface ResolvedOverrides {
   /** `--data-dir` or `RUNNER_TRAY_DATA_DIR`. */
   dataDir?: string;
   allowFileSecretStore: boolean;
+  /** `--token-file <path>`: the headless host writes its address and launch token there (0600), not to the terminal. */
+  tokenFile?: string;
 }
 export interface OverridesError {
   code: 'invalid_option';
@@ -41,7 +43,7 @@ const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
   '--control-plane': 'controlPlaneUrl',
   '--max-sessions': 'maxSessions',
 };
-const VALUE_FLAGS = new Set(['--import-state', '--port', '--data-dir']);
+const VALUE_FLAGS = new Set(['--import-state', '--port', '--data-dir', '--token-file']);
 const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store']);
 const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions']);
 
@@ -59,7 +61,7 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
 
 export const OVERRIDES_USAGE =
   'Usage: runner-tray-headless [--name <text>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--runtime auto|claude|codex] ' +
-  '[--control-plane <url>] [--max-sessions <1-8>] [--once] [--import-state <file>] [--port <n>] [--open] [--data-dir <dir>] [--allow-file-secret-store]';
+  '[--control-plane <url>] [--max-sessions <1-8>] [--once] [--import-state <file>] [--port <n>] [--open] [--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store]';
 
 type Raw = { value: string; source: string };
 
@@ -137,6 +139,11 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
   if (dataDir !== undefined) {
     if (dataDir.trim() === '') return fail('--data-dir needs a directory path.');
     result.dataDir = dataDir;
+  }
+  const tokenFile = values.get('--token-file');
+  if (tokenFile !== undefined) {
+    if (tokenFile.trim() === '') return fail('--token-file needs a file path.');
+    result.tokenFile = tokenFile;
   }
   const port = values.get('--port');
   if (port !== undefined) {
