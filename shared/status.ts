@@ -93,8 +93,11 @@ const FAULT_HEADLINE: Record<ControlPlaneFault, string> = {
   malformed: 'Control plane answered something unexpected',
 };
 
-/** The status in words, as the top of the dashboard and the tray tooltip say it. */
-export function statusLine(status: RunnerStatus, now: number = Date.now()): string {
+/**
+ * The status in words, as the top of the dashboard and the tray tooltip say it. The
+ * window passes its own locale-aware `clockOf` so every time it shows reads alike.
+ */
+export function statusLine(status: RunnerStatus, now: number = Date.now(), clockOf: (iso: string) => string = clock): string {
   switch (status.state) {
     case 'unpaired':
       return 'Not paired';
@@ -105,7 +108,7 @@ export function statusLine(status: RunnerStatus, now: number = Date.now()): stri
     case 'working':
       return `Working ${status.active} of ${status.limit}${status.fault ? ` · ${FAULT_CLAUSE[status.fault]}` : ''}`;
     case 'paused':
-      return status.until ? `Paused until ${clock(status.until)}` : 'Paused';
+      return status.until ? `Paused until ${clockOf(status.until)}` : 'Paused';
     case 'draining':
       return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
     case 'offline': {

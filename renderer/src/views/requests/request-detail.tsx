@@ -17,7 +17,7 @@ const DETAIL_EVERY_MS = 3_000;
 export function RequestDetail({ id }: { id: string }) {
   const detail = useRequestsStore((s) => (s.detail?.request.id === id ? s.detail : null));
   const error = useRequestsStore((s) => s.detailError);
-  const now = useNow(30_000);
+  const now = useNow(1000);
   usePolling(() => loadDetail(id), DETAIL_EVERY_MS, id);
 
   return (
