@@ -17,6 +17,8 @@ export interface RunningHost {
   /** The launch token: a script's `Authorization: Bearer` for the WebSocket. */
   token: string;
   dataDir: string;
+  /** The host process itself (to send it signals as a terminal or a supervisor would). */
+  child: ChildProcess;
   /** Every line the host printed on its terminal so far. */
   output: string[];
   /** Resolves with the exit code (or signal) once the host exited. */
@@ -99,6 +101,7 @@ export async function startHeadlessHost(extraArgs: string[] = [], env: Record<st
     origin: parsed.origin,
     port: Number(parsed.port),
     pid: child.pid ?? 0,
+    child,
     token: parsed.searchParams.get('token') ?? '',
     dataDir,
     output,
