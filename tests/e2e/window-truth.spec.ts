@@ -71,6 +71,14 @@ test('running turns stay in the header when the control plane answers nonsense, 
   await expect.poll(() => stack.emu.admin.listResults({ unit_id: unit.id }).map((r) => r.status)).toEqual(['canceled']);
 });
 
+test('Settings says which secret store is really in use, not only which one is chosen', async ({ page }) => {
+  await stack.host.open(page, '#settings');
+  // The host was started with --allow-file-secret-store and no keychain answers here.
+  await expect(page.getByTestId('setting-secretBackend')).toHaveValue('keychain');
+  await expect(page.getByTestId('secret-store-in-use')).toContainText('In use now: an owner-only file in the data folder');
+  await expect(page.getByTestId('secret-store-in-use')).toContainText('the keychain is chosen, but did not work');
+});
+
 test('a disabled destructive button does not look armed', async ({ page }) => {
   // Styles come from the built renderer: read them off a danger button in the real page.
   await stack.host.open(page, '#turns');

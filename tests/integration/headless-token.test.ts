@@ -137,3 +137,23 @@ describe('--token-file', () => {
     expect((await get(fresh)).status).toBe(303);
   });
 });
+
+describe('--open without a display', () => {
+  let host: RunningHost;
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it('says why no browser opens, and that the printed address is the way in', async () => {
+    host = await startHeadlessHost(['--control-plane', 'http://127.0.0.1:9', '--allow-file-secret-store', '--open'], {
+      DISPLAY: '',
+      WAYLAND_DISPLAY: '',
+      SSH_CONNECTION: '',
+      SSH_TTY: '',
+    });
+    await host.newUrl(); // the lines of the start are all out once a later one is
+    const terminal = host.output.join('\n');
+    expect(terminal).toContain('--open: there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set); open the address above in a browser yourself.');
+    expect(terminal).toContain(`open ${host.url}`);
+  });
+});

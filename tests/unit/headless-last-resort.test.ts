@@ -58,3 +58,13 @@ describe('the per-connection command limit', () => {
     expect(Array.from({ length: 6 }, () => limit.take()).filter(Boolean)).toHaveLength(5);
   });
 });
+
+describe('whether the headless host can open a browser', () => {
+  it('never over SSH, on Linux only with a display, and says which', async () => {
+    const { browserUnavailableReason } = await import('../../main/headless/open-browser');
+    expect(browserUnavailableReason('linux', { SSH_CONNECTION: '1 2 3 4', DISPLAY: ':0' })).toContain('SSH');
+    expect(browserUnavailableReason('linux', {})).toContain('no display');
+    expect(browserUnavailableReason('linux', { WAYLAND_DISPLAY: 'wayland-0' })).toBeNull();
+    expect(browserUnavailableReason('darwin', {})).toBeNull();
+  });
+});
