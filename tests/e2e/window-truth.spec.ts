@@ -71,6 +71,20 @@ test('running turns stay in the header when the control plane answers nonsense, 
   await expect.poll(() => stack.emu.admin.listResults({ unit_id: unit.id }).map((r) => r.status)).toEqual(['canceled']);
 });
 
+test('a long summary is shown whole in the turn detail, which scrolls, instead of being cut in a small box', async ({ page }) => {
+  await stack.host.open(page, '#turns');
+  const long = `summary-start-${'abcdefghij'.repeat(120)}-summary-end`;
+  stack.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `fake:json result:${long}`, seat: { id: 'seat-long', name: 'Long' } });
+  const first = page.getByTestId('history-row').first();
+  await expect(first).toContainText('Long', { timeout: 10_000 });
+  await first.click();
+  const summary = page.getByTestId('detail-summary');
+  await expect(summary).toContainText('-summary-end');
+  const box = await summary.evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight, maxHeight: getComputedStyle(el).maxHeight }));
+  expect(box.maxHeight).toBe('none');
+  expect(box.scroll).toBeLessThanOrEqual(box.client + 1);
+});
+
 test('Settings says which secret store is really in use, not only which one is chosen', async ({ page }) => {
   await stack.host.open(page, '#settings');
   // The host was started with --allow-file-secret-store and no keychain answers here.
