@@ -109,11 +109,9 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) — open ${url}\n` : `New address: ${url}\n`);
     }
   };
-  await publish(server.url, true);
-  process.stdout.write(`Each address opens one window, once. ${newAddressHint}\n`);
-  process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
   if (process.platform !== 'win32') {
     // when-exit (see the SIGINT note below) hooks SIGUSR2 too, and would end the process on it.
+    // Set up before the first address is out: a signal caught earlier goes to the old hook.
     process.removeAllListeners('SIGUSR2');
     process.on('SIGUSR2', () => {
       void publish(server.newAddress(), false).catch((error: unknown) =>
@@ -121,6 +119,9 @@ async function main(argv: string[]): Promise<number> {
       );
     });
   }
+  await publish(server.url, true);
+  process.stdout.write(`Each address opens one window, once. ${newAddressHint}\n`);
+  process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
   if (resolved.open) {
     const unavailable = browserUnavailableReason(process.platform, process.env);
     if (unavailable) {
