@@ -56,6 +56,10 @@ test("a request's detail has its own address; its times tick, its age fits, its 
   await page.goBack();
   await expect(page.getByTestId('detail-title')).toBeVisible();
 
+  // A paused request says why (the control plane's status_reason); who paused it is not on the wire.
+  await page.goto(`${stack.host.origin}/#requests/${requestId(stack.emu, 'paused')}`);
+  await expect(page.getByTestId('detail-status-reason')).toContainText('Why it is paused: Operator hold during the release freeze', { timeout: 10_000 });
+
   // A request made a moment ago: its "created … ago" counts up while the detail is open.
   const fresh = stack.emu.admin.createBuildRequest({ title: 'Tick tock', status: 'open' });
   await page.goto(`${stack.host.origin}/#requests/${fresh.id}`);

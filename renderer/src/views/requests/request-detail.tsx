@@ -5,7 +5,7 @@ import { CeilingMeters } from './ceiling-meters';
 import { RiskChip, StatusChip, Untrusted } from './chips';
 import { Changesets, Gates, PhaseRuns, PlanVersions, Tasks } from './detail-sections';
 import { RequestTurns, useRequestTurns } from './detail-turns';
-import { formatAge, formatStamp, PHASE_LABEL, SOURCE_LABEL, words } from './format-request';
+import { formatAge, formatStamp, PHASE_LABEL, SOURCE_LABEL, STATUS_LABEL, words } from './format-request';
 import { LifecycleActions } from './lifecycle-actions';
 import { loadDetail } from './requests-actions';
 import { selectRequest, useRequestsStore } from './requests-store';
@@ -49,6 +49,13 @@ export function RequestDetail({ id }: { id: string }) {
               </span>
               <WorkingHere detail={detail} />
             </div>
+            {detail.request.statusReason ? (
+              <p className="req-status-reason" data-testid="detail-status-reason">
+                <span className="req-muted">Why it is {STATUS_LABEL[detail.request.status].toLowerCase()}: </span>
+                <Untrusted text={detail.request.statusReason} className="req-text req-full" />
+                <span className="req-muted"> (the control plane does not say who)</span>
+              </p>
+            ) : null}
           </header>
           <LifecycleActions detail={detail} />
           <CeilingMeters request={detail.request} now={now} />
