@@ -25,7 +25,7 @@ function digest(value: string): string {
 
 /** Outstanding one-time addresses and live sessions are bounded: the oldest go first. */
 const MAX_ADDRESSES = 16;
-const MAX_SESSIONS = 64;
+const MAX_SESSIONS = 256;
 
 export class LaunchAccess {
   readonly launchToken: string;
