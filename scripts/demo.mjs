@@ -11,32 +11,58 @@
 //   --headless      the headless host even when Electron is installed
 //   --fresh         forget the demo's pairing and emulator data (.tmp/demo) first
 //   --port <n>      the emulator's port (default 7457)
+//   --app-port <n>  the headless host's port (default: a free one); keep it to have an
+//                   open tab find the host again after a demo restart
+//   --data-dir <d>  the app's data folder (default .tmp/demo/data)
+//
+// Ctrl-C lets the running turns finish and their results reach the emulator first
+// (scripts/demo-stop.mjs); Ctrl-C again cancels them.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { DemoStopper } from './demo-stop.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
-const { values } = parseArgs({
-  options: {
-    'fake-runtime': { type: 'boolean', default: false },
-    headless: { type: 'boolean', default: false },
-    fresh: { type: 'boolean', default: false },
-    port: { type: 'string', default: '7457' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-  strict: true,
-});
+const USAGE = 'Usage: npm run demo -- [--fake-runtime] [--headless] [--fresh] [--port 7457] [--app-port <n>] [--data-dir <dir>]';
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      'fake-runtime': { type: 'boolean', default: false },
+      headless: { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false },
+      port: { type: 'string', default: '7457' },
+      'app-port': { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  // parseArgs explains itself ("Unknown option '--foo'"); a stack trace would only hide it.
+  console.error(`demo: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.exit(2);
+}
 if (values.help) {
-  console.log('Usage: npm run demo -- [--fake-runtime] [--headless] [--fresh] [--port 7457]');
+  console.log(USAGE);
   process.exit(0);
 }
-const port = Number(values.port);
-if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-  console.error('demo: --port must be an integer from 1 to 65535');
+function portOption(name, value, min) {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min || n > 65_535) {
+    console.error(`demo: --${name} must be an integer from ${min} to 65535\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+}
+const port = portOption('port', values.port, 1);
+const appPort = values['app-port'] === undefined ? null : portOption('app-port', values['app-port'], 0);
+if (values['data-dir'] !== undefined && values['data-dir'].trim() === '') {
+  console.error(`demo: --data-dir needs a directory\n${USAGE}`);
   process.exit(2);
 }
 
@@ -45,7 +71,7 @@ if (!Number.isInteger(port) || port < 1 || port > 65_535) {
 const demoDir = path.join(root, '.tmp', 'demo');
 if (values.fresh) rmSync(demoDir, { recursive: true, force: true });
 mkdirSync(demoDir, { recursive: true });
-const dataDir = path.join(demoDir, 'data');
+const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : path.join(demoDir, 'data');
 const controlPlane = `http://127.0.0.1:${port}`;
 
 /**
@@ -81,11 +107,12 @@ step('Building the window', process.execPath, [path.join(root, 'node_modules/vit
 if (electron) step('Building the desktop app', process.execPath, [path.join(root, 'scripts/build-electron.mjs')]);
 
 const children = [];
-let stopping = false;
+let app = null;
+let stopper = null;
 
 function start(name, command, args, env = {}) {
   // Detached (own process group): a Ctrl-C in the terminal reaches only this script,
-  // which then stops each child once, in order, instead of all of them at once.
+  // which then stops each child itself, in order, instead of all of them at once.
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const prefix = `[${name}] `;
   const relay = (stream, out) => {
@@ -99,7 +126,7 @@ function start(name, command, args, env = {}) {
   relay(child.stdout, process.stdout);
   relay(child.stderr, process.stderr);
   child.on('exit', (code, signal) => {
-    if (stopping) return;
+    if (stopper) return;
     console.error(`\ndemo: ${name} stopped (${signal ?? `exit ${code}`}); stopping the rest.`);
     void stop(code ?? 1);
   });
@@ -107,30 +134,22 @@ function start(name, command, args, env = {}) {
   return child;
 }
 
-async function stop(code = 0) {
-  if (stopping) return;
-  stopping = true;
-  await Promise.all(
-    children
-      .filter((child) => child.exitCode === null && child.signalCode === null)
-      .map(
-        (child) =>
-          new Promise((resolve) => {
-            const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            child.once('exit', () => {
-              clearTimeout(force);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
+function interrupt() {
+  stopper ??= new DemoStopper(
+    app,
+    children.filter((child) => child !== app),
+    (line) => console.log(`\n${line}`),
   );
+  return stopper.interrupt();
+}
+
+async function stop(code = 0) {
+  await interrupt();
   process.exit(code);
 }
 process.on('SIGINT', () => {
-  if (stopping) process.exit(130);
-  console.log('\nStopping the demo… (Ctrl-C again to stop at once)');
-  void stop(0);
+  if (!stopper) void stop(0);
+  else void interrupt();
 });
 process.on('SIGTERM', () => void stop(0));
 // Should this script die some other way, take the children with it.
@@ -147,10 +166,12 @@ await new Promise((resolve) => setTimeout(resolve, 1500));
 if (electron) {
   if (values['fake-runtime']) console.log('\nNote: --fake-runtime applies to the headless host; the desktop app runs turns with the installed CLIs.');
   if (port !== 7457) console.log(`\nNote: set the control plane to ${controlPlane} in the app's Settings before pairing.`);
-  start('app', electron, ['.'], { RUNNER_TRAY_DATA_DIR: dataDir });
+  if (appPort !== null) console.log('\nNote: --app-port applies to the headless host.');
+  app = start('app', electron, ['.'], { RUNNER_TRAY_DATA_DIR: dataDir });
 } else {
   const env = values['fake-runtime'] ? { RUNNER_TRAY_CLAUDE_BIN: path.join(root, 'scripts/demo-runtime.mjs') } : {};
-  start('app', process.execPath, [...tsx, 'main/headless/cli.ts', '--control-plane', controlPlane, '--data-dir', dataDir, '--allow-file-secret-store', '--open'], env);
+  const portArgs = appPort !== null ? ['--port', String(appPort)] : [];
+  app = start('app', process.execPath, [...tsx, 'main/headless/cli.ts', '--control-plane', controlPlane, '--data-dir', dataDir, '--allow-file-secret-store', '--open', ...portArgs], env);
 }
 
 console.log(`
@@ -163,6 +184,7 @@ console.log(`
  3. Watch the dashboard: the emulator hands out a turn every 20–40 s.
 ${values['fake-runtime'] ? '    Turns run with a stand-in runtime (no model is called).' : '    Turns run with your claude/codex; without them they fail, honestly.\n    Try `npm run demo -- --fake-runtime` to see them succeed.'}
 
- Ctrl-C stops everything. Data lives in .tmp/demo (--fresh starts over).
+ Ctrl-C stops everything once the running turns finished (Ctrl-C again:
+ cancel them). Data lives in ${values['data-dir'] ? dataDir : '.tmp/demo'} (--fresh starts over).
 ──────────────────────────────────────────────────────────────────────
 `);

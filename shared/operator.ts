@@ -82,6 +82,8 @@ export const RequestSummaryViewSchema = z.object({
   /** A decimal string, e.g. "25.00". */
   costBudgetUsd: z.string().nullable(),
   createdAt: z.string(),
+  /** Why it is paused, canceled or blocked, when the control plane says ([v1] `status_reason`). */
+  statusReason: z.string().nullable().optional(),
 });
 export type RequestSummaryView = z.infer<typeof RequestSummaryViewSchema>;
 

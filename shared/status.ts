@@ -6,14 +6,30 @@ import { z } from 'zod';
  */
 const base = { reason: z.string() };
 
+/**
+ * What went wrong with the control plane, in the words the window uses: it could not be
+ * reached, it timed out, it failed (5xx), it refused the request (4xx), or it answered
+ * something that does not fit the protocol.
+ */
+export const ControlPlaneFaultSchema = z.enum(['unreachable', 'timeout', 'server', 'refused', 'malformed']);
+export type ControlPlaneFault = z.infer<typeof ControlPlaneFaultSchema>;
+
 export const RunnerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('unpaired'), ...base }),
   z.object({ state: z.literal('pairing'), ...base }),
   z.object({ state: z.literal('idle'), ...base }),
-  z.object({ state: z.literal('working'), ...base, active: z.number().int().min(0), limit: z.number().int().min(1) }),
+  z.object({
+    state: z.literal('working'),
+    ...base,
+    active: z.number().int().min(0),
+    limit: z.number().int().min(1),
+    /** Turns run on while the control plane has a problem: which one (and when the next try is). */
+    fault: ControlPlaneFaultSchema.optional(),
+    retryAt: z.string().optional(),
+  }),
   z.object({ state: z.literal('paused'), ...base, until: z.string().nullable() }),
   z.object({ state: z.literal('draining'), ...base, remaining: z.number().int().min(0) }),
-  z.object({ state: z.literal('offline'), ...base, retryAt: z.string() }),
+  z.object({ state: z.literal('offline'), ...base, retryAt: z.string(), fault: ControlPlaneFaultSchema.optional() }),
   z.object({ state: z.literal('revoked'), ...base }),
   z.object({ state: z.literal('error'), ...base }),
 ]);
@@ -47,8 +63,29 @@ function clock(iso: string): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
-/** The status in words, as the top of the dashboard and the tray tooltip say it. */
-export function statusLine(status: RunnerStatus, now: number = Date.now()): string {
+/** The fault as a clause after "Working 1 of 1 · ". */
+export const FAULT_CLAUSE: Record<ControlPlaneFault, string> = {
+  unreachable: 'cannot reach the control plane',
+  timeout: 'the control plane is not answering in time',
+  server: 'the control plane is failing (server error)',
+  refused: 'the control plane refused a request',
+  malformed: 'the control plane answered something unexpected',
+};
+
+/** The fault as the headline of an offline runner. */
+const FAULT_HEADLINE: Record<ControlPlaneFault, string> = {
+  unreachable: 'Cannot reach the control plane',
+  timeout: 'Control plane timed out',
+  server: 'Control plane error',
+  refused: 'Control plane refused the request',
+  malformed: 'Control plane answered something unexpected',
+};
+
+/**
+ * The status in words, as the top of the dashboard and the tray tooltip say it. The
+ * window passes its own locale-aware `clockOf` so every time it shows reads alike.
+ */
+export function statusLine(status: RunnerStatus, now: number = Date.now(), clockOf: (iso: string) => string = clock): string {
   switch (status.state) {
     case 'unpaired':
       return 'Not paired';
@@ -57,14 +94,14 @@ export function statusLine(status: RunnerStatus, now: number = Date.now()): stri
     case 'idle':
       return 'Idle';
     case 'working':
-      return `Working ${status.active} of ${status.limit}`;
+      return `Working ${status.active} of ${status.limit}${status.fault ? ` · ${FAULT_CLAUSE[status.fault]}` : ''}`;
     case 'paused':
-      return status.until ? `Paused until ${clock(status.until)}` : 'Paused';
+      return status.until ? `Paused until ${clockOf(status.until)}` : 'Paused';
     case 'draining':
       return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
     case 'offline': {
       const seconds = Math.max(0, Math.ceil((Date.parse(status.retryAt) - now) / 1000));
-      return `Offline, retrying in ${seconds} s`;
+      return `${status.fault ? FAULT_HEADLINE[status.fault] : 'Offline'}, retrying in ${seconds} s`;
     }
     case 'revoked':
       return 'Revoked — pair again';

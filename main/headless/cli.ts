@@ -10,17 +10,22 @@ import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
-import { canOpenBrowser, openBrowser } from './open-browser';
 import { runModeLine, SeedLines } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
-import { startHeadlessServer } from './server';
 import { runServiceCommand } from './service/service-cli';
+import { redactText } from '../../shared/redact';
+import { writeAddressFile, writeLauncherPage } from './address-file';
+import { installLastResort } from './last-resort';
+import { browserUnavailableReason, openBrowser } from './open-browser';
+import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
 import { TerminalReporter } from './terminal-reporter';
 import { errorText } from '../../shared/errors';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a stop waits for running turns before it cancels them (RUNNER_TRAY_QUIT_DRAIN_MS). */
 const QuitDrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).default(5 * 60_000);
+/** How many windows and scripts may hold a WebSocket at once (RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS). */
+const MaxConnectionsSchema = z.coerce.number().int().min(1).max(1000).default(DEFAULT_MAX_CONNECTIONS);
 
 /**
  * `npm run headless`: the same core and UI as the desktop app, for a server with no
@@ -38,6 +43,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const quitDrainMs = drain.data;
+  const connections = MaxConnectionsSchema.safeParse(process.env.RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS || undefined);
+  if (!connections.success) {
+    process.stderr.write('runner-tray headless: RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS must be an integer from 1 to 1000.\n');
+    return 2;
+  }
   const resolved = resolveOverrides(process.env, argv);
   if (!resolved.ok) {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
@@ -61,6 +71,15 @@ async function main(argv: string[]): Promise<number> {
   });
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
   const lines = new SeedLines(core, process.stdout, path.join(dataDir, 'runner-state.json'));
+  // From here on runtimes may run: an error nothing caught stops them before the process goes.
+  installLastResort({
+    proc: process,
+    log: (message) => {
+      core.log.error('the headless host failed', { error: message });
+      process.stderr.write(`${redactText(message)}\n`);
+    },
+    stop: () => core.shutdown(0),
+  });
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null);
   const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
 
@@ -85,16 +104,53 @@ async function main(argv: string[]): Promise<number> {
     health = await startHealthServer({ port: resolved.healthPort, host: resolved.healthHost ?? '0.0.0.0', status: () => core.host.status() });
     process.stdout.write(`Health probe: http://${resolved.healthHost ?? '0.0.0.0'}:${health.port}/healthz\n`);
   }
+  const newAddressHint =
+    process.platform === 'win32'
+      ? 'Restart the host for a new address.'
+      : `Ask the host for a new one: kill -USR2 ${process.pid}${resolved.tokenFile ? ` (it is written to ${resolved.tokenFile})` : ' (it prints it in its terminal)'}.`;
   const server = await startHeadlessServer({
     host: core.host,
     staticDir: path.join(repoRoot, 'dist', 'renderer'),
     ...(resolved.port !== undefined ? { port: resolved.port } : {}),
     log: core.log.child('headless'),
+    maxConnections: connections.data,
+    newAddressHint,
   });
-  // The address carries the launch token: it goes to this terminal only, never to a log.
-  process.stdout.write(`Runner Tray ${pkg.version} (headless) — open ${server.url}\n`);
+  // The address carries a one-time token: it goes to this terminal (or the token file) only, never to a log.
+  const tokenFile = resolved.tokenFile ? path.resolve(resolved.tokenFile) : null;
+  const publish = async (url: string, first: boolean): Promise<void> => {
+    if (tokenFile) {
+      await writeAddressFile(tokenFile, { url, token: server.launchToken });
+      process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) on ${server.origin} — address written to ${tokenFile}\n` : `New address written to ${tokenFile}\n`);
+    } else {
+      process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) — open ${url}\n` : `New address: ${url}\n`);
+    }
+  };
+  if (process.platform !== 'win32') {
+    // when-exit (see the SIGINT note below) hooks SIGUSR2 too, and would end the process on it.
+    // Set up before the first address is out: a signal caught earlier goes to the old hook.
+    process.removeAllListeners('SIGUSR2');
+    process.on('SIGUSR2', () => {
+      void publish(server.newAddress(), false).catch((error: unknown) =>
+        process.stderr.write(`runner-tray headless: could not write a new address: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+    });
+  }
+  await publish(server.url, true);
+  process.stdout.write(`Each address opens one window, once. ${newAddressHint}\n`);
   process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
-  if (resolved.open && canOpenBrowser(process.platform, process.env)) openBrowser(server.url, process.platform);
+  if (resolved.open) {
+    const unavailable = browserUnavailableReason(process.platform, process.env);
+    if (unavailable) {
+      process.stdout.write(`--open: ${unavailable}; open the address ${tokenFile ? `in ${tokenFile}` : 'above'} in a browser yourself.\n`);
+    } else {
+      // The browser gets an address of its own, through a page in the data folder, so its
+      // token is never in the launcher's argv; the printed one stays good for another window.
+      const launcher = path.join(dataDir, 'open-window.html');
+      await writeLauncherPage(launcher, server.newAddress());
+      openBrowser(launcher, process.platform);
+    }
+  }
   // A server has nobody at a window: start pairing at once and show the code here.
   if (!core.runner.identity) {
     const started = resolved.userCode

@@ -1,18 +1,24 @@
 import { spawn } from 'node:child_process';
 
 /**
- * Whether a browser could be opened for the person at this machine. Never over SSH, and
- * on Linux only with a display: a headless server prints the address instead.
+ * Why no browser can be opened for the person at this machine, or null when one can.
+ * Never over SSH, and on Linux only with a display: a headless server prints the address instead.
  */
-export function canOpenBrowser(platform: string, env: Record<string, string | undefined>): boolean {
-  if (env.SSH_CONNECTION || env.SSH_TTY) return false;
-  if (platform === 'darwin' || platform === 'win32') return true;
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+export function browserUnavailableReason(platform: string, env: Record<string, string | undefined>): string | null {
+  if (env.SSH_CONNECTION || env.SSH_TTY) return 'this is an SSH session, so there is no browser here to open';
+  if (platform === 'darwin' || platform === 'win32') return null;
+  if (env.DISPLAY || env.WAYLAND_DISPLAY) return null;
+  return 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)';
 }
 
-export function openBrowser(url: string, platform: string): void {
+export function canOpenBrowser(platform: string, env: Record<string, string | undefined>): boolean {
+  return browserUnavailableReason(platform, env) === null;
+}
+
+/** Opens `target` (a URL or a file path) in the default browser; failures are ignored. */
+export function openBrowser(target: string, platform: string): void {
   const [command, args] =
-    platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+    platform === 'darwin' ? ['open', [target]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', target]] : ['xdg-open', [target]];
   const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
   child.on('error', () => undefined);
   child.unref();

@@ -6,10 +6,11 @@ import { EVENT_CHANNEL, WsClientFrameSchema, type HostEvent, type WsServerFrame 
 import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
-import { allowedHosts, allowedOrigins, cookieToken, newLaunchToken, TOKEN_COOKIE, tokensEqual } from './auth';
 import { readRendererFile } from '../core/renderer-files';
 import { isHealthz, serveHealthz } from './health';
 import { errorText } from '../../shared/errors';
+import { allowedHosts, allowedOrigins, bearerToken, cookieValue, LaunchAccess, sessionCookie, sessionCookieName } from './auth';
+import { RateLimit } from './rate-limit';
 
 export interface HeadlessServerOptions {
   host: Host;
@@ -17,47 +18,72 @@ export interface HeadlessServerOptions {
   log: Logger;
   /** 0 picks a free port. */
   port?: number;
+  /** The launch token; a random one when not given. */
   token?: string;
   maxPayloadBytes?: number;
+  /** Windows (and scripts) connected at once; one more is answered 503. */
+  maxConnections?: number;
+  /** Commands per second one connection may send on average (bursts of twice that). */
+  commandsPerSecond?: number;
+  /** How to get a new address, said on the page a spent address opens. */
+  newAddressHint?: string;
 }
 
 export interface HeadlessServer {
   readonly port: number;
   readonly origin: string;
-  /** The address to open; it carries the launch token. */
+  /** The first address to open; its token opens one browser session, once. */
   readonly url: string;
+  /** The launch token, also good as a WebSocket `Authorization: Bearer`. */
+  readonly launchToken: string;
+  /** A new one-time address (for another browser, or after the first was used). */
+  newAddress(): string;
   close(): Promise<void>;
 }
+
+export const DEFAULT_MAX_CONNECTIONS = 16;
+export const DEFAULT_COMMANDS_PER_SECOND = 50;
 
 const SECURITY_HEADERS = {
   'content-security-policy': RENDERER_CSP,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  // The token is in the first URL; never let it leave in a Referer.
+  // A token may be in the first URL; never let it leave in a Referer.
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 };
 
+const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+
 function refuse(res: ServerResponse, status: 401 | 403 | 404 | 405, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS, connection: 'close' });
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS, 'cache-control': 'no-store', connection: 'close' });
   res.end(message);
 }
 
-function refuseUpgrade(socket: Duplex, status: 401 | 403 | 404, message: string): void {
-  const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+/** Answers a refused upgrade in plain HTTP, then drops the socket whatever the peer does. */
+function refuseUpgrade(socket: Duplex, status: 400 | 401 | 403 | 404 | 503, message: string): void {
+  if (!socket.writable) return void socket.destroy();
+  const response = `HTTP/1.1 ${status} ${REASONS[status]}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(message)}\r\n\r\n${message}`;
+  socket.end(response, () => socket.destroy());
 }
 
 /**
  * Serves the built renderer and a WebSocket bridge over the same core, on 127.0.0.1
- * only, behind a per-launch token and an Origin check.
+ * only, behind one-time addresses, a session cookie and an Origin check. Any peer that
+ * can reach the port may be hostile: every socket has an error listener, refused
+ * upgrades are answered and dropped, and connections and commands are capped.
  */
 export async function startHeadlessServer(options: HeadlessServerOptions): Promise<HeadlessServer> {
   const { host, log } = options;
-  const token = options.token ?? newLaunchToken();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
+  const access = new LaunchAccess(options.token);
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const commandsPerSecond = options.commandsPerSecond ?? DEFAULT_COMMANDS_PER_SECOND;
+  const spentHint = options.newAddressHint ?? 'Ask the host for a new address.';
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024, perMessageDeflate: false });
+  wss.on('error', (error) => log.warn('headless WebSocket server error', { error: errorText(error) }));
   let port = 0;
+  let origin = '';
 
   const server = http.createServer((req, res) => {
     void handleHttp(req, res).catch((error: unknown) => {
@@ -66,35 +92,59 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       res.end();
     });
   });
+  // Malformed HTTP, or a peer that resets mid-request: answer 400 if still possible, drop it.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    log.debug('headless: bad client request', { error: error.code ?? errorText(error) });
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    refuseUpgrade(socket, 400, 'Bad request.');
+  });
+  server.on('error', (error) => log.error('headless server error', { error: errorText(error) }));
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!allowedHosts(port).has(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden host.');
     // Probes: no token, status only (see health.ts).
     if (isHealthz(req)) return serveHealthz(req, res, () => host.status());
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed.');
-    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-    const queryToken = url.searchParams.get('token');
-    const authorized = tokensEqual(queryToken, token) || tokensEqual(cookieToken(req), token);
-    if (!authorized) {
-      return refuse(res, 401, 'Runner Tray: open the address the headless host printed at start (it carries the access token).');
+    const url = new URL(req.url ?? '/', origin);
+    const hasSession = access.isSession(cookieValue(req, sessionCookieName(port)));
+    if (url.searchParams.has('token')) {
+      // An address with a token: trade it for a session, and send the browser on to the
+      // same place without it, so the token is in no history entry, bookmark or Referer.
+      const session = access.redeem(url.searchParams.get('token'));
+      if (!session && !hasSession) {
+        return refuse(res, 401, `Runner Tray: this address was already used (or is wrong); an address opens one window, once. ${spentHint}`);
+      }
+      url.searchParams.delete('token');
+      const headers: Record<string, string> = { location: url.pathname + url.search, 'cache-control': 'no-store', ...SECURITY_HEADERS };
+      if (session) headers['set-cookie'] = sessionCookie(port, session);
+      res.writeHead(303, headers);
+      return void res.end();
+    }
+    if (!hasSession) {
+      return refuse(res, 401, `Runner Tray: open the address the headless host printed (it opens one window, once). ${spentHint}`);
     }
     const file = await readRendererFile(options.staticDir, url.pathname);
     if (!file) return refuse(res, 404, 'Not found.');
     const headers: Record<string, string> = { 'content-type': file.type, ...SECURITY_HEADERS };
-    if (file.type.startsWith('text/html')) {
-      headers['cache-control'] = 'no-store';
-      headers['set-cookie'] = `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-    }
+    if (file.type.startsWith('text/html')) headers['cache-control'] = 'no-store';
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : file.body);
   }
 
-  server.on('upgrade', (req, socket, head) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Once upgraded, the HTTP server no longer watches this socket: a reset would be an
+    // uncaught 'error' and take the process down.
+    socket.on('error', (error: NodeJS.ErrnoException) => log.debug('headless: upgrade socket error', { error: error.code ?? errorText(error) }));
     const url = new URL(req.url ?? '/', 'http://placeholder');
     if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not found.');
     if (!allowedHosts(port).has(req.headers.host ?? '')) return refuseUpgrade(socket, 403, 'Forbidden host.');
-    if (!allowedOrigins(port).has(req.headers.origin ?? '')) return refuseUpgrade(socket, 403, 'Forbidden origin.');
-    if (!tokensEqual(url.searchParams.get('token'), token)) return refuseUpgrade(socket, 401, 'Missing or wrong token.');
+    if (url.searchParams.has('token')) return refuseUpgrade(socket, 401, 'Send the launch token as an Authorization: Bearer header, never in the address.');
+    // A browser always sends its Origin and cannot set Authorization; a script may do without an Origin.
+    const requestOrigin = req.headers.origin;
+    if (requestOrigin !== undefined && !allowedOrigins(port).has(requestOrigin)) return refuseUpgrade(socket, 403, 'Forbidden origin.');
+    const bySession = requestOrigin !== undefined && access.isSession(cookieValue(req, sessionCookieName(port)));
+    if (!bySession && !access.isLaunchToken(bearerToken(req))) return refuseUpgrade(socket, 401, 'Missing or wrong session.');
+    if (wss.clients.size >= maxConnections) return refuseUpgrade(socket, 503, `Too many windows are connected (${maxConnections}); close one.`);
     wss.handleUpgrade(req, socket, head, (ws) => serveBridge(ws));
   });
 
@@ -103,7 +153,11 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   }
 
   function serveBridge(ws: WebSocket): void {
+    // A protocol error (oversized, compressed or unmasked frame, bad UTF-8) closes this
+    // connection; ws reports it here, and unheard it would end the process.
+    ws.on('error', (error) => log.info('a window connection was dropped', { error: errorText(error) }));
     const unsubscribe = host.subscribe((events: HostEvent[]) => send(ws, { type: 'events', events }));
+    const limit = new RateLimit(commandsPerSecond, commandsPerSecond * 2);
     let alive = true;
     const ping = setInterval(() => {
       if (!alive) return ws.terminate();
@@ -117,6 +171,11 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       unsubscribe();
     });
     ws.on('message', (data, isBinary) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (!limit.take()) {
+        log.warn('closed a window connection that sent too many commands', { perSecond: commandsPerSecond });
+        return ws.close(1008, 'too many commands');
+      }
       if (isBinary) return ws.close(1003, 'text frames only');
       let raw: unknown;
       try {
@@ -126,22 +185,30 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       }
       const frame = WsClientFrameSchema.safeParse(raw);
       if (!frame.success) return ws.close(1008, 'invalid frame');
-      void host.invoke(frame.data.command, frame.data.input).then((result) => send(ws, { type: 'result', id: frame.data.id, result }));
+      void host
+        .invoke(frame.data.command, frame.data.input)
+        .then((result) => send(ws, { type: 'result', id: frame.data.id, result }))
+        .catch((error: unknown) => log.error('a window command failed', { command: frame.data.command, error: errorText(error) }));
     });
   }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  origin = `http://127.0.0.1:${port}`;
   log.info('headless host listening', { origin, channel: EVENT_CHANNEL });
 
   return {
     port,
     origin,
-    url: `${origin}/?token=${token}`,
+    url: `${origin}/?token=${access.launchToken}`,
+    launchToken: access.launchToken,
+    newAddress: () => `${origin}/?token=${access.newAddressToken()}`,
     async close() {
       for (const client of wss.clients) client.terminate();
       wss.close();

@@ -31,6 +31,8 @@ export const BuildRequestSummarySchema = z.object({
   cost_budget_usd: z.string().nullable(),
   iterations_used: z.number().int(),
   created_at: IsoTimeSchema,
+  /** [v1] Why the request is in its status (the reason given with a pause, resume or cancel); absent from the seed. */
+  status_reason: z.string().max(20_000).nullable().optional(),
 });
 export type BuildRequestSummary = z.infer<typeof BuildRequestSummarySchema>;
 

@@ -33,7 +33,7 @@ for (const scheme of ['light', 'dark'] as const) {
     test('every view has no serious or critical accessibility violation', async ({ page }) => {
       if (scheme === 'light') {
         // Unpaired, waiting for approval (only once: approval is for good).
-        await page.goto(stack.host.url);
+        await stack.host.open(page);
         await expect(page.getByTestId('user-code')).toBeVisible();
         await expectNoSeriousViolations(page, 'pairing (waiting)');
         await openView(page, 'dashboard');
@@ -44,7 +44,7 @@ for (const scheme of ['light', 'dark'] as const) {
         stack.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:done', seat: { id: 's1', name: 'Builder' } });
         stack.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep', seat: { id: 's2', name: 'Reviewer' } });
       } else {
-        await page.goto(`${stack.host.url}#pairing`);
+        await stack.host.open(page, '#pairing');
         await expect(page.getByTestId('paired-card')).toBeVisible();
       }
       await expectNoSeriousViolations(page, 'pairing (paired)');

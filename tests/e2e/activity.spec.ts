@@ -14,7 +14,7 @@ test.afterAll(async () => {
 });
 
 test('the activity log filters by level and text, and copies what it shows', async ({ page }) => {
-  await page.goto(`${host.url}#activity`);
+  await host.open(page, '#activity');
   const list = page.getByTestId('log-list');
   await expect(list).toContainText('host started');
   const all = await list.locator('li').count();

@@ -56,7 +56,7 @@ test('live figures, runtimes and charts for a paired runner', async ({ page }) =
 });
 
 test('pause and resume in one click; pause for 30 min, 1 h, or a custom time', async ({ page }) => {
-  await page.goto(`${stack.host.url}#dashboard`);
+  await stack.host.open(page, '#dashboard');
   await expect(page.getByTestId('status-line')).toHaveText('Idle');
 
   await page.getByTestId('pause').click();

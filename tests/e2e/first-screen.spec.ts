@@ -14,7 +14,7 @@ test.afterAll(async () => {
 });
 
 test('the first screen shows live data from the host', async ({ page }) => {
-  await page.goto(host.url);
+  await host.open(page);
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await expect(page.getByTestId('status-line')).toHaveText('Not paired');
   await expect(page.getByTestId('status-reason')).toContainText('not paired');
@@ -31,8 +31,11 @@ test('the first screen shows live data from the host', async ({ page }) => {
   const first = await page.getByTestId('app-uptime').textContent();
   await expect(page.getByTestId('app-uptime')).not.toHaveText(first ?? '', { timeout: 3000 });
 
-  // The token left the address bar but stays for this tab: a reload still connects, on the same view.
+  // The token never stayed in the address bar (the host redirected to a clean URL), and
+  // no script can read the session: it is an HttpOnly cookie. A reload still connects, on the same view.
   expect(new URL(page.url()).searchParams.has('token')).toBe(false);
+  expect(await page.evaluate(() => document.cookie)).toBe('');
+  expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).not.toContain(host.token);
   await page.reload();
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
@@ -43,7 +46,7 @@ test('the first screen shows live data from the host', async ({ page }) => {
 });
 
 test('the views are tabs: arrow keys move between them', async ({ page }) => {
-  await page.goto(`${host.url}#dashboard`);
+  await host.open(page, '#dashboard');
   await expect(page.getByTestId('view-dashboard')).toBeVisible();
   await page.getByRole('tab', { name: 'Dashboard' }).focus();
   await page.keyboard.press('ArrowRight');
@@ -58,21 +61,28 @@ test('the views are tabs: arrow keys move between them', async ({ page }) => {
   await expect(page.getByRole('tabpanel')).toHaveAttribute('aria-labelledby', 'tab-settings');
 });
 
-test('a page request without the token is refused', async ({ request }) => {
+test('a page request without a session is refused; an address opens one, once', async ({ playwright }) => {
+  const request = await playwright.request.newContext();
   const bare = await request.get(`${host.origin}/`);
   expect(bare.status()).toBe(401);
   const wrong = await request.get(`${host.origin}/?token=not-the-token`);
   expect(wrong.status()).toBe(401);
   const asset = await request.get(`${host.origin}/index.html`);
   expect(asset.status()).toBe(401);
-  const good = await request.get(host.url);
+  const address = await host.newUrl();
+  const good = await request.get(address);
   expect(good.status()).toBe(200);
+  expect(good.url()).toBe(`${host.origin}/`);
   expect(good.headers()['content-security-policy']).toContain("script-src 'self'");
+  // Another client (no cookie) with the same address is refused: it was spent.
+  const other = await playwright.request.newContext();
+  expect((await other.get(address)).status()).toBe(401);
+  await Promise.all([request.dispose(), other.dispose()]);
 });
 
-function upgradeStatus(url: string, origin: string): Promise<number | 'open'> {
+function upgradeStatus(url: string, origin: string, bearer?: string): Promise<number | 'open'> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { origin });
+    const ws = new WebSocket(url, { origin, ...(bearer ? { headers: { authorization: `Bearer ${bearer}` } } : {}) });
     ws.on('open', () => {
       ws.close();
       resolve('open');
@@ -82,12 +92,12 @@ function upgradeStatus(url: string, origin: string): Promise<number | 'open'> {
   });
 }
 
-test('a WebSocket without the token, or from another origin, is refused', async () => {
+test('a WebSocket without a session or bearer, with the token in its address, or from another origin, is refused', async () => {
   const ws = host.origin.replace('http', 'ws') + '/ws';
   expect(await upgradeStatus(ws, host.origin)).toBe(401);
-  expect(await upgradeStatus(`${ws}?token=wrong`, host.origin)).toBe(401);
-  expect(await upgradeStatus(`${ws}?token=${host.token}`, 'http://evil.example')).toBe(403);
-  expect(await upgradeStatus(`${ws}?token=${host.token}`, host.origin)).toBe('open');
+  expect(await upgradeStatus(`${ws}?token=${host.token}`, host.origin)).toBe(401);
+  expect(await upgradeStatus(ws, 'http://evil.example', host.token)).toBe(403);
+  expect(await upgradeStatus(ws, host.origin, host.token)).toBe('open');
 });
 
 test('the window says when the host goes away and reconnects', async ({ page }) => {

@@ -57,7 +57,7 @@ test('10,000 turns of history: only a window of rows is in the DOM, and it scrol
       ws.send(String(message));
     });
   });
-  await page.goto(`${host.url}#turns`);
+  await host.open(page, '#turns');
   const list = page.getByTestId('turn-history');
   await expect(page.getByRole('heading', { name: 'History (10,000)' })).toBeVisible();
   const rows = page.getByTestId('history-row');

@@ -19,7 +19,7 @@ test.afterAll(async () => {
 });
 
 test('pairs end to end: the code, the address, the countdown, approval on the control plane', async ({ page }) => {
-  await page.goto(stack.host.url);
+  await stack.host.open(page);
   await expect(page.getByTestId('view-pairing')).toBeVisible();
   const code = await pendingCode(stack.emu);
 
@@ -58,7 +58,7 @@ test('pairs end to end: the code, the address, the countdown, approval on the co
 });
 
 test('unpair asks once; denied and expired pairings offer to start again', async ({ page }) => {
-  await page.goto(`${stack.host.url}#pairing`);
+  await stack.host.open(page, '#pairing');
   await expect(page.getByTestId('paired-card')).toBeVisible();
   await page.getByTestId('unpair').click();
   const dialog = page.getByRole('dialog', { name: 'Unpair this machine?' });
@@ -96,7 +96,7 @@ test('unpair asks once; denied and expired pairings offer to start again', async
 });
 
 test('unpair with the control plane unreachable offers to forget on this machine', async ({ page }) => {
-  await page.goto(`${stack.host.url}#pairing`);
+  await stack.host.open(page, '#pairing');
   await expect(page.getByTestId('paired-card')).toBeVisible();
   const fault = stack.emu.admin.addFault({ route: '/api/runner/unpair', error: { rate: 1, status: 503 } });
   try {
@@ -114,7 +114,7 @@ test('unpair with the control plane unreachable offers to forget on this machine
 });
 
 test('imports a rost runner serve state file instead of pairing', async ({ page }) => {
-  await page.goto(`${stack.host.url}#pairing`);
+  await stack.host.open(page, '#pairing');
   await expect(page.getByTestId('import-card')).toBeVisible();
   await page.getByTestId('import-path').fill('/nonexistent/rost-runner-00000000.json');
   await page.getByTestId('import-submit').click();

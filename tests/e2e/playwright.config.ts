@@ -14,6 +14,8 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     browserName: 'chromium',
+    // Times follow the locale; a fixed one (24-hour clock) keeps expected texts stable.
+    locale: 'en-GB',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

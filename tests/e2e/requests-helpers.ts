@@ -56,7 +56,7 @@ export function requestId(emu: RunningEmulator, status: string): string {
 
 /** Opens the Requests view by its tab, as a person would. */
 export async function openRequests(page: Page, stack: RequestsStack): Promise<void> {
-  await page.goto(stack.host.url);
+  await stack.host.open(page);
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await page.getByRole('tab', { name: 'Requests' }).click();
   await expect(page.getByTestId('requests-view')).toBeVisible();

@@ -19,7 +19,7 @@ test.afterAll(async () => {
 async function open(browser: Browser, scheme: 'light' | 'dark'): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 900, height: 640 }, colorScheme: scheme, deviceScaleFactor: 1 });
   const page = await context.newPage();
-  await page.goto(stack.host.url);
+  await stack.host.open(page);
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await page.getByRole('tab', { name: 'Requests' }).click();
   await expect(page.getByTestId('requests-view')).toBeVisible();

@@ -30,7 +30,7 @@ test.afterAll(async () => {
 async function pageFor(browser: Browser, scheme: 'light' | 'dark', hash: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 900, height: 640 }, colorScheme: scheme, deviceScaleFactor: 1 });
   const page = await context.newPage();
-  await page.goto(`${stack.host.url}#${hash}`);
+  await stack.host.open(page, `#${hash}`);
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   return page;
 }

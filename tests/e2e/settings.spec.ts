@@ -14,7 +14,7 @@ test.afterAll(async () => {
 });
 
 test('every setting, checked inline with the core messages, saved together', async ({ page }) => {
-  await page.goto(`${stack.host.url}#settings`);
+  await stack.host.open(page, '#settings');
   const field = (key: string) => page.getByTestId(`setting-${key}`);
   const error = (key: string) => page.getByTestId(`error-${key}`);
   const save = page.getByTestId('settings-save');
@@ -59,7 +59,7 @@ test("the host's own error is shown on its field", async ({ page }) => {
       server.send(JSON.stringify(frame));
     });
   });
-  await page.goto(`${stack.host.url}#settings`);
+  await stack.host.open(page, '#settings');
   await page.getByTestId('setting-maxSessions').fill('3');
   await page.getByTestId('settings-save').click();
   await expect(page.getByTestId('error-maxSessions')).toHaveText('Maximum sessions must be an integer from 1 to 8.');
@@ -70,11 +70,11 @@ test("the host's own error is shown on its field", async ({ page }) => {
 });
 
 test('a change made elsewhere reaches an open window (settings:changed)', async ({ page, browser }) => {
-  await page.goto(`${stack.host.url}#settings`);
+  await stack.host.open(page, '#settings');
   await expect(page.getByTestId('setting-modelAccountAlias')).toHaveValue('default');
   const other = await browser.newPage();
   try {
-    await other.goto(`${stack.host.url}#settings`);
+    await stack.host.open(other, '#settings');
     await other.getByTestId('setting-modelAccountAlias').fill('team-pro');
     await other.getByTestId('settings-save').click();
     await expect(other.getByTestId('settings-status')).toHaveText('Saved.');

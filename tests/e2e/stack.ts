@@ -75,7 +75,7 @@ export async function pendingCode(emu: RunningEmulator, timeoutMs = 10_000): Pro
 
 /** Pairs the host by approving its code through the admin API, and waits for the window to say so. */
 export async function pairThroughEmulator(page: Page, stack: Stack): Promise<void> {
-  await page.goto(`${stack.host.url}#pairing`);
+  await stack.host.open(page, '#pairing');
   const code = await pendingCode(stack.emu);
   stack.emu.admin.approvePairing(code);
   await expect(page.getByTestId('paired-card')).toBeVisible({ timeout: 15_000 });

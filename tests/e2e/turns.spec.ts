@@ -53,7 +53,7 @@ test('a turn appears live, shows its output, and can be canceled after one quest
 });
 
 test('a turn that succeeds lands in history with its outcome, duration and summary', async ({ page }) => {
-  await page.goto(`${stack.host.url}#turns`);
+  await stack.host.open(page, '#turns');
   stack.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:all-tests-green', seat: { id: 'seat-2', name: 'Reviewer' } });
   const first = page.getByTestId('history-row').first();
   await expect(first).toContainText('Succeeded', { timeout: 10_000 });

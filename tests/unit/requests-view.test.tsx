@@ -79,6 +79,8 @@ function fakeBridge(answers: Partial<Record<CommandName, (input: unknown) => unk
 const board = (requests: RequestSummaryView[]): RequestBoard => ({ requests, activeHere: [], fetchedAt: new Date().toISOString() });
 
 beforeEach(() => {
+  // The open request lives in the address (#requests/<id>): each test starts on the board.
+  window.history.replaceState(null, '', '#requests');
   useRequestsStore.setState(initialRequestsState, true);
   useHostStore.setState({ connection: { state: 'open' } });
 });

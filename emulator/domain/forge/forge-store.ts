@@ -72,7 +72,7 @@ const PHASE_RUN_FOR_STATUS: Record<RequestStatus, PhaseRunStatus> = {
 
 const SUMMARY_KEYS = [
   'id', 'software_project_id', 'title', 'status', 'source_channel', 'current_phase', 'inferred_risk', 'automation_mode',
-  'max_iterations', 'max_wall_clock_seconds', 'cost_budget_usd', 'iterations_used', 'created_at',
+  'max_iterations', 'max_wall_clock_seconds', 'cost_budget_usd', 'iterations_used', 'created_at', 'status_reason',
 ] as const;
 
 export function toSummary(row: BuildRequestRow): BuildRequestSummary {

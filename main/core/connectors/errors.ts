@@ -1,3 +1,5 @@
+import type { ControlPlaneFault } from '../../../shared/status';
+
 /**
  * What can go wrong talking to a control plane, by what the runner should do about it:
  * `network` and `server` are retried with backoff, `unauthorized` means the secret was
@@ -25,4 +27,23 @@ export class ConnectorError extends Error {
 
 export function isConnectorError(error: unknown, kind?: ConnectorErrorKind): error is ConnectorError {
   return error instanceof ConnectorError && (kind === undefined || error.kind === kind);
+}
+
+/** How the window words a failed call: by what the operator can tell from it. */
+export function faultOf(error: unknown): ControlPlaneFault {
+  if (!(error instanceof ConnectorError)) return 'unreachable';
+  switch (error.kind) {
+    case 'network':
+      return 'unreachable';
+    case 'timeout':
+      return 'timeout';
+    case 'server':
+      return 'server';
+    case 'invalid_response':
+      return 'malformed';
+    case 'unauthorized':
+    case 'rejected':
+    case 'not_found':
+      return 'refused';
+  }
 }

@@ -31,6 +31,7 @@ export function summaryView(r: BuildRequestSummary): RequestSummaryView {
     maxWallClockSeconds: r.max_wall_clock_seconds,
     costBudgetUsd: r.cost_budget_usd,
     createdAt: r.created_at,
+    statusReason: r.status_reason ?? null,
   };
 }
 

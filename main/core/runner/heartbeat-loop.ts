@@ -1,6 +1,7 @@
 import type { HeartbeatRequest, HeartbeatResponse } from '../../../shared/protocol';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
-import { isConnectorError } from '../connectors/errors';
+import type { ControlPlaneFault } from '../../../shared/status';
+import { ConnectorError, faultOf, isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay, jittered } from './backoff';
 import { errorText } from '../../../shared/errors';
@@ -21,7 +22,7 @@ export interface HeartbeatLoopDeps {
   body(): Promise<HeartbeatRequest>;
   heartbeatMs(): number;
   onSuccess(response: HeartbeatResponse, nextAt: number): void;
-  onFailure(failure: { message: string; retryAt: number; consecutiveFailures: number }): void;
+  onFailure(failure: { message: string; retryAt: number; consecutiveFailures: number; fault: ControlPlaneFault }): void;
   /** A 401: the secret was revoked. The loop stops itself. */
   onRevoked(): void;
 }
@@ -100,7 +101,7 @@ export class HeartbeatLoop {
       const message = errorText(error);
       const retryAt = this.deps.clock.now() + delay;
       this.deps.log.warn('heartbeat failed', { error: message, consecutiveFailures: this.failures, retryInMs: delay });
-      this.deps.onFailure({ message, retryAt, consecutiveFailures: this.failures });
+      this.deps.onFailure({ message, retryAt, consecutiveFailures: this.failures, fault: faultOf(error) });
       this.schedule(delay, generation);
     }
   }

@@ -1,12 +1,12 @@
 import type { PairingState } from '../../../shared/runner';
-import type { RunnerStatus } from '../../../shared/status';
+import type { ControlPlaneFault, RunnerStatus } from '../../../shared/status';
 
 export interface StatusInputs {
   paired: boolean;
   pairing: PairingState | null;
   revoked: boolean;
   problem: string | null;
-  offline: { retryAt: number; message: string } | null;
+  offline: { retryAt: number; message: string; fault?: ControlPlaneFault } | null;
   paused: { until: number | null } | null;
   draining: boolean;
   active: number;
@@ -14,6 +14,19 @@ export interface StatusInputs {
   connected: boolean;
   /** "Run work on this machine" is off (`RUNNER_EXECUTE=0`): connected, but claiming nothing. */
   heartbeatOnly?: boolean;
+}
+
+const FAULT_REASON: Record<ControlPlaneFault, string> = {
+  unreachable: 'Cannot reach the control plane',
+  timeout: 'The control plane did not answer in time',
+  server: 'The control plane is failing',
+  refused: 'The control plane refused the heartbeat',
+  malformed: 'The control plane answered something that does not fit the protocol',
+};
+
+/** The status reason for a failed heartbeat, worded for what failed. */
+export function faultReason(fault: ControlPlaneFault, detail: string): string {
+  return `${FAULT_REASON[fault]}: ${detail}`;
 }
 
 /** Derives the one status line from the runner's facts; pure, so every state is testable. */
@@ -31,7 +44,13 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     return { state: 'draining', remaining: s.active, reason: 'Quitting after the running turns finish.' };
   }
   if (s.offline) {
-    return { state: 'offline', retryAt: new Date(s.offline.retryAt).toISOString(), reason: s.offline.message };
+    const retryAt = new Date(s.offline.retryAt).toISOString();
+    const fault = s.offline.fault ? { fault: s.offline.fault } : {};
+    // Running turns go on while the control plane has a problem: never hide them behind it.
+    if (s.active > 0 && !s.paused) {
+      return { state: 'working', active: s.active, limit: s.max, retryAt, ...fault, reason: `${s.offline.message} Running turns go on; their results wait to be delivered.` };
+    }
+    return { state: 'offline', retryAt, ...fault, reason: s.offline.message };
   }
   if (s.paused) {
     const until = s.paused.until === null ? null : new Date(s.paused.until).toISOString();

@@ -1,7 +1,7 @@
 import type { HostEvent } from '../../../shared/contract';
 import { normalizeUserCode, type PairingClaimResponse, type PairingStartRequest, type RunnerPairingStartOutput } from '../../../shared/protocol';
 import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../shared/runner';
-import type { RunnerStatus } from '../../../shared/status';
+import type { ControlPlaneFault, RunnerStatus } from '../../../shared/status';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
 import { CommandFailure } from '../dispatch';
@@ -13,7 +13,7 @@ import { PairingFlow, type PairingStart } from './pairing-flow';
 import { importStateFile } from './state-import';
 import { runnerAccount, type SecretStore } from '../secrets/secret-store';
 import type { RunnerIdentity, RunnerStateStore } from './runner-state-store';
-import { deriveStatus } from './runner-status';
+import { deriveStatus, faultReason } from './runner-status';
 import type { CapacityHistory } from './telemetry';
 import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
 import { errorText } from '../../../shared/errors';
@@ -80,7 +80,7 @@ export class Runner {
   private pairingConnector: RunnerConnector | null = null;
   private heartbeat: HeartbeatLoop | null = null;
   private revoked = false;
-  private offline: { retryAt: number; message: string } | null = null;
+  private offline: { retryAt: number; message: string; fault?: ControlPlaneFault } | null = null;
   private lastOkAt: number | null = null;
   private nextAt: number | null = null;
   private failures = 0;
@@ -115,6 +115,7 @@ export class Runner {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.nameSetting = this.deps.config().runnerName.trim();
     const identity = this.deps.state.get().identity;
     if (identity) await this.resume(identity);
     this.sample();
@@ -282,9 +283,29 @@ export class Runner {
 
   /** Settings changed: beat at once so the control plane sees the new name, limits, runtimes. */
   reconfigure(): void {
+    this.renameIfChanged();
     this.heartbeat?.beatNow();
     this.changed();
     this.wake();
+  }
+
+  /** The runner name setting last seen; a change while paired renames the runner (the heartbeat carries `name`). */
+  private nameSetting: string | null = null;
+
+  private renameIfChanged(): void {
+    const name = this.deps.config().runnerName.trim();
+    const previous = this.nameSetting;
+    this.nameSetting = name;
+    const identity = this.identity;
+    if (previous === null || previous === name || !identity || !name || identity.name === name) return;
+    this.deps.log.info('renamed the runner; the next heartbeat tells the control plane', { name });
+    void this.deps.state
+      .update((s) => (s.identity ? { ...s, identity: { ...s.identity, name } } : s))
+      .then(() => {
+        this.heartbeat?.beatNow();
+        this.changed();
+      })
+      .catch((error: unknown) => this.deps.log.warn('could not store the new runner name', { error: error instanceof Error ? error.message : String(error) }));
   }
 
   async refreshRuntimes(): Promise<void> {
@@ -394,10 +415,10 @@ export class Runner {
         this.changed();
         for (const listener of this.beatListeners) listener();
       },
-      onFailure: ({ message, retryAt, consecutiveFailures }) => {
+      onFailure: ({ message, retryAt, consecutiveFailures, fault }) => {
         this.failures = consecutiveFailures;
         this.nextAt = retryAt;
-        this.offline = { retryAt, message: `Cannot reach the control plane: ${message}` };
+        this.offline = { retryAt, fault, message: faultReason(fault, message) };
         this.changed();
       },
       onRevoked: () => void this.markRevoked(),

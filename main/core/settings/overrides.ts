@@ -34,6 +34,8 @@ export interface ResolvedOverrides {
   /** `--data-dir` or `RUNNER_TRAY_DATA_DIR`. */
   dataDir?: string;
   allowFileSecretStore: boolean;
+  /** `--token-file <path>`: the headless host writes its address and launch token there (0600), not to the terminal. */
+  tokenFile?: string;
 }
 export interface OverridesError {
   code: 'invalid_option';
@@ -50,7 +52,7 @@ const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
   '--control-plane': 'controlPlaneUrl',
   '--max-sessions': 'maxSessions',
 };
-const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir', '--health-port', '--health-host']);
+const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir', '--token-file', '--health-port', '--health-host']);
 const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store', '--execute', '--no-execute']);
 const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions']);
 
@@ -69,7 +71,7 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
 export const OVERRIDES_USAGE =
   'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
   '[--runtime auto|claude|codex] [--once] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
-  '[--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>]\n' +
+  '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>]\n' +
   '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
 
 /**
@@ -175,6 +177,11 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
   if (dataDir !== undefined) {
     if (dataDir.trim() === '') return fail('--data-dir needs a directory path.');
     result.dataDir = dataDir;
+  }
+  const tokenFile = values.get('--token-file');
+  if (tokenFile !== undefined) {
+    if (tokenFile.trim() === '') return fail('--token-file needs a file path.');
+    result.tokenFile = tokenFile;
   }
   const port = values.get('--port');
   if (port !== undefined) {

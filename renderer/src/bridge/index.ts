@@ -1,7 +1,7 @@
 import type { RunnerTrayApi } from '../../../shared/contract';
 import { createIpcBridge } from './ipc-bridge';
 import type { Bridge } from './types';
-import { createWsBridge, takeLaunchToken } from './ws-bridge';
+import { createWsBridge } from './ws-bridge';
 
 export type { Bridge, ConnectionState } from './types';
 
@@ -14,7 +14,6 @@ declare global {
 /** Picks the transport once: Electron's preload API when present, else the WebSocket. */
 export function createBridge(): Bridge {
   if (window.runnerTray) return createIpcBridge(window.runnerTray);
-  const token = takeLaunchToken(window.location, window.sessionStorage, window.history);
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return createWsBridge(`${scheme}://${window.location.host}/ws`, token);
+  return createWsBridge(`${scheme}://${window.location.host}/ws`);
 }

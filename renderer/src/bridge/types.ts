@@ -5,7 +5,8 @@ export type ConnectionState =
   | { state: 'connecting' }
   | { state: 'open' }
   | { state: 'reconnecting'; retryAt: number; attempt: number; reason: string }
-  | { state: 'refused'; reason: string };
+  /** For good: `restarted` when the host no longer knows this window's session. */
+  | { state: 'refused'; reason: string; restarted?: boolean };
 
 /** The renderer's only way to the host; views and the store never see the transport. */
 export interface Bridge {

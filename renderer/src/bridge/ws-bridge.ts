@@ -8,29 +8,32 @@ import {
 import { resultSchema, TransportErrorCode, type Result } from '../../../shared/result';
 import type { Bridge, ConnectionState } from './types';
 
-const TOKEN_KEY = 'runnerTray.token';
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
 
+/** What a closed socket means, found by asking the page's own origin (the session cookie goes with it). */
+export type CloseCause = 'unreachable' | 'session-refused' | 'other';
+
 /**
- * Headless: the page got the launch token in its URL; keep it for this tab only and take
- * it out of the address bar, so it is not bookmarked or shared by accident.
+ * Headless: the page holds no token. The address the host printed was traded for a
+ * session cookie (HttpOnly, so no script sees it) before this page loaded; the WebSocket
+ * sends it by itself. When the socket closes, a HEAD of the page tells a host that is
+ * gone (no answer) from one that no longer knows this session (401: it restarted).
  */
-export function takeLaunchToken(location: Location, storage: Storage, history: History): string | null {
-  const url = new URL(location.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl) {
-    storage.setItem(TOKEN_KEY, fromUrl);
-    url.searchParams.delete('token');
-    history.replaceState(null, '', url.pathname + url.search + url.hash);
-    return fromUrl;
+export async function probeCloseCause(fetchFn: typeof fetch = fetch): Promise<CloseCause> {
+  try {
+    const res = await fetchFn('/', { method: 'HEAD', cache: 'no-store', credentials: 'same-origin', redirect: 'manual' });
+    return res.status === 401 ? 'session-refused' : 'other';
+  } catch {
+    return 'unreachable';
   }
-  return storage.getItem(TOKEN_KEY);
 }
+
+export const RESTARTED_REASON = 'This host restarted. Open the new address printed in its terminal.';
 
 type Pending = { name: CommandName; resolve: (result: Result<never>) => void };
 
-export function createWsBridge(wsUrl: string, token: string | null): Bridge {
+export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> = probeCloseCause): Bridge {
   const eventListeners = new Set<(events: HostEvent[]) => void>();
   const connectionListeners = new Set<(state: ConnectionState) => void>();
   const pending = new Map<number, Pending>();
@@ -75,12 +78,8 @@ export function createWsBridge(wsUrl: string, token: string | null): Bridge {
   }
 
   function open() {
-    if (!token) {
-      setConnection({ state: 'refused', reason: 'No access token. Open the address the headless host printed.' });
-      return;
-    }
     if (attempt === 0) setConnection({ state: 'connecting' });
-    const ws = new WebSocket(`${wsUrl}?token=${encodeURIComponent(token)}`);
+    const ws = new WebSocket(wsUrl);
     socket = ws;
     ws.onopen = () => {
       attempt = 0;
@@ -91,18 +90,31 @@ export function createWsBridge(wsUrl: string, token: string | null): Bridge {
     ws.onclose = () => {
       socket = null;
       failPending('The connection to the host closed.');
-      attempt += 1;
-      const delay = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-      setConnection({
-        state: 'reconnecting',
-        retryAt: Date.now() + delay,
-        attempt,
-        reason: opened
-          ? 'Lost the connection to the host.'
-          : 'Cannot reach the host. Is it running, and is this the address it printed?',
-      });
-      setTimeout(open, delay);
+      void probe().then(retryOrGiveUp);
     };
+  }
+
+  function retryOrGiveUp(cause: CloseCause) {
+    // This page was served under a session, so a refusal now means the host forgot it: it
+    // restarted, with a new launch token. No retry can succeed; say so once and stop.
+    if (cause === 'session-refused') {
+      setConnection({ state: 'refused', reason: RESTARTED_REASON, restarted: true });
+      return;
+    }
+    attempt += 1;
+    const delay = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+    setConnection({
+      state: 'reconnecting',
+      retryAt: Date.now() + delay,
+      attempt,
+      reason:
+        cause === 'unreachable'
+          ? opened
+            ? 'Lost the connection to the host.'
+            : 'Cannot reach the host. Is it running, and is this the address it printed?'
+          : 'The host closed the connection.',
+    });
+    setTimeout(open, delay);
   }
 
   return {

@@ -17,6 +17,8 @@ export { mergeLogs } from './logs-slice';
  */
 export interface HostState {
   connection: ConnectionState;
+  /** When the window lost a host it had data from (what it shows is from then); null while connected. */
+  lostAt: number | null;
   appInfo: AppInfo | null;
   /** Local clock reading when appInfo arrived, so uptime can tick between snapshots. */
   appInfoReceivedAt: number;
@@ -31,6 +33,7 @@ export interface HostState {
 
 export const initialHostState: HostState = {
   connection: { state: 'connecting' },
+  lostAt: null,
   appInfo: null,
   appInfoReceivedAt: 0,
   runner: initialRunner,

@@ -4,12 +4,15 @@ import { applyEvents, mergeLogs, useHostStore } from './index';
 import { withSnapshot } from './runner-slice';
 import { telemetryFromHistory } from './telemetry-slice';
 import { turnsFromSnapshot } from './turns-slice';
+import { freezeClocks } from '../views/use-now';
 
 /** Connects the store to the host: a snapshot on every (re)connect, then events. */
 export function syncStore(bridge: Bridge): () => void {
   const offEvents = bridge.onEvents(applyEvents);
   const offConnection = bridge.onConnection((connection) => {
-    useHostStore.setState({ connection });
+    const lostAt = connection.state === 'open' ? null : (useHostStore.getState().lostAt ?? (useHostStore.getState().appInfo ? Date.now() : null));
+    freezeClocks(lostAt);
+    useHostStore.setState({ connection, lostAt });
     if (connection.state === 'open') void loadSnapshot(bridge);
   });
   bridge.connect();

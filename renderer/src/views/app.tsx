@@ -3,6 +3,7 @@ import { useHostStore } from '../store';
 import { ActivityView } from './activity/activity-view';
 import { ConnectionBanner } from './connection-banner';
 import { DashboardView } from './dashboard/dashboard-view';
+import { useDocumentStatus } from './document-status';
 import { NavTabs, panelId, tabId } from './nav-tabs';
 import { PairingView } from './pairing/pairing-view';
 import { RequestsView } from './requests';
@@ -42,9 +43,11 @@ function useCurrentRoute(): RouteId {
 
 export function App() {
   const lastError = useHostStore((s) => s.lastError);
+  const stale = useHostStore((s) => s.lostAt !== null);
   const route = useCurrentRoute();
+  useDocumentStatus();
   return (
-    <div className="app">
+    <div className={stale ? 'app app-stale' : 'app'} data-stale={stale ? 'true' : undefined}>
       <StatusHeader>
         <ConnectionBanner />
         {lastError ? (

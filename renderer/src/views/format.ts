@@ -1,4 +1,8 @@
-/** Small display helpers shared by the views. */
+/**
+ * Small display helpers shared by the views. Every time of day and date the window shows
+ * goes through the formatters here, so they all follow the operator's locale (12 or 24
+ * hours, day and month order) the same way.
+ */
 export function formatDuration(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));
   const d = Math.floor(total / 86_400);
@@ -19,6 +23,28 @@ export function formatTime(iso: string): string {
 /** Hours and minutes only, for narrow columns. */
 export function formatClock(iso: string): string {
   return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+/** A chart axis tick (seconds since the epoch), with seconds when ticks are under a minute apart. */
+export function formatAxisClock(seconds: number, withSeconds: boolean): string {
+  return new Date(seconds * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', ...(withSeconds ? { second: '2-digit' } : {}) });
+}
+
+/** Month, day and time, or "—" when there is no (valid) time. */
+export function formatStamp(iso: string | null): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  return d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+/** A time of today as "09:59", of another day as "Dec 2, 09:59": short enough for a list. */
+export function formatWhen(iso: string | null, now: number = Date.now()): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return new Date(now).toDateString() === d.toDateString() ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
 }
 
 export function formatDateTime(iso: string): string {

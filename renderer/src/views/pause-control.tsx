@@ -22,17 +22,42 @@ export function PauseControl() {
   const resume = useCommand('runner:resume');
   const [menuOpen, setMenuOpen] = useState(false);
   const error = pause.error ?? resume.error;
+  // The button pressed goes away (Pause becomes Resume): keep the keyboard where it was
+  // by moving focus to the button that replaced it, once the host confirmed the change.
+  const focusNext = useRef<'pause' | 'resume' | null>(null);
+  const pauseRef = useRef<HTMLButtonElement>(null);
+  const resumeRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focusNext.current === 'resume' && paused) resumeRef.current?.focus();
+    else if (focusNext.current === 'pause' && !paused) pauseRef.current?.focus();
+    else return;
+    focusNext.current = null;
+  }, [paused]);
+  const doPause = (minutes: number | null) => {
+    focusNext.current = 'resume';
+    void pause.run({ minutes });
+  };
 
   if (!paired) return null;
   return (
     <div className="pause-control">
       {paused ? (
-        <button type="button" className="button button-primary" data-testid="resume" disabled={resume.pending} onClick={() => void resume.run()}>
+        <button
+          ref={resumeRef}
+          type="button"
+          className="button button-primary"
+          data-testid="resume"
+          disabled={resume.pending}
+          onClick={() => {
+            focusNext.current = 'pause';
+            void resume.run();
+          }}
+        >
           Resume
         </button>
       ) : (
         <div className="split-button">
-          <button type="button" className="button" data-testid="pause" disabled={pause.pending} onClick={() => void pause.run({ minutes: null })}>
+          <button ref={pauseRef} type="button" className="button" data-testid="pause" disabled={pause.pending} onClick={() => doPause(null)}>
             Pause
           </button>
           <PauseMenu
@@ -40,7 +65,7 @@ export function PauseControl() {
             setOpen={setMenuOpen}
             onPause={(minutes) => {
               setMenuOpen(false);
-              void pause.run({ minutes });
+              doPause(minutes);
             }}
           />
         </div>

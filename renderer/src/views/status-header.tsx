@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { statusLine, trayIconFor } from '../../../shared/status';
 import { useHostStore } from '../store';
 import { ConnectionPill } from './connection-banner';
+import { formatClock } from './format';
 import { PauseControl } from './pause-control';
 import { useNow } from './use-now';
 
@@ -36,5 +37,5 @@ function StatusText() {
   const runner = useHostStore((s) => s.runner.status);
   // Only the offline countdown ticks; other states re-render on events alone.
   const now = useNow(runner?.state === 'offline' ? 1000 : 60_000);
-  return <>{runner ? statusLine(runner, now) : null}</>;
+  return <>{runner ? statusLine(runner, now, formatClock) : null}</>;
 }

@@ -17,8 +17,24 @@ export const ROUTES = [
 export type RouteId = (typeof ROUTES)[number]['id'];
 
 function fromHash(hash: string): RouteId | null {
-  const id = hash.replace(/^#\/?/, '');
+  const id = hash.replace(/^#\/?/, '').split('/')[0];
   return ROUTES.some((r) => r.id === id) ? (id as RouteId) : null;
+}
+
+/** What the address names inside a view: `#requests/<id>` → `<id>`; null when nothing. */
+export function routeParam(hash: string): string | null {
+  const [, param] = hash.replace(/^#\/?/, '').split('/');
+  if (!param) return null;
+  try {
+    return decodeURIComponent(param);
+  } catch {
+    return null;
+  }
+}
+
+/** The address's parameter inside the open view, kept current as the address changes. */
+export function useRouteParam(): string | null {
+  return useSyncExternalStore(subscribe, () => routeParam(window.location.hash));
 }
 
 function subscribe(listener: () => void): () => void {

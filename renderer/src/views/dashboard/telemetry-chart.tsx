@@ -3,6 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { CapacitySample } from '../../../../shared/telemetry';
 import { useHostStore } from '../../store';
+import { formatAxisClock } from '../format';
 
 export interface ChartSeries {
   label: string;
@@ -28,11 +29,7 @@ export interface TelemetryChartProps {
 const HEIGHT = 110;
 
 /** HH:MM, or HH:MM:SS when ticks are less than a minute apart (the first minutes after start). */
-function clockLabel(seconds: number, withSeconds: boolean): string {
-  const d = new Date(seconds * 1000);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(d.getHours())}:${two(d.getMinutes())}${withSeconds ? `:${two(d.getSeconds())}` : ''}`;
-}
+const clockLabel = formatAxisClock;
 
 function toData(samples: CapacitySample[], series: ChartSeries[]): uPlot.AlignedData {
   return [samples.map((s) => s.t / 1000), ...series.map((line) => samples.map(line.value))];

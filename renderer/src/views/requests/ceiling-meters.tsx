@@ -59,8 +59,8 @@ export function CeilingMeters({ request, now, compact = false }: { request: Requ
         label="Budget"
         value={null}
         max={null}
-        text={request.costBudgetUsd === null ? 'no limit' : formatUsd(request.costBudgetUsd)}
-        title={request.costBudgetUsd === null ? 'No cost budget' : `Cost budget ${formatUsd(request.costBudgetUsd)} (the control plane does not report spend)`}
+        text={request.costBudgetUsd === null ? 'no limit' : `spent — of ${formatUsd(request.costBudgetUsd)}`}
+        title={request.costBudgetUsd === null ? 'No cost budget' : `Spent: not reported by the control plane, of a ${formatUsd(request.costBudgetUsd)} budget`}
       />
     </div>
   );

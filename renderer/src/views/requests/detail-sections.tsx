@@ -67,7 +67,8 @@ export function PlanVersions({ versions }: { versions: PlanVersionView[] }) {
                 <span className="req-muted">confidence not given</span>
               )}
             </header>
-            {v.summary !== null ? <Untrusted text={v.summary} className="req-text req-block req-clamp-6" /> : null}
+            {/* Summaries and answers are read in full: the detail scrolls, nothing is cut. */}
+            {v.summary !== null ? <Untrusted text={v.summary} className="req-text req-block req-full" /> : null}
             {v.clarifyingQuestions.length + unasked.length > 0 ? (
               <dl className="req-qa" data-testid="clarifications">
                 {[...v.clarifyingQuestions.map((q) => ({ question: q, answer: answered.get(q) ?? null })), ...unasked].map((qa, i) => (
@@ -75,7 +76,7 @@ export function PlanVersions({ versions }: { versions: PlanVersionView[] }) {
                     <dt>
                       <Untrusted text={qa.question} className="req-text req-clamp-3" />
                     </dt>
-                    <dd>{qa.answer !== null ? <Untrusted text={qa.answer} className="req-text req-clamp-6" /> : <span className="req-muted">Not answered yet</span>}</dd>
+                    <dd>{qa.answer !== null ? <Untrusted text={qa.answer} className="req-text req-full" /> : <span className="req-muted">Not answered yet</span>}</dd>
                   </div>
                 ))}
               </dl>

@@ -34,7 +34,7 @@ export function RequestTurns({ detail }: { detail: RequestDetailView }) {
               <span className={`req-state req-state-${t.phase}`}>{words(t.phase)}</span>
               <span className="req-text">
                 {turnLabel(t)}
-                {t.reason ? <span className="req-muted req-clamp-2"> — {t.reason}</span> : null}
+                {t.reason ? <span className="req-muted req-full"> — {t.reason}</span> : null}
               </span>
               <span className="req-muted req-aside">{formatWhen(t.endedAt ?? t.startedAt)}</span>
             </li>

@@ -68,21 +68,8 @@ export function formatUsd(decimal: string): string {
   return Number.isFinite(n) ? `$${n.toFixed(2)}` : `$${decimal}`;
 }
 
-export function formatStamp(iso: string | null): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '—';
-  return d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-}
-
-/** A time of today as "09:59", of another day as "Dec 2, 09:59": short enough for a list. */
-export function formatWhen(iso: string | null, now: number = Date.now()): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '—';
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return new Date(now).toDateString() === d.toDateString() ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
-}
+// One formatter module for times (views/format.ts); these names stay for the request views.
+export { formatStamp, formatWhen } from '../format';
 
 export const SOURCE_LABEL: Record<SourceChannel, string> = { ui: 'the web app', cli: 'the CLI', github_issue: 'a GitHub issue', linear: 'Linear', api: 'the API' };
 

@@ -5,7 +5,7 @@ import { useHostStore } from '../../store';
 import { useNow } from '../use-now';
 import { CeilingMeters } from './ceiling-meters';
 import { RiskChip, StatusChip, Untrusted } from './chips';
-import { formatAge, phaseLabel, STATUS_LABEL } from './format-request';
+import { formatAge, formatStamp, phaseLabel, STATUS_LABEL } from './format-request';
 import { loadBoard } from './requests-actions';
 import { selectRequest, setFilter, useRequestsStore } from './requests-store';
 import { usePolling } from './requests-sync';
@@ -19,7 +19,7 @@ export function RequestBoard() {
   const filter = useRequestsStore((s) => s.filter);
   const handoffs = useRequestsStore((s) => s.handoffs);
   const here = useWorkingHere();
-  const now = useNow(30_000);
+  const now = useNow(1000);
   usePolling(loadBoard, BOARD_EVERY_MS);
 
   const counts = useMemo(() => {
@@ -116,7 +116,7 @@ function BoardRow({ request: r, runningHere, awaiting, now }: { request: Request
       <span role="cell">
         <CeilingMeters request={r} now={now} compact />
       </span>
-      <span role="cell" className="req-age" title={r.createdAt}>
+      <span role="cell" className="req-age" title={`Created ${formatStamp(r.createdAt)}`}>
         {formatAge(r.createdAt, now)}
       </span>
     </div>

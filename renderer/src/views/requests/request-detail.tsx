@@ -5,7 +5,7 @@ import { CeilingMeters } from './ceiling-meters';
 import { RiskChip, StatusChip, Untrusted } from './chips';
 import { Changesets, Gates, PhaseRuns, PlanVersions, Tasks } from './detail-sections';
 import { RequestTurns, useRequestTurns } from './detail-turns';
-import { automationLabel, formatAge, formatStamp, phaseLabel, SOURCE_LABEL } from './format-request';
+import { automationLabel, formatAge, formatStamp, phaseLabel, SOURCE_LABEL, STATUS_LABEL, words } from './format-request';
 import { LifecycleActions } from './lifecycle-actions';
 import { loadDetail } from './requests-actions';
 import { selectRequest, useRequestsStore } from './requests-store';
@@ -17,7 +17,7 @@ const DETAIL_EVERY_MS = 3_000;
 export function RequestDetail({ id }: { id: string }) {
   const detail = useRequestsStore((s) => (s.detail?.request.id === id ? s.detail : null));
   const error = useRequestsStore((s) => s.detailError);
-  const now = useNow(30_000);
+  const now = useNow(1000);
   usePolling(() => loadDetail(id), DETAIL_EVERY_MS, id);
 
   return (
@@ -49,6 +49,13 @@ export function RequestDetail({ id }: { id: string }) {
               </span>
               <WorkingHere detail={detail} />
             </div>
+            {detail.request.statusReason ? (
+              <p className="req-status-reason" data-testid="detail-status-reason">
+                <span className="req-muted">Why it is {STATUS_LABEL[detail.request.status].toLowerCase()}: </span>
+                <Untrusted text={detail.request.statusReason} className="req-text req-full" />
+                <span className="req-muted"> (the control plane does not say who)</span>
+              </p>
+            ) : null}
           </header>
           <LifecycleActions detail={detail} />
           <CeilingMeters request={detail.request} now={now} />

@@ -87,7 +87,19 @@ export function setFilter(filter: RequestsState['filter']): void {
   useRequestsStore.setState({ filter });
 }
 
+/**
+ * Opens one request's detail (or the board, for null). The address says which
+ * (`#requests/<id>`), so a detail can be reloaded, bookmarked and linked to.
+ */
 export function selectRequest(id: string | null): void {
+  const hash = id ? `#requests/${encodeURIComponent(id)}` : '#requests';
+  if (window.location.hash !== hash) window.location.hash = hash;
+  showRequest(id);
+}
+
+/** Follows the address: the request it names, without writing the address again. */
+export function showRequest(id: string | null): void {
+  if (useRequestsStore.getState().selectedId === id) return;
   useRequestsStore.setState((s) => ({
     selectedId: id,
     // Keep the detail only when it is the one being opened again.

@@ -1,7 +1,9 @@
 import { OperatorBar } from './operator-bar';
 import { RequestBoard } from './request-board';
 import { RequestDetail } from './request-detail';
-import { useRequestsStore } from './requests-store';
+import { useEffect } from 'react';
+import { useRouteParam } from '../use-route';
+import { showRequest, useRequestsStore } from './requests-store';
 import { useOperatorSync } from './requests-sync';
 import { SignInPanel } from './sign-in-panel';
 
@@ -16,6 +18,9 @@ export function RequestsView() {
   const operatorError = useRequestsStore((s) => s.operatorError);
   const selectedId = useRequestsStore((s) => s.selectedId);
   const session = operator?.session;
+  // `#requests/<id>` opens that request; Back in the browser returns to the board.
+  const fromAddress = useRouteParam();
+  useEffect(() => showRequest(fromAddress), [fromAddress]);
 
   return (
     <section className="requests" aria-labelledby="requests-title" data-testid="requests-view">

@@ -5,6 +5,8 @@ import { ExternalLink } from './external-link';
 import { useNow } from '../use-now';
 import { cancelSignIn, signIn } from './requests-actions';
 import { useRequestsStore } from './requests-store';
+import { formatTime } from '../format';
+import { CopyButton } from '../common/copy-button';
 
 /**
  * Operator sign-in with a device code, like pairing: the code, where to enter it, a
@@ -125,18 +127,22 @@ function WaitingForApproval({ flow }: { flow: Extract<SignInState, { phase: 'wai
           </ExternalLink>
         ) : (
           <span className="req-mono">{flow.verificationUri}</span>
-        )}
+        )}{' '}
+        <CopyButton text={flow.verificationUri} label="Copy address" testId="sign-in-copy-address" />
       </p>
       <p>2. Check that it shows this code, and approve:</p>
-      <p className="req-code" data-testid="sign-in-code" aria-label={`Sign-in code ${flow.userCode.split('').join(' ')}`}>
-        {flow.userCode}
-      </p>
+      <div className="req-code-row">
+        <p className="req-code" data-testid="sign-in-code" aria-label={`Sign-in code ${flow.userCode.split('').join(' ')}`}>
+          {flow.userCode}
+        </p>
+        <CopyButton text={flow.userCode} what="sign-in code" testId="sign-in-copy-code" />
+      </div>
       <p className="req-muted" role="status" aria-live="polite">
         Waiting for approval · expires in {Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')} · checking every {flow.intervalSeconds} s
       </p>
       {flow.trouble ? (
         <p className="req-notice req-notice-warn" data-testid="sign-in-trouble">
-          {flow.trouble.message} Retrying at {new Date(flow.trouble.retryAt).toLocaleTimeString()}.
+          {flow.trouble.message} Retrying at {formatTime(new Date(flow.trouble.retryAt).toISOString())}.
         </p>
       ) : null}
     </div>

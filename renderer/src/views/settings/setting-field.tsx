@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { SETTING_LABELS, type SettingKey } from '../../../../shared/settings';
 import { FIELD_HINTS, FIELD_KIND, SELECT_OPTIONS } from './settings-form';
 
@@ -10,10 +10,12 @@ export interface SettingFieldProps {
   /** Set by an env variable or flag: shown, not editable, with where it comes from. */
   overriddenBy: string | null;
   onChange: (value: string | boolean) => void;
+  /** A fact from the host shown under the hint (e.g. which secret store is really in use). */
+  note?: ReactNode;
 }
 
 /** One labelled setting with its hint and, when it is wrong, the shared schema's message. */
-export function SettingField({ name, value, error, overriddenBy, onChange }: SettingFieldProps) {
+export function SettingField({ name, value, error, overriddenBy, onChange, note }: SettingFieldProps) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -70,6 +72,7 @@ export function SettingField({ name, value, error, overriddenBy, onChange }: Set
         ) : (
           FIELD_HINTS[name]
         )}
+        {note ? <> {note}</> : null}
       </p>
       {error ? (
         <p id={errorId} className="field-error" data-testid={`error-${name}`}>

@@ -42,7 +42,7 @@ export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: s
 
 export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   controlPlaneUrl: 'Where the next pairing goes; a paired runner keeps the control plane it paired with.',
-  runnerName: 'The name the control plane shows for this machine.',
+  runnerName: 'The name the control plane shows for this machine; a paired runner is renamed there with the next heartbeat.',
   runtime: 'Which coding agent runs turns.',
   heartbeatMs: 'How often the runner reports in.',
   interactiveClaimMs: 'How often to ask for work when the control plane offers no long-poll.',

@@ -4,6 +4,7 @@ import type { SettingKey } from '../../../../shared/settings';
 import { useHostStore } from '../../store';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
+import { SecretStoreInUse } from './secret-store-in-use';
 import { SettingField } from './setting-field';
 import { changedKeys, checkField, draftFrom, patchOf, SECTIONS, type Draft } from './settings-form';
 
@@ -105,6 +106,7 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
                 error={errorFor(key)}
                 overriddenBy={overridden.get(key) ?? null}
                 onChange={(value) => setField(key, value)}
+                note={key === 'secretBackend' ? <SecretStoreInUse chosen={String(view.settings.secretBackend)} /> : undefined}
               />
             ))}
           </fieldset>

@@ -38,6 +38,7 @@ export function ActiveTurns({ selectedId, onSelect }: { selectedId: string | nul
               aria-selected={turn.id === selectedId}
               className="turn-row turn-row-active"
               data-testid="active-turn"
+              data-turn-id={turn.id}
               onClick={() => onSelect(turn.id)}
             >
               <ActiveRow turn={turn} />

@@ -5,6 +5,7 @@ import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
+import { focusTurnRow } from './focus-turn';
 import { elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
@@ -109,6 +110,13 @@ function OutputTail({ text, live }: { text: string; live: boolean }) {
 function CancelTurn({ turn }: { turn: TurnView }) {
   const [asking, setAsking] = useState(false);
   const cancel = useCommand('turns:cancel');
+  const confirmed = useRef(false);
+  // After the dialog gave focus back (its effect runs first), move it to the turn's row.
+  useEffect(() => {
+    if (asking || !confirmed.current) return;
+    confirmed.current = false;
+    focusTurnRow(turn.id);
+  }, [asking, turn.id]);
   const canceling = turn.phase === 'canceling' || turn.lease === 'cancel_requested';
   return (
     <div className="detail-actions">
@@ -125,6 +133,7 @@ function CancelTurn({ turn }: { turn: TurnView }) {
         busy={cancel.pending}
         onCancel={() => setAsking(false)}
         onConfirm={() => {
+          confirmed.current = true;
           setAsking(false);
           void cancel.run({ id: turn.id });
         }}

@@ -62,6 +62,7 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
                   aria-setsize={history.length}
                   className="turn-row turn-row-history"
                   data-testid="history-row"
+                  data-turn-id={turn.id}
                   style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
                   onClick={() => onSelect(turn.id)}
                 >

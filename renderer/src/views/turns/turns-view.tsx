@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useHostStore } from '../../store';
 import { ActiveTurns } from './active-turns';
+import { applyTurnFocus } from './focus-turn';
 import { TurnDetail } from './turn-detail';
 import { TurnHistory } from './turn-history';
 
@@ -17,6 +18,9 @@ export function TurnsView() {
     if (!id) return null;
     return s.turns.active.find((t) => t.id === id) ?? s.turns.history.find((t) => t.id === id) ?? null;
   });
+  const turns = useHostStore((s) => s.turns);
+  // A canceled turn moves from "Running now" to History: the keyboard follows it.
+  useEffect(() => applyTurnFocus(), [turns]);
   return (
     <div className="view turns" data-testid="view-turns">
       <div className="turns-lists">
