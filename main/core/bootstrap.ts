@@ -152,6 +152,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     cpuCount: os.cpus().length,
     emit: (event) => hub.emit(event),
     registerSecret,
+    knownSecrets: secretList,
   });
   const unsubscribeSettings = settings.onChange(() => {
     runner.reconfigure();

@@ -15,6 +15,7 @@ import type { RunnerIdentity, RunnerStateStore } from './runner-state-store';
 import { deriveStatus } from './runner-status';
 import type { CapacityHistory } from './telemetry';
 import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
+import { redactText } from '../../../shared/redact';
 
 /** The settings the runner acts on (effective: stored settings plus env/flag overrides). */
 export interface RunnerConfig {
@@ -55,6 +56,8 @@ export interface RunnerDeps {
   emit(event: HostEvent): void;
   /** Registers a secret with the logger's redaction. */
   registerSecret(secret: string): void;
+  /** The secrets registered so far: status text is redacted with them before anyone sees it. */
+  knownSecrets?(): readonly string[];
 }
 
 export class CommandRefused extends Error {
@@ -272,6 +275,12 @@ export class Runner {
 
   status(): RunnerStatus {
     const config = this.deps.config();
+    // Reasons quote the control plane (an error code, a message): redact them like everything else.
+    const status = this.rawStatus(config);
+    return { ...status, reason: redactText(status.reason, this.deps.knownSecrets?.() ?? []) };
+  }
+
+  private rawStatus(config: RunnerConfig): RunnerStatus {
     return deriveStatus({
       paired: this.identity !== null && this.credentials !== null,
       pairing: this.pairingState,

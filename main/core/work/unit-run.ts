@@ -27,8 +27,12 @@ export interface UnitRunDeps {
   env?: Record<string, string>;
   patch(patch: Partial<TurnView>): void;
   onRevoked(): void;
-  /** Called once the unit is started at the server, before anything runs. */
-  onStarted(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /**
+   * Writes the running note. Called BEFORE the start call: a unit the server saw start
+   * must be in the journal whatever happens next (a unit noted but never started is
+   * harmless: the restart reports it failed once).
+   */
+  recordRunning(runtime: 'claude' | 'codex' | null): Promise<void>;
 }
 
 export interface UnitRunResult {
@@ -65,6 +69,12 @@ export class UnitRun {
 
   async run(): Promise<UnitRunResult | null> {
     const { deps, unit } = this;
+    const packet = checkContextPacket(unit.context_packet);
+    const brain = brainOf(unit.brain);
+    const choice = brain
+      ? chooseRuntime(brain, deps.runtimePreference, deps.capabilities)
+      : ({ ok: false, reason: `This runner cannot execute a ${String(unit.brain).slice(0, 40)} turn (it runs claude or codex).` } as const);
+    await deps.recordRunning(choice.ok ? choice.runtime : null);
     try {
       await deps.connector.start(deps.credentials, unit);
     } catch (error) {
@@ -77,12 +87,6 @@ export class UnitRun {
       return this.failed(message.startsWith('start failed') ? message : `start failed: ${message}`, null);
     }
 
-    const packet = checkContextPacket(unit.context_packet);
-    const brain = brainOf(unit.brain);
-    const choice = brain
-      ? chooseRuntime(brain, deps.runtimePreference, deps.capabilities)
-      : ({ ok: false, reason: `This runner cannot execute a ${String(unit.brain).slice(0, 40)} turn (it runs claude or codex).` } as const);
-    await deps.onStarted(choice.ok ? choice.runtime : null);
     if (!packet.ok) return this.failed(packet.reason, null);
     if (!choice.ok) return this.failed(choice.reason, null);
     const runtime = choice.runtime;

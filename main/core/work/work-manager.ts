@@ -303,7 +303,7 @@ export class WorkManager {
       ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
       patch: (patch) => this.deps.registry.patch(unit.id, patch),
       onRevoked: () => void this.deps.host.markRevoked(),
-      onStarted: (runtime) =>
+      recordRunning: (runtime) =>
         this.deps.journal.record({
           runnerId: credentials.runnerId,
           unit: { id: unit.id, kind: unit.kind },
