@@ -75,9 +75,9 @@ export const commands = {
     z.object({ runnerId: z.string(), notes: z.array(z.string()) }),
   ),
   'runner:unpair': command(z.object({ force: z.boolean().default(false) }).strict(), z.null()),
-  /** minutes: null pauses until resumed. */
+  /** minutes: null pauses until resumed. The pause (and its note) survives restarts. */
   'runner:pause': command(
-    z.object({ minutes: z.number().int().min(1).max(7 * 24 * 60).nullable() }).strict(),
+    z.object({ minutes: z.number().int().min(1).max(7 * 24 * 60).nullable(), note: z.string().max(500).optional() }).strict(),
     RunnerSnapshotSchema,
   ),
   'runner:resume': command(NoInput, RunnerSnapshotSchema),

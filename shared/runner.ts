@@ -47,6 +47,14 @@ export const RunnerSnapshotSchema = z.object({
   runtimes: z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema }).nullable(),
   modelAccount: z.object({ alias: z.string(), state: z.string() }),
   sessions: z.object({ active: z.number().int().min(0), max: z.number().int().min(1) }),
-  paused: z.object({ until: z.string().nullable() }).nullable(),
+  paused: z
+    .object({
+      until: z.string().nullable(),
+      /** When and by whom (the operator: "you"), and the note they left; kept across restarts. */
+      at: z.string().optional(),
+      by: z.literal('you').optional(),
+      note: z.string().nullable().optional(),
+    })
+    .nullable(),
 });
 export type RunnerSnapshot = z.infer<typeof RunnerSnapshotSchema>;

@@ -11,7 +11,15 @@ export const RunnerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('pairing'), ...base }),
   z.object({ state: z.literal('idle'), ...base }),
   z.object({ state: z.literal('working'), ...base, active: z.number().int().min(0), limit: z.number().int().min(1) }),
-  z.object({ state: z.literal('paused'), ...base, until: z.string().nullable() }),
+  z.object({
+    state: z.literal('paused'),
+    ...base,
+    until: z.string().nullable(),
+    /** When the pause began and who paused (absent from hosts that do not keep it). */
+    at: z.string().optional(),
+    by: z.literal('you').optional(),
+    note: z.string().nullable().optional(),
+  }),
   z.object({ state: z.literal('draining'), ...base, remaining: z.number().int().min(0) }),
   z.object({ state: z.literal('offline'), ...base, retryAt: z.string() }),
   z.object({ state: z.literal('revoked'), ...base }),
@@ -59,6 +67,13 @@ function clock(iso: string): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
+/** "Paused by you at 14:02 · resumes 14:32"; older hosts without `at` give "Paused until 14:32". */
+function pausedLine(status: Extract<RunnerStatus, { state: 'paused' }>): string {
+  if (!status.at) return status.until ? `Paused until ${clock(status.until)}` : 'Paused';
+  const who = status.by === 'you' ? ' by you' : '';
+  return `Paused${who} at ${clock(status.at)}${status.until ? ` · resumes ${clock(status.until)}` : ''}`;
+}
+
 /** The status in words, as the top of the dashboard and the tray tooltip say it. */
 export function statusLine(status: RunnerStatus, now: number = Date.now()): string {
   switch (status.state) {
@@ -71,7 +86,7 @@ export function statusLine(status: RunnerStatus, now: number = Date.now()): stri
     case 'working':
       return `Working ${status.active} of ${status.limit}`;
     case 'paused':
-      return status.until ? `Paused until ${clock(status.until)}` : 'Paused';
+      return pausedLine(status);
     case 'draining':
       return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
     case 'offline': {

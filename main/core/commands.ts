@@ -55,12 +55,12 @@ export function createHandlers(s: CommandServices): Handlers {
       await refusals(() => s.runner.unpair(force));
       return null;
     },
-    'runner:pause': ({ minutes }) => {
-      s.runner.pause(minutes);
+    'runner:pause': async ({ minutes, note }) => {
+      await s.runner.pause(minutes, note ?? null);
       return s.runner.snapshot();
     },
-    'runner:resume': () => {
-      s.runner.resumeWork();
+    'runner:resume': async () => {
+      await s.runner.resumeWork();
       return s.runner.snapshot();
     },
     'runtimes:refresh': async () => {

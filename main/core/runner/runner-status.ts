@@ -7,7 +7,7 @@ export interface StatusInputs {
   revoked: boolean;
   problem: string | null;
   offline: { retryAt: number; message: string } | null;
-  paused: { until: number | null } | null;
+  paused: { until: number | null; at?: number; by?: 'you'; note?: string | null } | null;
   draining: boolean;
   active: number;
   max: number;
@@ -33,8 +33,16 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   }
   if (s.paused) {
     const until = s.paused.until === null ? null : new Date(s.paused.until).toISOString();
-    const reason = s.active > 0 ? `Not taking new work; ${s.active} running turn${s.active === 1 ? '' : 's'} will finish.` : 'Not taking new work.';
-    return { state: 'paused', until, reason };
+    const base = s.active > 0 ? `Not taking new work; ${s.active} running turn${s.active === 1 ? '' : 's'} will finish.` : 'Not taking new work.';
+    const reason = s.paused.note ? `${base} Note: ${s.paused.note}` : base;
+    return {
+      state: 'paused',
+      until,
+      reason,
+      ...(s.paused.at !== undefined ? { at: new Date(s.paused.at).toISOString() } : {}),
+      ...(s.paused.by ? { by: s.paused.by } : {}),
+      ...(s.paused.note !== undefined ? { note: s.paused.note } : {}),
+    };
   }
   if (s.active > 0) {
     return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };

@@ -88,7 +88,7 @@ export class Runner {
   private nextAt: number | null = null;
   private failures = 0;
   private longPollMaxMs: number | null = null;
-  private paused: { until: number | null } | null = null;
+  private paused: { until: number | null; at: number; by: 'you'; note: string | null } | null = null;
   private pauseTimer: TimerHandle | null = null;
   private sampleTimer: TimerHandle | null = null;
   private active = 0;
@@ -117,6 +117,7 @@ export class Runner {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.restorePause();
     const identity = this.deps.state.get().identity;
     if (identity) await this.resume(identity);
     this.sample();
@@ -216,19 +217,19 @@ export class Runner {
     this.changed();
   }
 
-  pause(minutes: number | null): void {
-    if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
-    this.pauseTimer = null;
-    const until = minutes === null ? null : this.deps.clock.now() + minutes * 60_000;
-    this.paused = { until };
-    if (until !== null) this.pauseTimer = this.deps.clock.setTimeout(() => this.resumeWork(), until - this.deps.clock.now());
+  /** Stops claiming until resumed or `minutes` pass; kept in the state file so a restart keeps it. */
+  async pause(minutes: number | null, note: string | null = null): Promise<void> {
+    const now = this.deps.clock.now();
+    const until = minutes === null ? null : now + minutes * 60_000;
+    this.applyPause({ until, at: now, by: 'you', note: note?.trim() ? note.trim().slice(0, 500) : null });
     this.deps.log.info('runner paused', { until: until === null ? 'until resumed' : new Date(until).toISOString() });
     this.heartbeat?.beatNow();
     this.changed();
     this.wake();
+    await this.persistPause();
   }
 
-  resumeWork(): void {
+  async resumeWork(): Promise<void> {
     if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
     this.pauseTimer = null;
     if (!this.paused) return;
@@ -237,6 +238,38 @@ export class Runner {
     this.heartbeat?.beatNow();
     this.changed();
     this.wake();
+    await this.persistPause();
+  }
+
+  private applyPause(pause: NonNullable<Runner['paused']>): void {
+    if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    this.paused = pause;
+    if (pause.until !== null) this.pauseTimer = this.deps.clock.setTimeout(() => void this.resumeWork(), Math.max(0, pause.until - this.deps.clock.now()));
+  }
+
+  /** A pause from before the restart holds; a timed one that ended while we were off is over. */
+  private restorePause(): void {
+    const saved = this.deps.state.get().pause;
+    if (!saved) return;
+    const until = saved.until === null ? null : Date.parse(saved.until);
+    if (until !== null && until <= this.deps.clock.now()) {
+      this.deps.log.info('a timed pause ended while the runner was off; resuming', { until: saved.until });
+      void this.persistPause();
+      return;
+    }
+    this.applyPause({ until, at: Date.parse(saved.at), by: saved.by, note: saved.note });
+    this.deps.log.info('still paused from before the restart', { until: saved.until ?? 'until resumed' });
+  }
+
+  private async persistPause(): Promise<void> {
+    const p = this.paused;
+    const record = p ? { at: new Date(p.at).toISOString(), until: p.until === null ? null : new Date(p.until).toISOString(), by: p.by, note: p.note } : null;
+    try {
+      await this.deps.state.update((s) => ({ ...s, pause: record }));
+    } catch (error) {
+      this.deps.log.error('could not save the pause; it holds until this process ends', { error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /** Work accounting, fed by the turn registry. */
@@ -315,7 +348,7 @@ export class Runner {
       runtimes: this.deps.capabilities.peek(),
       modelAccount: { alias: config.modelAccountAlias.trim() || 'default', state: config.modelAccountState || 'unknown' },
       sessions: { active: this.active, max: config.maxSessions },
-      paused: this.paused ? { until: iso(this.paused.until) } : null,
+      paused: this.paused ? { until: iso(this.paused.until), at: iso(this.paused.at)!, by: this.paused.by, note: this.paused.note } : null,
     };
   }
 
