@@ -81,6 +81,13 @@ export const commands = {
     RunnerSnapshotSchema,
   ),
   'runner:resume': command(NoInput, RunnerSnapshotSchema),
+  /**
+   * The one quit policy. `after-turns`: take no new work, quit when the running turns
+   * finish (at most the quitDrainMs setting, then they are canceled). `now`: cancel them
+   * and quit (their results are still reported). `cancel`: call a waiting quit off.
+   * Answers at once with the status; the host then stops on its own.
+   */
+  'runner:quit': command(z.object({ mode: z.enum(['after-turns', 'now', 'cancel']) }).strict(), RunnerStatusSchema),
   'runtimes:refresh': command(NoInput, z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema })),
   'telemetry:history': command(NoInput, z.array(CapacitySampleSchema)),
   'turns:list': command(NoInput, TurnsSnapshotSchema),

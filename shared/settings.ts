@@ -16,6 +16,9 @@ export const DEFAULT_MODEL_ACCOUNT_STATE = 'unknown';
 export const MIN_HEARTBEAT_MS = 1000;
 export const MIN_INTERACTIVE_CLAIM_MS = 250;
 export const MAX_SESSIONS_LIMIT = 8;
+/** Quitting waits at most this long for running turns (a day), then cancels them. */
+export const MAX_QUIT_DRAIN_MS = 24 * 3_600_000;
+export const DEFAULT_QUIT_DRAIN_MS = 5 * 60_000;
 
 export interface Settings {
   controlPlaneUrl: string;
@@ -32,6 +35,8 @@ export interface Settings {
   expectedTenantId?: string | undefined;
   launchAtLogin: boolean;
   notifications: boolean;
+  /** How long "quit after the running turns" waits before it cancels what still runs. */
+  quitDrainMs: number;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -39,6 +44,7 @@ export type SettingsPatch = Partial<Settings>;
 export const SETTING_KEYS = [
   'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
   'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications',
+  'quitDrainMs',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -57,6 +63,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   expectedTenantId: 'Expected tenant id',
   launchAtLogin: 'Launch at login',
   notifications: 'Notifications',
+  quitDrainMs: 'Quitting waits for running turns (ms)',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
@@ -72,6 +79,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   expectedTenantId: 'must be at most 200 characters without spaces.',
   launchAtLogin: 'must be true or false.',
   notifications: 'must be true or false.',
+  quitDrainMs: `must be an integer from 0 to ${MAX_QUIT_DRAIN_MS}.`,
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -116,6 +124,8 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
     case 'launchAtLogin':
     case 'notifications':
       return z.boolean({ error });
+    case 'quitDrainMs':
+      return int(0, MAX_QUIT_DRAIN_MS);
   }
 }
 
@@ -145,6 +155,7 @@ export function defaultSettings(hostname: string): Settings {
     expectedTenantId: undefined,
     launchAtLogin: false,
     notifications: true,
+    quitDrainMs: DEFAULT_QUIT_DRAIN_MS,
   };
 }
 

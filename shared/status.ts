@@ -20,7 +20,15 @@ export const RunnerStatusSchema = z.discriminatedUnion('state', [
     by: z.literal('you').optional(),
     note: z.string().nullable().optional(),
   }),
-  z.object({ state: z.literal('draining'), ...base, remaining: z.number().int().min(0) }),
+  z.object({
+    state: z.literal('draining'),
+    ...base,
+    remaining: z.number().int().min(0),
+    /** When a quit stops waiting and cancels what still runs (ISO). */
+    deadline: z.string().optional(),
+    /** `now`: the running turns are being canceled. */
+    mode: z.enum(['after-turns', 'now']).optional(),
+  }),
   z.object({ state: z.literal('offline'), ...base, retryAt: z.string() }),
   z.object({ state: z.literal('revoked'), ...base }),
   z.object({ state: z.literal('error'), ...base }),
@@ -74,6 +82,26 @@ function pausedLine(status: Extract<RunnerStatus, { state: 'paused' }>): string 
   return `Paused${who} at ${clock(status.at)}${status.until ? ` · resumes ${clock(status.until)}` : ''}`;
 }
 
+/** "Stopping: waiting for 1 turn (up to 5 min)", as the quit policy drains. */
+function drainingLine(status: Extract<RunnerStatus, { state: 'draining' }>, now: number): string {
+  const turns = `${status.remaining} turn${status.remaining === 1 ? '' : 's'}`;
+  if (status.remaining === 0) return 'Stopping…';
+  if (status.mode === 'now') return `Stopping now: canceling ${turns}`;
+  if (!status.deadline) return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
+  return `Stopping: waiting for ${turns} (up to ${duration(Date.parse(status.deadline) - now)})`;
+}
+
+/** A wait in the largest unit that reads well: "45 s", "5 min", "2 h 10 min". */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h} h` : `${h} h ${m} min`;
+}
+
 /** The status in words, as the top of the dashboard and the tray tooltip say it. */
 export function statusLine(status: RunnerStatus, now: number = Date.now()): string {
   switch (status.state) {
@@ -88,7 +116,7 @@ export function statusLine(status: RunnerStatus, now: number = Date.now()): stri
     case 'paused':
       return pausedLine(status);
     case 'draining':
-      return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
+      return drainingLine(status, now);
     case 'offline': {
       const seconds = Math.max(0, Math.ceil((Date.parse(status.retryAt) - now) / 1000));
       return `Offline, retrying in ${seconds} s`;

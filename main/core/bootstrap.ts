@@ -25,6 +25,7 @@ import { ResumeCache } from './work/resume-cache';
 import { RunningJournal } from './work/running-journal';
 import { TurnRegistry } from './work/turn-registry';
 import { WorkManager } from './work/work-manager';
+import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -64,7 +65,16 @@ export interface Core {
   settings: PersistentSettingsStore;
   runner: Runner;
   work: WorkManager;
-  /** Quit: drain running turns for up to `limitMs`, then stop everything. */
+  /**
+   * The quit policy (shells call this, never shutdown): `after-turns` waits up to the
+   * quitDrainMs setting for running turns, `now` cancels them; resolves once stopped.
+   */
+  quit(mode: QuitMode): Promise<QuitOutcome>;
+  /** Called once when a quit begins, from any source (a command from the window, a signal, the tray). */
+  onQuit(listener: (mode: QuitMode) => void): () => void;
+  /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
+  quitDrainMs(): number;
+  /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */
   shutdown(limitMs?: number): Promise<void>;
 }
 
@@ -165,6 +175,18 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     const update = registry.drain();
     return update ? { event: 'turns:update', payload: update } : null;
   });
+  const outbox = new ResultOutbox({
+    dir: path.join(paths.dataDir, 'outbox'),
+    clock,
+    log: log.child('outbox'),
+    ...(options.random ? { random: options.random } : {}),
+    target: () => {
+      const connector = runner.currentConnector;
+      const credentials = runner.currentCredentials;
+      return connector && credentials ? { connector, credentials } : null;
+    },
+    onRevoked: () => void runner.markRevoked(),
+  });
   const work = new WorkManager({
     clock,
     log: log.child('work'),
@@ -182,18 +204,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       markRevoked: () => runner.markRevoked(),
     },
     registry,
-    outbox: new ResultOutbox({
-      dir: path.join(paths.dataDir, 'outbox'),
-      clock,
-      log: log.child('outbox'),
-      ...(options.random ? { random: options.random } : {}),
-      target: () => {
-        const connector = runner.currentConnector;
-        const credentials = runner.currentCredentials;
-        return connector && credentials ? { connector, credentials } : null;
-      },
-      onRevoked: () => void runner.markRevoked(),
-    }),
+    outbox,
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
     executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
@@ -215,6 +226,17 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
     turns: () => registry.snapshot(),
+  });
+
+  let shutdownCore: (limitMs?: number) => Promise<void> = async () => {};
+  const quit = new QuitPolicy({
+    clock,
+    log: log.child('quit'),
+    work,
+    setStopping: (stopping) => runner.setStopping(stopping),
+    drainLimitMs: () => settings.get().quitDrainMs,
+    shutdown: () => shutdownCore(0),
+    undelivered: () => outbox.pending,
   });
 
   const startedAt = clock.now();
@@ -247,18 +269,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       overrideSources: options.overrideSources ?? {},
       desktop: options.desktop ?? null,
       operator,
+      quit,
     }),
   });
   await host.start();
   log.info('host started', { mode: options.mode, version: options.appVersion });
   let shutting: Promise<void> | null = null;
-  return {
-    host,
-    log,
-    settings,
-    runner,
-    work,
-    shutdown(limitMs = 0) {
+  shutdownCore = (limitMs = 0) => {
       shutting ??= (async () => {
         // The status says "finishing N running turns" while they drain.
         if (work.activeCount > 0) runner.setDraining(true);
@@ -270,6 +287,16 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         await logging.close();
       })();
       return shutting;
-    },
+  };
+  return {
+    host,
+    log,
+    settings,
+    runner,
+    work,
+    quit: (mode) => quit.quit(mode),
+    onQuit: (listener) => quit.onQuit(listener),
+    quitDrainMs: () => settings.get().quitDrainMs,
+    shutdown: (limitMs) => shutdownCore(limitMs),
   };
 }

@@ -4,17 +4,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
-import { statusLine } from '../../shared/status';
+import { duration, statusLine } from '../../shared/status';
 import { bootstrapCore } from '../core/bootstrap';
 import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { canOpenBrowser, openBrowser } from './open-browser';
 import { startHeadlessServer } from './server';
-import { TerminalReporter } from './terminal-reporter';
+import { exitLine, TerminalReporter } from './terminal-reporter';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-/** How long a stop waits for running turns before it cancels them (RUNNER_TRAY_QUIT_DRAIN_MS). */
-const QuitDrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).default(5 * 60_000);
 
 /**
  * `npm run headless`: the same core and UI as the desktop app, for a server with no
@@ -25,12 +23,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${OVERRIDES_USAGE}\n`);
     return 0;
   }
-  const drain = QuitDrainSchema.safeParse(process.env.RUNNER_TRAY_QUIT_DRAIN_MS || undefined);
-  if (!drain.success) {
-    process.stderr.write('runner-tray headless: RUNNER_TRAY_QUIT_DRAIN_MS must be an integer number of milliseconds (0 to 86400000).\n');
-    return 2;
-  }
-  const quitDrainMs = drain.data;
   const resolved = resolveOverrides(process.env, argv);
   if (!resolved.ok) {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
@@ -84,31 +76,44 @@ async function main(argv: string[]): Promise<number> {
     if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
   }
 
+  // Every way out is the core's quit policy: a signal here, "Stop after the running turns"
+  // or "Stop now" in the window. The window stays connected until the core has stopped.
+  let exiting = false;
+  core.onQuit(() => {
+    void core.quit('after-turns').then(async (outcome) => {
+      if (outcome.kind === 'canceled' || exiting) return;
+      exiting = true;
+      offEvents();
+      await server.close();
+      process.stdout.write(`${exitLine(outcome)}\n`);
+      process.exit(0);
+    });
+  });
   let signals = 0;
-  const stop = async (signal: string) => {
+  const stop = (signal: string) => {
     signals++;
     if (signals === 2) {
       // Stop now: cancel what runs (their results are still reported), then finish quitting.
       process.stdout.write('Stopping now: canceling running turns.\n');
-      core.work.cancelAll('the runner was stopped');
+      void core.quit('now');
       return;
     }
     if (signals > 2) process.exit(130);
     const active = core.work.activeCount;
+    const limit = core.quitDrainMs();
     process.stdout.write(
-      active > 0 ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${quitDrainMs / 60_000} min. Press Ctrl-C again to stop now.\n` : `Stopping (${signal})…\n`,
+      active > 0
+        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
+        : `Stopping (${signal})…\n`,
     );
-    offEvents();
-    await server.close();
-    await core.shutdown(quitDrainMs);
-    process.exit(0);
+    void core.quit('after-turns');
   };
   // conf's atomic writer (when-exit) hooks every signal at import and re-sends it to the
   // process after its own clean-up, which would read as a second Ctrl-C ("stop now") and
   // skip the drain. Our stop path exits cleanly, so its hook is not needed.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
+    process.on(signal, () => stop(signal));
   }
   return -1;
 }

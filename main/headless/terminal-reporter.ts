@@ -2,6 +2,7 @@ import type { HostEvent } from '../../shared/contract';
 import type { PairingState } from '../../shared/runner';
 import { statusLine, type RunnerStatus } from '../../shared/status';
 import type { Core } from '../core/bootstrap';
+import type { QuitOutcome } from '../core/quit-policy';
 
 /**
  * What a headless host says on its terminal: the pairing code and address (there is no
@@ -83,4 +84,16 @@ export class TerminalReporter {
       });
     });
   }
+}
+
+/** The one line the terminal prints as the host exits. */
+export function exitLine(outcome: Extract<QuitOutcome, { kind: 'stopped' }>): string {
+  const turns = (n: number) => `${n} turn${n === 1 ? '' : 's'}`;
+  const parts = [`${turns(outcome.finished)} finished`];
+  if (outcome.canceled > 0) parts.push(`${turns(outcome.canceled)} canceled`);
+  const delivery =
+    outcome.undelivered === 0
+      ? 'every result delivered'
+      : `${outcome.undelivered} result${outcome.undelivered === 1 ? '' : 's'} not delivered yet (sent on the next start)`;
+  return `Stopped: ${parts.join(', ')}; ${delivery}.`;
 }

@@ -9,6 +9,8 @@ export interface StatusInputs {
   offline: { retryAt: number; message: string } | null;
   paused: { until: number | null; at?: number; by?: 'you'; note?: string | null } | null;
   draining: boolean;
+  /** A quit waiting for running turns (until `deadline`), or canceling them (`now`). */
+  stopping?: { deadline: number; mode: 'after-turns' | 'now' } | null;
   active: number;
   max: number;
   connected: boolean;
@@ -25,6 +27,16 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     return { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };
   }
   if (s.problem) return { state: 'error', reason: s.problem };
+  if (s.stopping) {
+    const deadline = new Date(s.stopping.deadline).toISOString();
+    const reason =
+      s.stopping.mode === 'now'
+        ? 'Canceling the running turns to quit; their results are still reported.'
+        : s.active > 0
+          ? 'Not taking new work; quits when the running turns finish, and cancels them at the limit.'
+          : 'Quitting.';
+    return { state: 'draining', remaining: s.active, deadline, mode: s.stopping.mode, reason };
+  }
   if (s.draining) {
     return { state: 'draining', remaining: s.active, reason: 'Quitting after the running turns finish.' };
   }

@@ -93,6 +93,7 @@ export class Runner {
   private sampleTimer: TimerHandle | null = null;
   private active = 0;
   private draining = false;
+  private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private lastStatusJson = '';
   private started = false;
 
@@ -283,6 +284,14 @@ export class Runner {
     this.changed();
   }
 
+  /** A quit is under way (see QuitPolicy): the status says what it waits for, the control plane sees paused. */
+  setStopping(stopping: { deadline: number; mode: 'after-turns' | 'now' } | null): void {
+    const was = this.stopping !== null;
+    this.stopping = stopping;
+    if (was !== (stopping !== null)) this.heartbeat?.beatNow();
+    this.changed();
+  }
+
   /** Settings changed: beat at once so the control plane sees the new name, limits, runtimes. */
   reconfigure(): void {
     this.heartbeat?.beatNow();
@@ -322,6 +331,7 @@ export class Runner {
       offline: this.offline,
       paused: this.paused,
       draining: this.draining,
+      stopping: this.stopping,
       active: this.active,
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
@@ -436,7 +446,8 @@ export class Runner {
     return buildHeartbeat({
       name: this.identity?.name ?? config.runnerName,
       runnerVersion: this.deps.appVersion,
-      paused: this.paused !== null,
+      // Quitting after the running turns: the control plane must not hand us more.
+      paused: this.paused !== null || this.stopping !== null,
       runtime: config.runtime,
       capabilities,
       os: { platform: this.deps.platform.platform, release: this.deps.platform.release, arch: this.deps.platform.arch },

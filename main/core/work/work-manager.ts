@@ -119,6 +119,24 @@ export class WorkManager {
     return true;
   }
 
+  /** Quitting: claim nothing more (running turns go on). */
+  holdClaims(): void {
+    this.draining = true;
+    this.stopClaiming();
+  }
+
+  /** The quit was called off: claim again. */
+  releaseClaims(): void {
+    if (!this.draining) return;
+    this.draining = false;
+    if (this.running) this.wake();
+  }
+
+  /** Resolves once no unit runs or is being launched. */
+  whenIdle(): Promise<void> {
+    return this.idle();
+  }
+
   /**
    * Quit: stop claiming, let running turns finish for up to `limitMs`, then cancel what
    * is left and wait for their results to be queued; finally try to deliver.

@@ -31,6 +31,7 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   expectedTenantId: 'text',
   launchAtLogin: 'toggle',
   notifications: 'toggle',
+  quitDrainMs: 'number',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -51,11 +52,12 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   expectedTenantId: 'Refuse pairings that belong to another tenant. Leave empty to accept any.',
   launchAtLogin: 'Start in the tray when you log in (desktop app).',
   notifications: 'Tell me when pairing is approved, a turn fails, or the runner is revoked (desktop app).',
+  quitDrainMs: 'Quitting waits this long for running turns to finish, then cancels them (their results are still reported). 0 cancels at once.',
 };
 
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
-  { title: 'Work', keys: ['runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs'] },
+  { title: 'Work', keys: ['runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState'] },
   { title: 'This computer', keys: ['secretBackend', 'launchAtLogin', 'notifications'] },
 ];
