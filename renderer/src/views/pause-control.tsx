@@ -18,12 +18,33 @@ const MAX_MINUTES = 7 * 24 * 60;
 export function PauseControl() {
   const paired = useHostStore((s) => isPaired(s.runner.snapshot));
   const paused = useHostStore((s) => s.runner.snapshot?.paused != null);
+  const status = useHostStore((s) => s.runner.status);
   const pause = useCommand('runner:pause');
   const resume = useCommand('runner:resume');
+  const quit = useCommand('runner:quit');
   const [menuOpen, setMenuOpen] = useState(false);
-  const error = pause.error ?? resume.error;
+  const error = pause.error ?? resume.error ?? quit.error;
 
   if (!paired) return null;
+  if (status?.state === 'draining') {
+    // The host is quitting: it waits for the running turns (the status line says how long).
+    const waiting = status.mode !== 'now' && status.remaining > 0;
+    return (
+      <div className="pause-control">
+        {waiting ? (
+          <>
+            <button type="button" className="button" data-testid="quit-cancel" disabled={quit.pending} onClick={() => void quit.run({ mode: 'cancel' })}>
+              Keep running
+            </button>
+            <button type="button" className="button button-danger" data-testid="quit-now" disabled={quit.pending} onClick={() => void quit.run({ mode: 'now' })}>
+              Stop now
+            </button>
+          </>
+        ) : null}
+        {error ? <ErrorLine error={error} /> : null}
+      </div>
+    );
+  }
   return (
     <div className="pause-control">
       {paused ? (
@@ -42,6 +63,10 @@ export function PauseControl() {
               setMenuOpen(false);
               void pause.run({ minutes });
             }}
+            onStop={() => {
+              setMenuOpen(false);
+              void quit.run({ mode: 'after-turns' });
+            }}
           />
         </div>
       )}
@@ -50,7 +75,17 @@ export function PauseControl() {
   );
 }
 
-function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: boolean) => void; onPause: (minutes: number | null) => void }) {
+function PauseMenu({
+  open,
+  setOpen,
+  onPause,
+  onStop,
+}: {
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  onPause: (minutes: number | null) => void;
+  onStop: () => void;
+}) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const itemsRef = useRef<(HTMLButtonElement | null)[]>([]);
@@ -143,6 +178,19 @@ function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: 
             onClick={() => setCustom(true)}
           >
             Pause for…
+          </button>
+          <button
+            ref={(el) => {
+              itemsRef.current[PRESETS.length + 1] = el;
+            }}
+            type="button"
+            role="menuitem"
+            tabIndex={-1}
+            className="menu-item"
+            data-testid="stop-after-turns"
+            onClick={onStop}
+          >
+            Stop after the running turns
           </button>
         </div>
       ) : null}
