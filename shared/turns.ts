@@ -39,6 +39,8 @@ export const TurnsUpdateSchema = z.object({
   active: z.array(TurnViewSchema),
   removed: z.array(z.string()),
   finished: z.array(TurnViewSchema),
+  /** Finished turns whose row changed in place (their result's delivery), in no particular order. */
+  updated: z.array(TurnViewSchema).optional(),
 });
 export type TurnsUpdate = z.infer<typeof TurnsUpdateSchema>;
 

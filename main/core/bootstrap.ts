@@ -24,6 +24,8 @@ import { ResultOutbox } from './work/outbox';
 import { ResumeCache } from './work/resume-cache';
 import { RunningJournal } from './work/running-journal';
 import { TurnRegistry } from './work/turn-registry';
+import { TurnHistoryStore } from './work/turn-history-store';
+import { HISTORY_LIMIT } from '../../shared/turns';
 import { WorkManager } from './work/work-manager';
 import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
 
@@ -170,7 +172,17 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
   });
 
-  const registry = new TurnRegistry(() => hub.poke());
+  // Finished turns outlive the process: the Turns view shows them after a restart.
+  const historyStore = new TurnHistoryStore(path.join(paths.dataDir, 'turn-history.json'), log.child('history'));
+  const registry = new TurnRegistry(
+    () => hub.poke(),
+    HISTORY_LIMIT,
+    (history) => void historyStore.save(history),
+  );
+  const historyService = {
+    start: async () => registry.restoreHistory(await historyStore.load()),
+    stop: () => historyStore.flush(),
+  };
   hub.addSource(() => {
     const update = registry.drain();
     return update ? { event: 'turns:update', payload: update } : null;
@@ -245,7 +257,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     log,
     logFeed: logging,
     status: () => runner.status(),
-    services: [runner, work, operator],
+    // The history loads first (the work side adds restart reports to it) and is flushed last.
+    services: [historyService, runner, work, operator],
     handlers: createHandlers({
       appInfo: {
         name: options.appName,

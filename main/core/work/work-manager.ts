@@ -329,6 +329,8 @@ export class WorkManager {
           runtime,
           startedAt: now,
           pid: null,
+          seat: view.seat,
+          buildRequestId: view.buildRequestId,
         }),
     });
     this.runs.set(unit.id, run);
@@ -370,6 +372,23 @@ export class WorkManager {
         },
       });
       await this.deps.journal.clear(record.unit.id);
+      this.deps.registry.addFinished({
+        id: record.unit.id,
+        kind: record.unit.kind,
+        runtime: record.runtime,
+        seat: record.seat ?? null,
+        buildRequestId: record.buildRequestId ?? null,
+        startedAt: record.startedAt,
+        endedAt: new Date(this.deps.clock.now()).toISOString(),
+        phase: 'failed',
+        pid: record.pid,
+        tokens: null,
+        costUsd: null,
+        outputTail: '',
+        summary: 'runner restarted',
+        lease: null,
+        reason: 'interrupted by a restart: reported failed',
+      });
       this.deps.log.warn('a unit was running when the runner stopped; reported it failed', { unit: record.unit.id });
     }
   }
