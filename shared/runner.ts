@@ -47,6 +47,8 @@ export const RunnerSnapshotSchema = z.object({
   runtimes: z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema }).nullable(),
   modelAccount: z.object({ alias: z.string(), state: z.string() }),
   sessions: z.object({ active: z.number().int().min(0), max: z.number().int().min(1) }),
+  /** Finished turns' results the control plane does not have yet (absent from older hosts). */
+  results: z.object({ undelivered: z.number().int().min(0) }).optional(),
   paused: z
     .object({
       until: z.string().nullable(),

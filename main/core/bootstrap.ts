@@ -198,6 +198,9 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       return connector && credentials ? { connector, credentials } : null;
     },
     onRevoked: () => void runner.markRevoked(),
+    onChange: (pending) => runner.setUndelivered(pending),
+    onDelivery: (event) => work.onDelivery(event),
+    beforeReport: (key) => work.beforeReport(key),
   });
   const work = new WorkManager({
     clock,

@@ -13,12 +13,15 @@ export interface TrayFacts {
   activeTurns: number;
   /** The core is quitting (the status is `draining`). */
   quitting: boolean;
+  /** Finished turns' results the control plane does not have yet. */
+  undelivered?: number;
 }
 
 /** Everything the tray shows; the menu is rebuilt only when this changes. */
 export interface TrayMenuModel {
   statusLine: string;
   activeTurns: number;
+  undelivered: number;
   /** null: nothing to pause (not paired). */
   pause: 'pause' | 'resume' | null;
   pairing: 'pair' | 'show-code' | 'unpair';
@@ -54,15 +57,20 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
   const quit = facts.quitting ? (stoppingNow ? 'stopping' : 'draining') : facts.activeTurns === 0 ? 'now' : 'drain';
   return {
     icon: trayIconFor(status),
-    tooltip: line,
+    tooltip: facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line,
     menu: {
       statusLine: line,
       activeTurns: facts.activeTurns,
+      undelivered: facts.undelivered ?? 0,
       pause: paired ? (facts.paused ? 'resume' : 'pause') : null,
       pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
       quit,
     },
   };
+}
+
+export function undeliveredLine(count: number): string {
+  return `${plural(count, 'result', 'results')} not delivered yet`;
 }
 
 export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
@@ -78,6 +86,7 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
       ? { label: `${plural(model.activeTurns, 'turn', 'turns')} running…`, click: () => actions.open('turns') }
       : { label: 'No turns running', enabled: false },
   );
+  if (model.undelivered > 0) items.push({ label: `${undeliveredLine(model.undelivered)}…`, click: () => actions.open('turns') });
   items.push({ type: 'separator' });
   if (model.pause === 'pause') {
     items.push(

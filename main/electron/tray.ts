@@ -135,6 +135,7 @@ export class TrayController {
       paired: snapshot.identity !== null,
       paused: snapshot.paused !== null,
       activeTurns: snapshot.sessions.active,
+      undelivered: snapshot.results?.undelivered ?? 0,
     };
   }
 

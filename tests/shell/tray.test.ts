@@ -94,6 +94,17 @@ describe('the tray menu', () => {
     expect(tray().tooltip).toBe('Paused');
   });
 
+  it('says how many results the control plane does not have yet; a click opens the turns view', async () => {
+    host.snapshot = snapshotOf(idle, { results: { undelivered: 2 } });
+    await startTray();
+    expect(tray().tooltip).toBe('Idle — 2 results not delivered yet');
+    tray().clickMenuItem('2 results not delivered yet…');
+    expect(onOpen).toHaveBeenCalledWith('turns');
+    host.push(snapshotOf(idle, { results: { undelivered: 0 } }));
+    expect(tray().menuLabels()).not.toContain('2 results not delivered yet…');
+    expect(tray().tooltip).toBe('Idle');
+  });
+
   it('shows the running turns, and a click opens the turns view', async () => {
     host.snapshot = snapshotOf(working(2));
     await startTray();

@@ -92,6 +92,7 @@ export class Runner {
   private pauseTimer: TimerHandle | null = null;
   private sampleTimer: TimerHandle | null = null;
   private active = 0;
+  private undelivered = 0;
   private draining = false;
   private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private lastStatusJson = '';
@@ -273,6 +274,13 @@ export class Runner {
     }
   }
 
+  /** Results in the outbox, not yet taken by the control plane (the dashboard and tray show the count). */
+  setUndelivered(pending: number): void {
+    if (pending === this.undelivered) return;
+    this.undelivered = pending;
+    this.changed();
+  }
+
   /** Work accounting, fed by the turn registry. */
   setActive(active: number): void {
     this.active = active;
@@ -358,6 +366,7 @@ export class Runner {
       runtimes: this.deps.capabilities.peek(),
       modelAccount: { alias: config.modelAccountAlias.trim() || 'default', state: config.modelAccountState || 'unknown' },
       sessions: { active: this.active, max: config.maxSessions },
+      results: { undelivered: this.undelivered },
       paused: this.paused ? { until: iso(this.paused.until), at: iso(this.paused.at)!, by: this.paused.by, note: this.paused.note } : null,
     };
   }

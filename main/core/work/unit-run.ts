@@ -49,6 +49,10 @@ export class UnitRun {
   readonly abort = new AbortController();
   private leaseTimer: TimerHandle | null = null;
   private leaseAlive = true;
+  /** The process has ended: the lease is kept only until the result is delivered. */
+  private processEnded = false;
+  /** Why the control plane no longer counts this unit as ours (e.g. `lease_expired`), if it said so. */
+  private lost: string | null = null;
   private cancelReason: string | null = null;
 
   constructor(
@@ -58,6 +62,16 @@ export class UnitRun {
 
   get key(): string {
     return `${this.unit.id}:${this.unit.attempt ?? 1}`;
+  }
+
+  /** Set when the control plane answered the lease with a cancel after the process ended. */
+  get leaseLost(): string | null {
+    return this.lost;
+  }
+
+  /** The result is delivered (or refused): the lease heartbeats stop. */
+  releaseLease(): void {
+    this.stopLease();
   }
 
   cancel(reason: string): void {
@@ -114,9 +128,13 @@ export class UnitRun {
         onSpawn: (pid) => deps.patch({ pid }),
         onOutput: (tail) => deps.patch({ outputTail: tail }),
       });
-    } finally {
+    } catch (error) {
       this.stopLease();
+      throw error;
     }
+    // The lease stays alive until the caller has the result delivered (releaseLease):
+    // a result outage must not let the control plane fail a unit that succeeded.
+    this.processEnded = true;
 
     if (key && runtime === 'claude') {
       try {
@@ -184,7 +202,14 @@ export class UnitRun {
           this.deps.log.info('the control plane has no lease heartbeat; running without one', { unit: this.unit.id });
           return;
         }
-        this.deps.patch({ lease: answer.status });
+        if (this.processEnded) {
+          // Nothing runs any more: a cancel now means the control plane gave up on the unit.
+          if (answer.status === 'cancel_requested' && this.lost === null) {
+            this.lost = answer.reason ?? 'the control plane no longer holds this unit for us';
+            this.deps.log.warn('the control plane ended the unit before its result arrived', { unit: this.unit.id, reason: answer.reason });
+          }
+          if (answer.status === 'cancel_requested') return;
+        } else this.deps.patch({ lease: answer.status });
         if (answer.status === 'cancel_requested') {
           this.deps.log.info('the control plane asked to cancel a running unit', { unit: this.unit.id, reason: answer.reason });
           this.cancel(`canceled by the control plane${answer.reason ? ` (${answer.reason})` : ''}`);

@@ -5,7 +5,8 @@ import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
 import type { CapabilityDetector, RuntimePreference } from '../runner/capabilities';
 import type { UnitExecutor } from './executor-port';
-import type { ResultOutbox } from './outbox';
+import type { DeliveryEvent, ResultOutbox } from './outbox';
+import type { Delivery } from '../../../shared/turns';
 import type { ResumeCache } from './resume-cache';
 import type { RunningJournal } from './running-journal';
 import type { TurnRegistry } from './turn-registry';
@@ -63,6 +64,11 @@ export class WorkManager {
   private longPollAbort: AbortController | null = null;
   private draining = false;
   private readonly runs = new Map<string, UnitRun>();
+  /** Finished units whose lease is kept until their result is delivered, by idempotency key. */
+  private readonly awaitingDelivery = new Map<string, UnitRun>();
+  /** The latest delivery state per key, for a turn row that is not finished yet when it comes. */
+  private readonly deliveries = new Map<string, Delivery>();
+  private readonly lostBeforeReport = new Map<string, string>();
   private readonly settled = new Set<() => void>();
   private offHeartbeat: (() => void) | null = null;
 
@@ -95,6 +101,35 @@ export class WorkManager {
     this.offHeartbeat = null;
     this.stopClaiming();
     this.deps.outbox.stop();
+    for (const run of this.awaitingDelivery.values()) run.releaseLease();
+    this.awaitingDelivery.clear();
+  }
+
+  /** A delivery try starts: what the lease said so far decides whether this result is late. */
+  beforeReport(key: string): void {
+    const lost = this.awaitingDelivery.get(key)?.leaseLost ?? null;
+    if (lost !== null) this.lostBeforeReport.set(key, lost);
+  }
+
+  /** The outbox's word on a result: the turn row says it, and a settled result's lease ends. */
+  onDelivery(event: DeliveryEvent): void {
+    const run = this.awaitingDelivery.get(event.key);
+    // Only a loss seen before the try was sent makes it late (a cancel answered after the
+    // control plane took our result is just the unit being over).
+    const late = this.lostBeforeReport.get(event.key) ?? null;
+    const delivery: Delivery =
+      event.state === 'delivered'
+        ? { state: 'delivered', attempts: event.attempts, since: event.enqueuedAt, reason: late ? `late: the control plane had already ended the unit (${late})` : null, ...(late ? { late: true } : {}) }
+        : event.state === 'refused'
+          ? { state: 'refused', attempts: event.attempts, since: event.enqueuedAt, reason: late ? `${event.reason}; the control plane had already ended the unit (${late})` : event.reason }
+          : { state: 'waiting', attempts: event.attempts, since: event.enqueuedAt, reason: event.error };
+    if (event.state !== 'waiting') {
+      run?.releaseLease();
+      this.awaitingDelivery.delete(event.key);
+      this.lostBeforeReport.delete(event.key);
+    }
+    // The delivery can beat the row into the history (the unit is still being finished): keep it for launch().
+    if (!this.deps.registry.patchHistory(event.unitId, { delivery }) && this.deps.registry.get(event.unitId)) this.deliveries.set(event.key, delivery);
   }
 
   /** Nudge after pause/resume or a settings change. */
@@ -338,14 +373,27 @@ export class WorkManager {
     this.deps.host.setActive(this.runs.size);
     try {
       const outcome = await run.run();
+      let delivery: Delivery | null = null;
       if (outcome) {
+        const key = outcome.result.idempotency_key;
+        this.awaitingDelivery.set(key, run);
+        delivery = { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null };
         await this.deps.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
-      }
+      } else run.releaseLease();
       await this.deps.journal.clear(unit.id);
-      this.deps.registry.finish(unit.id, { ...(outcome?.view ?? { phase: 'failed', reason: 'revoked' }), endedAt: new Date(this.deps.clock.now()).toISOString() });
+      const key = run.key;
+      delivery = this.deliveries.get(key) ?? delivery;
+      this.deliveries.delete(key);
+      this.deps.registry.finish(unit.id, {
+        ...(outcome?.view ?? { phase: 'failed', reason: 'revoked' }),
+        endedAt: new Date(this.deps.clock.now()).toISOString(),
+        delivery,
+      });
     } catch (error) {
       // Only the disk can fail here; the journal keeps the unit for the restart path.
+      run.releaseLease();
+      this.awaitingDelivery.delete(run.key);
       this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: error instanceof Error ? error.message : String(error) });
       this.deps.registry.finish(unit.id, { phase: 'failed', reason: 'the result could not be saved', endedAt: new Date(this.deps.clock.now()).toISOString() });
     } finally {
@@ -388,6 +436,7 @@ export class WorkManager {
         summary: 'runner restarted',
         lease: null,
         reason: 'interrupted by a restart: reported failed',
+        delivery: { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null },
       });
       this.deps.log.warn('a unit was running when the runner stopped; reported it failed', { unit: record.unit.id });
     }

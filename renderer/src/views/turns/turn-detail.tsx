@@ -5,7 +5,7 @@ import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
-import { elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
+import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
 
@@ -47,6 +47,12 @@ export function TurnDetail({ turn }: { turn: TurnView | null }) {
           <>
             <dt>Cost</dt>
             <dd>${turn.costUsd.toFixed(4)}</dd>
+          </>
+        ) : null}
+        {turn.delivery ? (
+          <>
+            <dt>Result</dt>
+            <dd data-testid="detail-delivery">{deliveryText(turn, Date.now())?.text}</dd>
           </>
         ) : null}
         <dt>Lease</dt>
