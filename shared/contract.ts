@@ -107,6 +107,8 @@ export const events = {
   'runner:snapshot': RunnerSnapshotSchema,
   'telemetry:sample': CapacitySampleSchema,
   'turns:update': TurnsUpdateSchema,
+  /** A moment worth a notification that no state carries by itself (the breaker pausing a runtime). */
+  'runner:notice': z.object({ kind: z.enum(['runtime-paused']), message: z.string() }),
   'log:entries': z.array(LogEntrySchema),
   /** After a change of the effective settings, from any window or tab (same shape as settings:get). */
   'settings:changed': SettingsViewSchema,

@@ -13,6 +13,12 @@ export const RuntimeInfoSchema = z.object({
   installed: z.boolean(),
   version: z.string().optional(),
   path: z.string().optional(),
+  /** What the CLI's own auth check said (absent: it could not tell). */
+  signedIn: z.boolean().optional(),
+  /** Ready to run turns: installed, not signed out, not paused by the circuit breaker (absent from older hosts). */
+  ready: z.boolean().optional(),
+  /** Why an installed runtime is not ready, for the operator (shown in amber). */
+  problem: z.string().optional(),
 });
 
 export const SecretStorageInfoSchema = z.object({

@@ -11,6 +11,7 @@ import { OperatorService } from './operator';
 import { hostPaths } from './paths';
 import { systemClock, type Clock, type DesktopPort, type Logger, type PlatformInfo } from './ports';
 import { CapabilityDetector } from './runner/capabilities';
+import { RuntimeBreaker } from './runner/runtime-breaker';
 import { createCommandRunner, type CommandRunner } from './runner/process-runner';
 import { Runner, type RunnerConfig } from './runner/runner';
 import { RunnerStateStore } from './runner/runner-state-store';
@@ -145,7 +146,10 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       expectedTenantId: s.expectedTenantId ?? null,
     };
   };
-  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
+  // Readiness is checked with the env the runtimes run with (their HOME holds their login).
+  const runtimeEnv = { ...process.env, ...options.runtimeEnv };
+  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(runtimeEnv), clock, options.runtimeBinaries, runtimeEnv);
+  const breaker = new RuntimeBreaker();
   const runner = new Runner({
     clock,
     log: log.child('runner'),
@@ -158,6 +162,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     state,
     connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
     capabilities,
+    breaker,
     history,
     platform,
     appVersion: options.appVersion,
@@ -217,6 +222,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       onHeartbeat: (listener) => runner.onHeartbeat(listener),
       setActive: (active) => runner.setActive(active),
       markRevoked: () => runner.markRevoked(),
+      notReady: () => runner.notReady(),
+      readinessChanged: (notice) => runner.readinessChanged(notice),
     },
     registry,
     outbox,
@@ -224,6 +231,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     resume: new ResumeCache(state, () => clock.now()),
     executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
     capabilities,
+    breaker,
     knownSecrets: secretList,
     ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
     ...(options.workStrategy ? { strategy: options.workStrategy } : {}),

@@ -4,7 +4,7 @@ import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
 import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
-import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, TrayNotifier } from './tray-notifications';
+import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, runtimePausedNotice, TrayNotifier } from './tray-notifications';
 
 export { trayMenuTemplate, trayView, type TrayMenuModel, type TrayTarget, type TrayView } from './tray-menu';
 
@@ -114,6 +114,9 @@ export class TrayController {
           break;
         case 'turns:update':
           this.notifier.notify(failedTurnsNotice(event.payload.finished));
+          break;
+        case 'runner:notice':
+          this.notifier.notify(runtimePausedNotice(event.payload.message));
           break;
         case 'settings:changed':
           this.notifier.setEnabled(event.payload.settings.notifications);

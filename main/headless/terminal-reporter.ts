@@ -25,6 +25,7 @@ export class TerminalReporter {
       if (e.event === 'runner:snapshot' && e.payload.pairing) this.pairing(e.payload.pairing);
       if (e.event === 'runner:status') this.status(e.payload);
       if (e.event === 'turns:update') for (const turn of e.payload.finished) this.out.write(`${turnLine(turn)}\n`);
+      if (e.event === 'runner:notice') this.out.write(`Notice: ${e.payload.message}\n`);
     }
   }
 

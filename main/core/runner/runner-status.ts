@@ -14,6 +14,8 @@ export interface StatusInputs {
   active: number;
   max: number;
   connected: boolean;
+  /** Why no allowed runtime can take work (not signed in, breaker open), or null. */
+  notReady?: string | null;
 }
 
 /** Derives the one status line from the runner's facts; pure, so every state is testable. */
@@ -59,6 +61,7 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   if (s.active > 0) {
     return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };
   }
+  if (s.notReady) return { state: 'idle', reason: `Not taking work: ${s.notReady}.` };
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
   return { state: 'idle', reason: 'Connected and waiting for work.' };
 }

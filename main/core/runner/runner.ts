@@ -5,7 +5,8 @@ import type { RunnerStatus } from '../../../shared/status';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, PlatformInfo, TimerHandle } from '../ports';
-import type { CapabilityDetector, RuntimePreference } from './capabilities';
+import { noReadyRuntime, runtimeReadiness, type CapabilityDetector, type Capabilities, type RuntimePreference } from './capabilities';
+import type { RuntimeBreaker } from './runtime-breaker';
 import { buildHeartbeat } from './heartbeat-body';
 import { HeartbeatLoop } from './heartbeat-loop';
 import { PairingFlow } from './pairing-flow';
@@ -49,6 +50,8 @@ export interface RunnerDeps {
   state: RunnerStateStore;
   connectorFor(baseUrl: string): RunnerConnector;
   capabilities: CapabilityDetector;
+  /** The per-runtime circuit breaker (shared with the work side, which feeds it). */
+  breaker?: RuntimeBreaker;
   history: CapacityHistory;
   platform: PlatformInfo;
   appVersion: string;
@@ -236,6 +239,7 @@ export class Runner {
     this.pauseTimer = null;
     if (!this.paused) return;
     this.paused = null;
+    this.deps.breaker?.reset();
     this.deps.log.info('runner resumed');
     this.heartbeat?.beatNow();
     this.changed();
@@ -307,8 +311,25 @@ export class Runner {
     this.wake();
   }
 
+  /** Why no allowed runtime can take work now (not signed in, breaker open), or null. */
+  notReady(): string | null {
+    return noReadyRuntime(this.deps.capabilities.peek(), this.deps.config().runtime, this.deps.breaker?.state);
+  }
+
+  /** Readiness changed (a first auth failure, the breaker): the status, the heartbeat and claiming follow. */
+  readinessChanged(notice: string | null = null): void {
+    // The tray turns this into a notification; the window shows it on the runtimes card.
+    if (notice) this.deps.emit({ event: 'runner:notice', payload: { kind: 'runtime-paused', message: redactText(notice, this.deps.knownSecrets?.() ?? []) } });
+    this.heartbeat?.beatNow();
+    this.changed();
+    this.wake();
+  }
+
   async refreshRuntimes(): Promise<void> {
+    // "Check again": the operator says the problem is fixed.
+    this.deps.breaker?.reset();
     await this.deps.capabilities.refresh();
+    this.wake();
     this.heartbeat?.beatNow();
     this.changed();
   }
@@ -343,6 +364,7 @@ export class Runner {
       active: this.active,
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
+      notReady: this.notReady(),
     });
   }
 
@@ -363,7 +385,7 @@ export class Runner {
         longPoll: this.longPollMaxMs !== null,
         intervalMs: config.heartbeatMs,
       },
-      runtimes: this.deps.capabilities.peek(),
+      runtimes: this.runtimesView(),
       modelAccount: { alias: config.modelAccountAlias.trim() || 'default', state: config.modelAccountState || 'unknown' },
       sessions: { active: this.active, max: config.maxSessions },
       results: { undelivered: this.undelivered },
@@ -458,7 +480,8 @@ export class Runner {
       // Quitting after the running turns: the control plane must not hand us more.
       paused: this.paused !== null || this.stopping !== null,
       runtime: config.runtime,
-      capabilities,
+      capabilities: capabilities as Capabilities,
+      tripped: this.deps.breaker?.state ?? {},
       os: { platform: this.deps.platform.platform, release: this.deps.platform.release, arch: this.deps.platform.arch },
       cpuCount: this.deps.cpuCount,
       sample: this.deps.history.latest(),
@@ -466,6 +489,19 @@ export class Runner {
       maxSessions: config.maxSessions,
       modelAccount: { alias: config.modelAccountAlias, state: config.modelAccountState },
     });
+  }
+
+  private runtimesView(): RunnerSnapshot['runtimes'] {
+    const detected = this.deps.capabilities.peek();
+    if (!detected) return null;
+    const tripped = this.deps.breaker?.state ?? {};
+    const view = (name: 'claude' | 'codex') => {
+      const cap = detected[name];
+      const readiness = runtimeReadiness(name, cap, tripped);
+      const problem = readiness.ready || !cap.installed ? undefined : (tripped[name] ?? cap.problem);
+      return { ...cap, ready: readiness.ready, ...(problem ? { problem } : {}) };
+    };
+    return { claude: view('claude'), codex: view('codex') };
   }
 
   private async forget(identity: RunnerIdentity): Promise<void> {

@@ -4,7 +4,7 @@ import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
-import { chooseRuntime, type Capabilities, type RuntimePreference } from '../runner/capabilities';
+import { chooseRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from '../runner/capabilities';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
@@ -21,6 +21,8 @@ export interface UnitRunDeps {
   controlPlaneUrl: string;
   runtimePreference: RuntimePreference;
   capabilities: Capabilities;
+  /** Runtimes the circuit breaker paused. */
+  tripped?: TrippedRuntimes;
   executor: UnitExecutor;
   resume: ResumeCache;
   knownSecrets(): readonly string[];
@@ -86,7 +88,7 @@ export class UnitRun {
     const packet = checkContextPacket(unit.context_packet);
     const brain = brainOf(unit.brain);
     const choice = brain
-      ? chooseRuntime(brain, deps.runtimePreference, deps.capabilities)
+      ? chooseRuntime(brain, deps.runtimePreference, deps.capabilities, deps.tripped)
       : ({ ok: false, reason: `This runner cannot execute a ${String(unit.brain).slice(0, 40)} turn (it runs claude or codex).` } as const);
     await deps.recordRunning(choice.ok ? choice.runtime : null);
     try {

@@ -3,7 +3,8 @@ import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connect
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
-import type { CapabilityDetector, RuntimePreference } from '../runner/capabilities';
+import { isAuthFailure, type CapabilityDetector, type RuntimePreference } from '../runner/capabilities';
+import type { RuntimeBreaker } from '../runner/runtime-breaker';
 import type { UnitExecutor } from './executor-port';
 import type { DeliveryEvent, ResultOutbox } from './outbox';
 import type { Delivery } from '../../../shared/turns';
@@ -25,6 +26,10 @@ export interface WorkHost {
   onHeartbeat(listener: () => void): () => void;
   setActive(active: number): void;
   markRevoked(): Promise<void>;
+  /** Why no allowed runtime can take work (not signed in, breaker open), or null: nothing is claimed meanwhile. */
+  notReady?(): string | null;
+  /** A runtime's readiness changed (first auth failure, breaker tripped): status and heartbeat follow. */
+  readinessChanged?(notice: string | null): void;
 }
 
 export interface WorkManagerDeps {
@@ -38,6 +43,7 @@ export interface WorkManagerDeps {
   resume: ResumeCache;
   executor: UnitExecutor;
   capabilities: CapabilityDetector;
+  breaker?: RuntimeBreaker;
   knownSecrets(): readonly string[];
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
@@ -218,6 +224,7 @@ export class WorkManager {
       !this.draining &&
       !this.deps.host.paused() &&
       this.deps.host.credentials() !== null &&
+      !this.deps.host.notReady?.() &&
       this.runs.size + this.launching < this.deps.host.config().maxSessions
     );
   }
@@ -350,6 +357,7 @@ export class WorkManager {
       controlPlaneUrl,
       runtimePreference: this.deps.host.config().runtime,
       capabilities,
+      tripped: this.deps.breaker?.state ?? {},
       executor: this.deps.executor,
       resume: this.deps.resume,
       knownSecrets: this.deps.knownSecrets,
@@ -382,6 +390,7 @@ export class WorkManager {
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
       } else run.releaseLease();
       await this.deps.journal.clear(unit.id);
+      if (outcome) this.learnFromOutcome(outcome, Date.parse(now));
       const key = run.key;
       delivery = this.deliveries.get(key) ?? delivery;
       this.deliveries.delete(key);
@@ -403,6 +412,29 @@ export class WorkManager {
       // A slot is free: ours claims again now; the seed waits for its next tick.
       if (this.strategy === 'adaptive' && this.running) this.wake();
     }
+  }
+
+  /**
+   * What a finished turn says about its runtime: a failure for want of credentials means
+   * "not signed in" until the next check; quick failures for one reason feed the breaker.
+   */
+  private learnFromOutcome(outcome: { result: { status: string; runtime?: string }; view: { reason?: string | null; summary?: string | null; outputTail?: string } }, startedAt: number): void {
+    const runtime = outcome.result.runtime === 'claude-cli' ? 'claude' : outcome.result.runtime === 'codex-cli' ? 'codex' : null;
+    if (!runtime) return;
+    const failed = outcome.result.status === 'failed' && !/^timed out after/.test(outcome.view.reason ?? '');
+    let notice: string | null = null;
+    let changed = false;
+    if (failed && isAuthFailure(`${outcome.view.summary ?? ''}\n${outcome.view.outputTail ?? ''}`)) {
+      const before = this.deps.capabilities.peek()?.[runtime].signedIn;
+      this.deps.capabilities.markNotSignedIn(runtime, outcome.view.reason ?? 'authentication failed');
+      changed = before !== false;
+      if (changed) this.deps.log.warn('a turn failed for want of credentials; not claiming for this runtime until it is signed in', { runtime });
+    }
+    if (this.deps.breaker) {
+      notice = this.deps.breaker.record(runtime, { startedAt, endedAt: this.deps.clock.now(), failed, reason: outcome.view.reason ?? null });
+      if (notice) this.deps.log.warn('circuit breaker: claiming paused for a runtime', { runtime, reason: notice });
+    }
+    if (changed || notice) this.deps.host.readinessChanged?.(notice);
   }
 
   /** Units that were running when the last process died are reported failed, once. */
