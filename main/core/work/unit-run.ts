@@ -110,19 +110,18 @@ export class UnitRun {
     if (!binary) return this.failed(`${runtime} is not installed on this machine.`, runtime);
 
     const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
-    const resumeSessionId = deps.resume.get(key);
+    let resumeSessionId = deps.resume.get(key);
     deps.patch({ phase: 'running', runtime });
     this.startLease();
-    let outcome: ExecutionOutcome;
-    try {
-      outcome = await deps.executor.execute({
+    const execute = (resume: string | null) =>
+      deps.executor.execute({
         unitId: unit.id,
         kind: unit.kind,
         runtime,
         binary,
         prompt: composePrompt(unit.prompt, packet.packet),
         mcp: unit.mcp ? { serverUrl: new URL(unit.mcp.url || '/mcp', `${deps.controlPlaneUrl}/`).toString(), token: unit.mcp.token } : null,
-        resumeSessionId,
+        resumeSessionId: resume,
         timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
         signal: this.abort.signal,
         ...(deps.env ? { env: deps.env } : {}),
@@ -130,6 +129,17 @@ export class UnitRun {
         onSpawn: (pid) => deps.patch({ pid }),
         onOutput: (tail) => deps.patch({ outputTail: tail }),
       });
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await execute(resumeSessionId);
+      if (resumeSessionId && outcome.status === 'failed' && !this.abort.signal.aborted && isStaleResume(outcome)) {
+        // claude no longer has that conversation (another machine, a cleaned folder): drop
+        // the stale id and run the turn once as a fresh session.
+        deps.log.warn('claude does not know the resume id; running the turn as a fresh session', { unit: unit.id });
+        await deps.resume.forget(key).catch(() => undefined);
+        resumeSessionId = null;
+        outcome = await execute(null);
+      }
     } catch (error) {
       this.stopLease();
       throw error;
@@ -234,6 +244,11 @@ export class UnitRun {
     if (this.leaseTimer !== null) this.deps.clock.clearTimeout(this.leaseTimer);
     this.leaseTimer = null;
   }
+}
+
+/** claude's answer to a `--resume` id it has no conversation for. */
+function isStaleResume(outcome: ExecutionOutcome): boolean {
+  return /no conversation found/i.test(`${outcome.summary}\n${outcome.outputTail}`);
 }
 
 function brainOf(brain: string | undefined): 'claude' | 'codex' | 'auto' | null {
