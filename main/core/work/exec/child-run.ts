@@ -103,7 +103,7 @@ function launcherStart(
     // Its last line may still be in the pipe when its exit is seen: read that first.
     void exited.then(() => {
       const gone = () => finish({ ok: false, code: 'ESPAWN', message: 'the runtime launcher exited before starting the runtime' });
-      if (lifeline.destroyed || lifeline.readableEnded) gone();
+      if (lifeline.destroyed || (lifeline as { readableEnded?: boolean }).readableEnded) gone();
       else lifeline.once('close', gone);
     });
     const timer = clock.setTimeout(() => finish({ ok: false, code: 'ETIMEDOUT', message: 'the runtime launcher did not start the runtime in time' }), LAUNCH_WAIT_MS);
