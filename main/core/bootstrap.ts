@@ -58,6 +58,8 @@ export interface CoreOptions {
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
   workStrategy?: 'adaptive' | 'seed';
+  /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
+  parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
   logFiles?: boolean;
 }
@@ -229,7 +231,12 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     outbox,
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
-    executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
+    executor: options.executor ?? new LocalRuntimeExecutor({
+        workRoot: path.join(paths.dataDir, 'turns'),
+        log: log.child('exec'),
+        clock,
+        ...(options.parentDeathWatch !== undefined ? { parentDeathWatch: options.parentDeathWatch } : {}),
+      }),
     capabilities,
     breaker,
     knownSecrets: secretList,

@@ -14,6 +14,8 @@ export const RunningRecordSchema = z.object({
   /** For the Turns row a restart shows (absent in notes of older builds). */
   seat: z.object({ id: z.string(), name: z.string().nullable() }).nullable().optional(),
   buildRequestId: z.string().nullable().optional(),
+  /** The runtime's (launcher's) start time token, so a restart stops only that very process (pids are reused). */
+  processStart: z.string().nullable().optional(),
 });
 export type RunningRecord = z.infer<typeof RunningRecordSchema>;
 

@@ -35,6 +35,8 @@ export interface UnitRunDeps {
    * harmless: the restart reports it failed once).
    */
   recordRunning(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /** The runtime's process started (its pid leads the process group). */
+  onSpawn?(pid: number): void;
 }
 
 export interface UnitRunResult {
@@ -126,7 +128,10 @@ export class UnitRun {
         signal: this.abort.signal,
         ...(deps.env ? { env: deps.env } : {}),
         knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
-        onSpawn: (pid) => deps.patch({ pid }),
+        onSpawn: (pid) => {
+          deps.patch({ pid });
+          deps.onSpawn?.(pid);
+        },
         onOutput: (tail) => deps.patch({ outputTail: tail }),
       });
     let outcome: ExecutionOutcome;

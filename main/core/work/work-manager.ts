@@ -12,6 +12,9 @@ import type { ResumeCache } from './resume-cache';
 import type { RunningJournal } from './running-journal';
 import type { TurnRegistry } from './turn-registry';
 import { UnitRun } from './unit-run';
+import type { RunningRecord } from './running-journal';
+import { processStartToken } from './exec/process-start';
+import { terminateTree } from './exec/process-tree';
 
 /** What the work manager needs from the runner host. */
 export interface WorkHost {
@@ -92,10 +95,14 @@ export class WorkManager {
     if (this.running) return;
     this.running = true;
     this.draining = false;
+    // A runtime whose host died may still run (no parent-death watch, or it escaped it):
+    // stop it before its files (its MCP config among them) are swept.
+    const leftovers = await this.deps.journal.leftovers();
+    await this.stopOrphans(leftovers);
     const swept = await this.deps.executor.sweepStale();
     if (swept > 0) this.deps.log.info('removed leftovers of turns from a previous run', { count: swept });
     await this.deps.outbox.load();
-    await this.recoverInterrupted();
+    await this.recoverInterrupted(leftovers);
     this.deps.outbox.start();
     this.offHeartbeat = this.deps.host.onHeartbeat(() => this.afterHeartbeat());
   }
@@ -348,6 +355,17 @@ export class WorkManager {
     };
     this.deps.registry.add(view);
     const capabilities = await this.deps.capabilities.get();
+    let note: RunningRecord = {
+      runnerId: credentials.runnerId,
+      unit: { id: unit.id, kind: unit.kind },
+      attempt: unit.attempt ?? 1,
+      runtime: null,
+      startedAt: now,
+      pid: null,
+      seat: view.seat,
+      buildRequestId: view.buildRequestId,
+    };
+    let spawnNoted: Promise<void> = Promise.resolve();
     const run = new UnitRun(unit, {
       clock: this.deps.clock,
       log: this.deps.log.child('unit'),
@@ -364,17 +382,18 @@ export class WorkManager {
       ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
       patch: (patch) => this.deps.registry.patch(unit.id, patch),
       onRevoked: () => void this.deps.host.markRevoked(),
-      recordRunning: (runtime) =>
-        this.deps.journal.record({
-          runnerId: credentials.runnerId,
-          unit: { id: unit.id, kind: unit.kind },
-          attempt: unit.attempt ?? 1,
-          runtime,
-          startedAt: now,
-          pid: null,
-          seat: view.seat,
-          buildRequestId: view.buildRequestId,
-        }),
+      recordRunning: (runtime) => {
+        note = { ...note, runtime };
+        return this.deps.journal.record(note);
+      },
+      // The note learns the process (pid and start time): a restart can then stop that very process.
+      onSpawn: (pid) => {
+        spawnNoted = spawnNoted.then(async () => {
+          const processStart = await processStartToken(pid);
+          note = { ...note, pid, processStart };
+          await this.deps.journal.record(note);
+        }).catch((error: unknown) => this.deps.log.warn('could not note the runtime process in the journal', { unit: unit.id, error: error instanceof Error ? error.message : String(error) }));
+      },
     });
     this.runs.set(unit.id, run);
     this.launching--;
@@ -389,6 +408,8 @@ export class WorkManager {
         await this.deps.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
       } else run.releaseLease();
+      // A note of the process still being written must land before the note is removed.
+      await spawnNoted;
       await this.deps.journal.clear(unit.id);
       if (outcome) this.learnFromOutcome(outcome, Date.parse(now));
       const key = run.key;
@@ -437,9 +458,20 @@ export class WorkManager {
     if (changed || notice) this.deps.host.readinessChanged?.(notice);
   }
 
+  /** Stops the recorded process groups that are still the very processes we started. */
+  private async stopOrphans(records: RunningRecord[]): Promise<void> {
+    for (const record of records) {
+      if (record.pid === null || !record.processStart) continue;
+      const now = await processStartToken(record.pid);
+      if (now !== record.processStart) continue; // gone, or the pid belongs to another process now
+      const result = await terminateTree(record.pid, { graceMs: 3_000, clock: this.deps.clock, rootReaped: false });
+      this.deps.log.warn('stopped a runtime left running by the previous run', { unit: record.unit.id, pid: record.pid, signaled: result.signaled.length, survivors: result.survivors.length });
+    }
+  }
+
   /** Units that were running when the last process died are reported failed, once. */
-  private async recoverInterrupted(): Promise<void> {
-    for (const record of await this.deps.journal.leftovers()) {
+  private async recoverInterrupted(records: RunningRecord[]): Promise<void> {
+    for (const record of records) {
       await this.deps.outbox.enqueue({
         runnerId: record.runnerId,
         unit: record.unit,
