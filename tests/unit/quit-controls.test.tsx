@@ -66,6 +66,18 @@ describe('the window\'s quit controls', () => {
     expect(calls).toEqual([{ name: 'runner:quit', input: { mode: 'after-turns' } }]);
   });
 
+  it('a custom pause can carry a note', async () => {
+    const calls = recordingBridge();
+    show(snapshot({ state: 'idle', reason: '' }));
+    render(<PauseControl />);
+    fireEvent.click(screen.getByTestId('pause-menu'));
+    fireEvent.click(screen.getByText('Pause for…'));
+    fireEvent.change(screen.getByTestId('pause-note'), { target: { value: 'deploy window' } });
+    fireEvent.click(screen.getByTestId('pause-custom-submit'));
+    await settle();
+    expect(calls).toEqual([{ name: 'runner:pause', input: { minutes: 45, note: 'deploy window' } }]);
+  });
+
   it('while the core waits for the turns: Stop now and Keep running, no Pause', async () => {
     const calls = recordingBridge();
     show(snapshot({ state: 'draining', reason: '', remaining: 1, mode: 'after-turns', deadline: new Date(Date.now() + 300_000).toISOString() }));

@@ -18,6 +18,8 @@ export interface RuntimeCapability {
 export type Capabilities = Record<RuntimeName, RuntimeCapability>;
 
 const REFRESH_MS = 10 * 60_000;
+/** While a runtime is installed but signed out, look again this often: signing in is noticed soon. */
+const SIGNED_OUT_REFRESH_MS = 60_000;
 const VERSION_TIMEOUT_MS = 5_000;
 const AUTH_TIMEOUT_MS = 10_000;
 
@@ -63,7 +65,8 @@ export class CapabilityDetector {
 
   /** The last detection, refreshed if it is older than the refresh period. */
   get(): Promise<Capabilities> {
-    if (this.cached && this.clock.now() - this.detectedAt < REFRESH_MS) return Promise.resolve(this.cached);
+    const signedOut = this.cached !== null && Object.values(this.cached).some((c) => c.installed && c.signedIn === false);
+    if (this.cached && this.clock.now() - this.detectedAt < (signedOut ? SIGNED_OUT_REFRESH_MS : REFRESH_MS)) return Promise.resolve(this.cached);
     return this.refresh();
   }
 

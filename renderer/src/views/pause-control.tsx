@@ -59,9 +59,9 @@ export function PauseControl() {
           <PauseMenu
             open={menuOpen}
             setOpen={setMenuOpen}
-            onPause={(minutes) => {
+            onPause={(minutes, note) => {
               setMenuOpen(false);
-              void pause.run({ minutes });
+              void pause.run({ minutes, ...(note ? { note } : {}) });
             }}
             onStop={() => {
               setMenuOpen(false);
@@ -83,7 +83,7 @@ function PauseMenu({
 }: {
   open: boolean;
   setOpen: (open: boolean) => void;
-  onPause: (minutes: number | null) => void;
+  onPause: (minutes: number | null, note?: string) => void;
   onStop: () => void;
 }) {
   const menuId = useId();
@@ -199,9 +199,11 @@ function PauseMenu({
   );
 }
 
-function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void; onCancel: () => void }) {
+function CustomPause({ onPause, onCancel }: { onPause: (minutes: number, note?: string) => void; onCancel: () => void }) {
   const [value, setValue] = useState('45');
+  const [note, setNote] = useState('');
   const inputId = useId();
+  const noteId = useId();
   const errorId = useId();
   const minutes = Number(value);
   const valid = value.trim() !== '' && Number.isInteger(minutes) && minutes >= 1 && minutes <= MAX_MINUTES;
@@ -211,7 +213,7 @@ function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void
       aria-label="Pause for a number of minutes"
       onSubmit={(event) => {
         event.preventDefault();
-        if (valid) onPause(minutes);
+        if (valid) onPause(minutes, note.trim() || undefined);
       }}
       onKeyDown={(event) => {
         if (event.key === 'Escape') {
@@ -239,6 +241,8 @@ function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void
           Minutes must be a whole number from 1 to {MAX_MINUTES}.
         </p>
       )}
+      <label htmlFor={noteId}>Note (optional, kept with the pause)</label>
+      <input id={noteId} className="input" type="text" maxLength={500} value={note} data-testid="pause-note" onChange={(event) => setNote(event.target.value)} />
       <div className="menu-form-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel
