@@ -76,12 +76,19 @@ export const commands = {
     z.object({ runnerId: z.string(), notes: z.array(z.string()) }),
   ),
   'runner:unpair': command(z.object({ force: z.boolean().default(false) }).strict(), z.null()),
-  /** minutes: null pauses until resumed. */
+  /** minutes: null pauses until resumed. The pause (and its note) survives restarts. */
   'runner:pause': command(
-    z.object({ minutes: z.number().int().min(1).max(7 * 24 * 60).nullable() }).strict(),
+    z.object({ minutes: z.number().int().min(1).max(7 * 24 * 60).nullable(), note: z.string().max(500).optional() }).strict(),
     RunnerSnapshotSchema,
   ),
   'runner:resume': command(NoInput, RunnerSnapshotSchema),
+  /**
+   * The one quit policy. `after-turns`: take no new work, quit when the running turns
+   * finish (at most the quitDrainMs setting, then they are canceled). `now`: cancel them
+   * and quit (their results are still reported). `cancel`: call a waiting quit off.
+   * Answers at once with the status; the host then stops on its own.
+   */
+  'runner:quit': command(z.object({ mode: z.enum(['after-turns', 'now', 'cancel']) }).strict(), RunnerStatusSchema),
   'runtimes:refresh': command(NoInput, z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema })),
   'telemetry:history': command(NoInput, z.array(CapacitySampleSchema)),
   'turns:list': command(NoInput, TurnsSnapshotSchema),
@@ -101,6 +108,8 @@ export const events = {
   'runner:snapshot': RunnerSnapshotSchema,
   'telemetry:sample': CapacitySampleSchema,
   'turns:update': TurnsUpdateSchema,
+  /** A moment worth a notification that no state carries by itself (the breaker pausing a runtime). */
+  'runner:notice': z.object({ kind: z.enum(['runtime-paused']), message: z.string() }),
   'log:entries': z.array(LogEntrySchema),
   /** After a change of the effective settings, from any window or tab (same shape as settings:get). */
   'settings:changed': SettingsViewSchema,

@@ -13,6 +13,12 @@ export const RuntimeInfoSchema = z.object({
   installed: z.boolean(),
   version: z.string().optional(),
   path: z.string().optional(),
+  /** What the CLI's own auth check said (absent: it could not tell). */
+  signedIn: z.boolean().optional(),
+  /** Ready to run turns: installed, not signed out, not paused by the circuit breaker (absent from older hosts). */
+  ready: z.boolean().optional(),
+  /** Why an installed runtime is not ready, for the operator (shown in amber). */
+  problem: z.string().optional(),
 });
 
 export const SecretStorageInfoSchema = z.object({
@@ -47,6 +53,16 @@ export const RunnerSnapshotSchema = z.object({
   runtimes: z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema }).nullable(),
   modelAccount: z.object({ alias: z.string(), state: z.string() }),
   sessions: z.object({ active: z.number().int().min(0), max: z.number().int().min(1) }),
-  paused: z.object({ until: z.string().nullable() }).nullable(),
+  /** Finished turns' results the control plane does not have yet (absent from older hosts). */
+  results: z.object({ undelivered: z.number().int().min(0) }).optional(),
+  paused: z
+    .object({
+      until: z.string().nullable(),
+      /** When and by whom (the operator: "you"), and the note they left; kept across restarts. */
+      at: z.string().optional(),
+      by: z.literal('you').optional(),
+      note: z.string().nullable().optional(),
+    })
+    .nullable(),
 });
 export type RunnerSnapshot = z.infer<typeof RunnerSnapshotSchema>;

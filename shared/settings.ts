@@ -16,6 +16,9 @@ export const DEFAULT_MODEL_ACCOUNT_STATE = 'unknown';
 export const MIN_HEARTBEAT_MS = 1000;
 export const MIN_INTERACTIVE_CLAIM_MS = 250;
 export const MAX_SESSIONS_LIMIT = 8;
+/** Quitting waits at most this long for running turns (a day), then cancels them. */
+export const MAX_QUIT_DRAIN_MS = 24 * 3_600_000;
+export const DEFAULT_QUIT_DRAIN_MS = 5 * 60_000;
 
 export interface Settings {
   controlPlaneUrl: string;
@@ -37,6 +40,8 @@ export interface Settings {
    * (`RUNNER_EXECUTE=0`, `--no-execute`): the runner heartbeats and claims nothing.
    */
   runWork: boolean;
+  /** How long "quit after the running turns" waits before it cancels what still runs. */
+  quitDrainMs: number;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -44,6 +49,7 @@ export type SettingsPatch = Partial<Settings>;
 export const SETTING_KEYS = [
   'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
   'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
+  'quitDrainMs',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -62,6 +68,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   launchAtLogin: 'Launch at login',
   notifications: 'Notifications',
   runWork: 'Run work on this machine',
+  quitDrainMs: 'Quitting waits for running turns (ms)',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
@@ -78,6 +85,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   launchAtLogin: 'must be true or false.',
   notifications: 'must be true or false.',
   runWork: 'must be true or false.',
+  quitDrainMs: `must be an integer from 0 to ${MAX_QUIT_DRAIN_MS}.`,
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -123,6 +131,8 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
     case 'notifications':
     case 'runWork':
       return z.boolean({ error });
+    case 'quitDrainMs':
+      return int(0, MAX_QUIT_DRAIN_MS);
   }
 }
 
@@ -153,6 +163,7 @@ export function defaultSettings(hostname: string): Settings {
     launchAtLogin: false,
     notifications: true,
     runWork: true,
+    quitDrainMs: DEFAULT_QUIT_DRAIN_MS,
   };
 }
 

@@ -27,8 +27,24 @@ export const RunnerStatusSchema = z.discriminatedUnion('state', [
     fault: ControlPlaneFaultSchema.optional(),
     retryAt: z.string().optional(),
   }),
-  z.object({ state: z.literal('paused'), ...base, until: z.string().nullable() }),
-  z.object({ state: z.literal('draining'), ...base, remaining: z.number().int().min(0) }),
+  z.object({
+    state: z.literal('paused'),
+    ...base,
+    until: z.string().nullable(),
+    /** When the pause began and who paused (absent from hosts that do not keep it). */
+    at: z.string().optional(),
+    by: z.literal('you').optional(),
+    note: z.string().nullable().optional(),
+  }),
+  z.object({
+    state: z.literal('draining'),
+    ...base,
+    remaining: z.number().int().min(0),
+    /** When a quit stops waiting and cancels what still runs (ISO). */
+    deadline: z.string().optional(),
+    /** `now`: the running turns are being canceled. */
+    mode: z.enum(['after-turns', 'now']).optional(),
+  }),
   z.object({ state: z.literal('offline'), ...base, retryAt: z.string(), fault: ControlPlaneFaultSchema.optional() }),
   z.object({ state: z.literal('revoked'), ...base }),
   z.object({ state: z.literal('error'), ...base }),
@@ -81,6 +97,33 @@ const FAULT_HEADLINE: Record<ControlPlaneFault, string> = {
   malformed: 'Control plane answered something unexpected',
 };
 
+/** "Paused by you at 14:02 · resumes 14:32"; older hosts without `at` give "Paused until 14:32". */
+function pausedLine(status: Extract<RunnerStatus, { state: 'paused' }>, clockOf: (iso: string) => string): string {
+  if (!status.at) return status.until ? `Paused until ${clockOf(status.until)}` : 'Paused';
+  const who = status.by === 'you' ? ' by you' : '';
+  return `Paused${who} at ${clockOf(status.at)}${status.until ? ` · resumes ${clockOf(status.until)}` : ''}`;
+}
+
+/** "Stopping: waiting for 1 turn (up to 5 min)", as the quit policy drains. */
+function drainingLine(status: Extract<RunnerStatus, { state: 'draining' }>, now: number): string {
+  const turns = `${status.remaining} turn${status.remaining === 1 ? '' : 's'}`;
+  if (status.remaining === 0) return 'Stopping…';
+  if (status.mode === 'now') return `Stopping now: canceling ${turns}`;
+  if (!status.deadline) return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
+  return `Stopping: waiting for ${turns} (up to ${duration(Date.parse(status.deadline) - now)})`;
+}
+
+/** A wait in the largest unit that reads well: "45 s", "5 min", "2 h 10 min". */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h} h` : `${h} h ${m} min`;
+}
+
 /**
  * The status in words, as the top of the dashboard and the tray tooltip say it. The
  * window passes its own locale-aware `clockOf` so every time it shows reads alike.
@@ -96,9 +139,9 @@ export function statusLine(status: RunnerStatus, now: number = Date.now(), clock
     case 'working':
       return `Working ${status.active} of ${status.limit}${status.fault ? ` · ${FAULT_CLAUSE[status.fault]}` : ''}`;
     case 'paused':
-      return status.until ? `Paused until ${clockOf(status.until)}` : 'Paused';
+      return pausedLine(status, clockOf);
     case 'draining':
-      return `Finishing ${status.remaining} running turn${status.remaining === 1 ? '' : 's'}`;
+      return drainingLine(status, now);
     case 'offline': {
       const seconds = Math.max(0, Math.ceil((Date.parse(status.retryAt) - now) / 1000));
       return `${status.fault ? FAULT_HEADLINE[status.fault] : 'Offline'}, retrying in ${seconds} s`;

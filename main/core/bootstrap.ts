@@ -11,6 +11,7 @@ import { OperatorService } from './operator';
 import { hostPaths } from './paths';
 import { systemClock, type Clock, type DesktopPort, type Logger, type PlatformInfo } from './ports';
 import { CapabilityDetector } from './runner/capabilities';
+import { RuntimeBreaker } from './runner/runtime-breaker';
 import { createCommandRunner, type CommandRunner } from './runner/process-runner';
 import { Runner, type RunnerConfig } from './runner/runner';
 import { RunnerStateStore } from './runner/runner-state-store';
@@ -24,7 +25,10 @@ import { ResultOutbox } from './work/outbox';
 import { ResumeCache } from './work/resume-cache';
 import { RunningJournal } from './work/running-journal';
 import { TurnRegistry } from './work/turn-registry';
+import { TurnHistoryStore } from './work/turn-history-store';
+import { HISTORY_LIMIT } from '../../shared/turns';
 import { WorkManager } from './work/work-manager';
+import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -56,6 +60,8 @@ export interface CoreOptions {
   workStrategy?: 'adaptive' | 'seed';
   /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
   workAutoClaim?: boolean;
+  /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
+  parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
   logFiles?: boolean;
 }
@@ -68,7 +74,16 @@ export interface Core {
   work: WorkManager;
   /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */
   capabilities: CapabilityDetector;
-  /** Quit: drain running turns for up to `limitMs`, then stop everything. */
+  /**
+   * The quit policy (shells call this, never shutdown): `after-turns` waits up to the
+   * quitDrainMs setting for running turns, `now` cancels them; resolves once stopped.
+   */
+  quit(mode: QuitMode): Promise<QuitOutcome>;
+  /** Called once when a quit begins, from any source (a command from the window, a signal, the tray). */
+  onQuit(listener: (mode: QuitMode) => void): () => void;
+  /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
+  quitDrainMs(): number;
+  /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */
   shutdown(limitMs?: number): Promise<void>;
 }
 
@@ -138,7 +153,10 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       runWork: s.runWork,
     };
   };
-  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
+  // Readiness is checked with the env the runtimes run with (their HOME holds their login).
+  const runtimeEnv = { ...process.env, ...options.runtimeEnv };
+  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(runtimeEnv), clock, options.runtimeBinaries, runtimeEnv);
+  const breaker = new RuntimeBreaker();
   const runner = new Runner({
     clock,
     log: log.child('runner'),
@@ -151,6 +169,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     state,
     connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
     capabilities,
+    breaker,
     history,
     platform,
     appVersion: options.appVersion,
@@ -158,6 +177,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     emit: (event) => hub.emit(event),
     registerSecret,
     operatorPairingStart: (input) => operator.runnerPairingStart(input),
+    knownSecrets: secretList,
   });
   const unsubscribeSettings = settings.onChange(() => {
     runner.reconfigure();
@@ -165,10 +185,35 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
   });
 
-  const registry = new TurnRegistry(() => hub.poke());
+  // Finished turns outlive the process: the Turns view shows them after a restart.
+  const historyStore = new TurnHistoryStore(path.join(paths.dataDir, 'turn-history.json'), log.child('history'));
+  const registry = new TurnRegistry(
+    () => hub.poke(),
+    HISTORY_LIMIT,
+    (history) => void historyStore.save(history),
+  );
+  const historyService = {
+    start: async () => registry.restoreHistory(await historyStore.load()),
+    stop: () => historyStore.flush(),
+  };
   hub.addSource(() => {
     const update = registry.drain();
     return update ? { event: 'turns:update', payload: update } : null;
+  });
+  const outbox = new ResultOutbox({
+    dir: path.join(paths.dataDir, 'outbox'),
+    clock,
+    log: log.child('outbox'),
+    ...(options.random ? { random: options.random } : {}),
+    target: () => {
+      const connector = runner.currentConnector;
+      const credentials = runner.currentCredentials;
+      return connector && credentials ? { connector, credentials } : null;
+    },
+    onRevoked: () => void runner.markRevoked(),
+    onChange: (pending) => runner.setUndelivered(pending),
+    onDelivery: (event) => work.onDelivery(event),
+    beforeReport: (key) => work.beforeReport(key),
   });
   const work = new WorkManager({
     clock,
@@ -185,24 +230,21 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       onHeartbeat: (listener) => runner.onHeartbeat(listener),
       setActive: (active) => runner.setActive(active),
       markRevoked: () => runner.markRevoked(),
+      notReady: () => runner.notReady(),
+      readinessChanged: (notice) => runner.readinessChanged(notice),
     },
     registry,
-    outbox: new ResultOutbox({
-      dir: path.join(paths.dataDir, 'outbox'),
-      clock,
-      log: log.child('outbox'),
-      ...(options.random ? { random: options.random } : {}),
-      target: () => {
-        const connector = runner.currentConnector;
-        const credentials = runner.currentCredentials;
-        return connector && credentials ? { connector, credentials } : null;
-      },
-      onRevoked: () => void runner.markRevoked(),
-    }),
+    outbox,
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
-    executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
+    executor: options.executor ?? new LocalRuntimeExecutor({
+        workRoot: path.join(paths.dataDir, 'turns'),
+        log: log.child('exec'),
+        clock,
+        ...(options.parentDeathWatch !== undefined ? { parentDeathWatch: options.parentDeathWatch } : {}),
+      }),
     capabilities,
+    breaker,
     knownSecrets: secretList,
     ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
     ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
@@ -223,13 +265,25 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     turns: () => registry.snapshot(),
   });
 
+  let shutdownCore: (limitMs?: number) => Promise<void> = async () => {};
+  const quit = new QuitPolicy({
+    clock,
+    log: log.child('quit'),
+    work,
+    setStopping: (stopping) => runner.setStopping(stopping),
+    drainLimitMs: () => settings.get().quitDrainMs,
+    shutdown: () => shutdownCore(0),
+    undelivered: () => outbox.pending,
+  });
+
   const startedAt = clock.now();
   const host = createHost({
     hub,
     log,
     logFeed: logging,
     status: () => runner.status(),
-    services: [runner, work, operator],
+    // The history loads first (the work side adds restart reports to it) and is flushed last.
+    services: [historyService, runner, work, operator],
     handlers: createHandlers({
       appInfo: {
         name: options.appName,
@@ -253,19 +307,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       overrideSources: options.overrideSources ?? {},
       desktop: options.desktop ?? null,
       operator,
+      quit,
     }),
   });
   await host.start();
   log.info('host started', { mode: options.mode, version: options.appVersion });
   let shutting: Promise<void> | null = null;
-  return {
-    host,
-    log,
-    settings,
-    runner,
-    work,
-    capabilities,
-    shutdown(limitMs = 0) {
+  shutdownCore = (limitMs = 0) => {
       shutting ??= (async () => {
         // The status says "finishing N running turns" while they drain.
         if (work.activeCount > 0) runner.setDraining(true);
@@ -277,6 +325,17 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         await logging.close();
       })();
       return shutting;
-    },
+  };
+  return {
+    host,
+    log,
+    settings,
+    runner,
+    work,
+    capabilities,
+    quit: (mode) => quit.quit(mode),
+    onQuit: (listener) => quit.onQuit(listener),
+    quitDrainMs: () => settings.get().quitDrainMs,
+    shutdown: (limitMs) => shutdownCore(limitMs),
   };
 }

@@ -8,6 +8,7 @@ import type { Runner } from './runner/runner';
 import type { CapacityHistory } from './runner/telemetry';
 import type { TurnRegistry } from './work/turn-registry';
 import type { WorkManager } from './work/work-manager';
+import type { QuitPolicy } from './quit-policy';
 
 export interface CommandServices {
   appInfo: Omit<AppInfo, 'uptimeMs' | 'startedAt'>;
@@ -23,6 +24,7 @@ export interface CommandServices {
   /** Where each overridden setting came from (headless env and flags). */
   overrideSources: Partial<Record<SettingKey, string>>;
   operator: OperatorService;
+  quit: QuitPolicy;
 }
 
 /** One handler per contract command: the only place commands meet the services. */
@@ -56,13 +58,22 @@ export function createHandlers(s: CommandServices): Handlers {
       await s.runner.unpair(force);
       return null;
     },
-    'runner:pause': ({ minutes }) => {
-      s.runner.pause(minutes);
+    'runner:pause': async ({ minutes, note }) => {
+      await s.runner.pause(minutes, note ?? null);
       return s.runner.snapshot();
     },
-    'runner:resume': () => {
-      s.runner.resumeWork();
+    'runner:resume': async () => {
+      await s.runner.resumeWork();
       return s.runner.snapshot();
+    },
+    'runner:quit': ({ mode }) => {
+      if (mode === 'cancel') {
+        if (!s.quit.cancel()) throw new CommandFailure('not_quitting', 'There is no quit waiting for running turns to call off.');
+      } else {
+        // Answered before the core stops; the shells exit when the quit completes (Core.onQuit).
+        void s.quit.quit(mode);
+      }
+      return s.runner.status();
     },
     'runtimes:refresh': async () => {
       await s.runner.refreshRuntimes();

@@ -4,10 +4,10 @@ import { errorText } from '../../shared/errors';
 
 export interface QuitSequenceOptions {
   app: Pick<AppApi, 'quit'>;
-  /** Stops the core (which drains running turns) and then the shell around it. */
-  stop: () => Promise<void>;
+  /** Quits the core (its policy drains running turns) and then the shell; `canceled`: "Don't quit". */
+  stop: () => Promise<'stopped' | 'canceled'>;
   /** A backstop only: the core bounds its own drain; this bounds a core that hangs. */
-  limitMs: number;
+  limitMs: () => number;
   log: () => Logger | null;
   setTimer?: (fn: () => void, ms: number) => { unref?: () => void };
   clearTimer?: (timer: unknown) => void;
@@ -33,26 +33,35 @@ export class QuitSequence {
     if (this.state === 'stopping') return;
     this.state = 'stopping';
     this.options.log()?.info('quitting: stopping the core');
-    void this.stopWithinLimit().finally(() => {
+    void this.stopWithinLimit().then((outcome) => {
+      if (outcome === 'canceled') {
+        // The operator called the quit off while the turns ran: keep running.
+        this.state = 'running';
+        this.options.log()?.info('quitting: called off');
+        return;
+      }
       this.state = 'done';
       this.options.app.quit();
     });
   }
 
-  private async stopWithinLimit(): Promise<void> {
+  private async stopWithinLimit(): Promise<'stopped' | 'canceled'> {
     const setTimer = this.options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     const clearTimer = this.options.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
     let timer: unknown = null;
+    const limitMs = this.options.limitMs();
     const limit = new Promise<'timeout'>((resolve) => {
-      const t = setTimer(() => resolve('timeout'), this.options.limitMs);
+      const t = setTimer(() => resolve('timeout'), limitMs);
       t.unref?.();
       timer = t;
     });
     try {
-      const outcome = await Promise.race([this.options.stop().then(() => 'stopped' as const), limit]);
-      if (outcome === 'timeout') this.options.log()?.warn('quitting: the core did not stop in time; quitting anyway', { limitMs: this.options.limitMs });
+      const outcome = await Promise.race([this.options.stop(), limit]);
+      if (outcome === 'timeout') this.options.log()?.warn('quitting: the core did not stop in time; quitting anyway', { limitMs });
+      return outcome === 'canceled' ? 'canceled' : 'stopped';
     } catch (error) {
       this.options.log()?.error('quitting: stopping failed; quitting anyway', { error: errorText(error) });
+      return 'stopped';
     } finally {
       clearTimer(timer);
     }

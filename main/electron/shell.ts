@@ -16,8 +16,8 @@ export const APP_USER_MODEL_ID = 'dev.runnertray.app';
 /** Passed by a login item: start in the tray without opening the window. */
 export const HIDDEN_FLAG = '--hidden';
 
-/** What the shell needs of the core: its host, its logger and a way to stop it. */
-export type ShellCore = Pick<Core, 'host' | 'log' | 'shutdown'>;
+/** What the shell needs of the core: its host, its logger and its quit policy. */
+export type ShellCore = Pick<Core, 'host' | 'log' | 'quit' | 'onQuit' | 'quitDrainMs'>;
 export type ShellCoreOptions = Pick<CoreOptions, 'mode' | 'appName' | 'appVersion' | 'dataDir'>;
 
 export interface ShellOptions {
@@ -30,6 +30,7 @@ export interface ShellOptions {
    * tests that drive it under Node, do not load the whole core just to get its type.
    */
   bootstrap: (options: ShellCoreOptions) => Promise<ShellCore>;
+  /** The backstop over the core's own drain limit (default: that limit plus a minute). */
   shutdownLimitMs?: number;
 }
 
@@ -74,14 +75,20 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
   });
   // A tray app outlives its window; having a listener at all stops Electron's default quit.
   app.on('window-all-closed', () => {});
+  let builtCore: ShellCore | null = null;
   const quit = new QuitSequence({
     app,
-    limitMs: options.shutdownLimitMs ?? 30_000,
+    limitMs: () => options.shutdownLimitMs ?? (builtCore ? builtCore.quitDrainMs() : 0) + 60_000,
     log: () => log,
     stop: async () => {
-      // The window and tray stay up while the core drains, so the operator sees it finish.
-      if (corePromise) await (await corePromise).shutdown();
+      // The core's quit policy: the running turns finish (up to the drain limit) before we
+      // go, and the window and tray stay up meanwhile, so the operator sees it finish.
+      if (corePromise) {
+        const outcome = await (await corePromise).quit('after-turns');
+        if (outcome.kind === 'canceled') return 'canceled';
+      }
       stopShell();
+      return 'stopped';
     },
   });
   app.on('before-quit', (event) => quit.onBeforeQuit(event));
@@ -98,8 +105,12 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
     dataDir,
   });
   const core = await corePromise;
+  builtCore = core;
   const shellLog = core.log.child('electron');
   log = shellLog;
+  // A quit asked of the core itself (the window's "Stop after the running turns", the
+  // tray's Quit items) goes out through Electron's quit path, which waits for the core.
+  core.onQuit(() => app.quit());
 
   // Hardening first: before the first webContents or request can exist.
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, shellLog));

@@ -11,18 +11,22 @@ export interface TrayFacts {
   paired: boolean | null;
   paused: boolean;
   activeTurns: number;
-  /** Waiting for running turns to finish before quitting. */
+  /** The core is quitting (the status is `draining`). */
   quitting: boolean;
+  /** Finished turns' results the control plane does not have yet. */
+  undelivered?: number;
 }
 
 /** Everything the tray shows; the menu is rebuilt only when this changes. */
 export interface TrayMenuModel {
   statusLine: string;
   activeTurns: number;
+  undelivered: number;
   /** null: nothing to pause (not paired). */
   pause: 'pause' | 'resume' | null;
   pairing: 'pair' | 'show-code' | 'unpair';
-  quit: 'now' | 'drain' | 'draining';
+  /** `draining`: the core waits for running turns; `stopping`: it cancels them or is about to exit. */
+  quit: 'now' | 'drain' | 'draining' | 'stopping';
 }
 
 export interface TrayView {
@@ -43,28 +47,30 @@ export interface TrayActions {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export function quittingLine(activeTurns: number): string {
-  return `Quitting after ${plural(activeTurns, 'running turn finishes', 'running turns finish')}`;
-}
-
 /** Derived from the facts alone: the tray never computes runner truth of its own. */
 export function trayView(facts: TrayFacts, now: number): TrayView {
   const { status } = facts;
   const line = statusLine(status, now);
   const unpairedState = status.state === 'unpaired' || status.state === 'pairing' || status.state === 'revoked';
   const paired = facts.paired ?? !unpairedState;
-  const quit = facts.activeTurns === 0 ? 'now' : facts.quitting ? 'draining' : 'drain';
+  const stoppingNow = status.state === 'draining' && (status.mode === 'now' || status.remaining === 0);
+  const quit = facts.quitting ? (stoppingNow ? 'stopping' : 'draining') : facts.activeTurns === 0 ? 'now' : 'drain';
   return {
     icon: trayIconFor(status),
-    tooltip: facts.quitting && facts.activeTurns > 0 ? `${line} — ${quittingLine(facts.activeTurns)}` : line,
+    tooltip: facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line,
     menu: {
       statusLine: line,
       activeTurns: facts.activeTurns,
+      undelivered: facts.undelivered ?? 0,
       pause: paired ? (facts.paused ? 'resume' : 'pause') : null,
       pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
       quit,
     },
   };
+}
+
+export function undeliveredLine(count: number): string {
+  return `${plural(count, 'result', 'results')} not delivered yet`;
 }
 
 export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
@@ -80,6 +86,7 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
       ? { label: `${plural(model.activeTurns, 'turn', 'turns')} running…`, click: () => actions.open('turns') }
       : { label: 'No turns running', enabled: false },
   );
+  if (model.undelivered > 0) items.push({ label: `${undeliveredLine(model.undelivered)}…`, click: () => actions.open('turns') });
   items.push({ type: 'separator' });
   if (model.pause === 'pause') {
     items.push(
@@ -100,18 +107,21 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
   else items.push({ label: 'Unpair…', click: () => actions.open('pairing') });
   items.push({ type: 'separator' });
   if (model.quit === 'now') {
-    items.push({ label: 'Quit Runner Tray', click: () => actions.quitNow() });
+    // Nothing runs: "after the running turns" quits at once, and cannot cut off a turn being claimed.
+    items.push({ label: 'Quit Runner Tray', click: () => actions.quitAfterTurns() });
   } else if (model.quit === 'drain') {
     items.push(
       { label: `Quit after ${plural(model.activeTurns, 'running turn finishes', 'running turns finish')}`, click: () => actions.quitAfterTurns() },
       { label: 'Quit now', click: () => actions.quitNow() },
     );
-  } else {
+  } else if (model.quit === 'draining') {
+    // The status line above says what the quit waits for and how long.
     items.push(
-      { label: `${quittingLine(model.activeTurns)}…`, enabled: false },
       { label: 'Quit now', click: () => actions.quitNow() },
       { label: "Don't quit", click: () => actions.cancelQuit() },
     );
+  } else {
+    items.push({ label: 'Quitting…', enabled: false });
   }
   return items;
 }

@@ -48,6 +48,11 @@ export function failedTurnsNotice(finished: TurnView[]): TrayNotice | null {
   return { title: 'A turn failed', body: oneLine(`${seatOf(turn)}: ${turn.reason ?? turn.summary ?? 'no reason given'}`), target: 'turns' };
 }
 
+/** The circuit breaker paused a runtime: the queue is not being drained, and the operator must act. */
+export function runtimePausedNotice(message: string): TrayNotice {
+  return { title: 'Claiming paused', body: oneLine(message), target: 'dashboard' };
+}
+
 /**
  * Shows notices through Electron's Notification, when the operator wants them and the
  * system has them. Shown notifications are held until closed or clicked: one that is

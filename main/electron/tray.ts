@@ -4,12 +4,9 @@ import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
 import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
-import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, TrayNotifier } from './tray-notifications';
+import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, runtimePausedNotice, TrayNotifier } from './tray-notifications';
 
 export { type TrayTarget, type TrayView } from './tray-menu';
-
-/** How long "Quit after the running turns finish" waits before quitting anyway. */
-export const QUIT_DRAIN_LIMIT_MS = 15 * 60_000;
 
 export interface TrayControllerOptions {
   electron: Pick<ElectronApi, 'Tray' | 'Menu' | 'Notification'>;
@@ -18,12 +15,9 @@ export interface TrayControllerOptions {
   platform: string;
   /** Shows the window, on a given view when the item is about one. */
   onOpen: (target?: TrayTarget) => void;
-  /** Quits through the app's quit path (which cancels turns still running). */
+  /** Quits through the app's quit path (before-quit, which runs the core's quit policy). */
   onQuit: () => void;
   now?: () => number;
-  drainLimitMs?: number;
-  setTimer?: (fn: () => void, ms: number) => unknown;
-  clearTimer?: (timer: unknown) => void;
 }
 
 /**
@@ -41,8 +35,6 @@ export class TrayController {
   private shownMenuKey: string | null = null;
   private facts: TrayFacts | null = null;
   private pairing: PairingState | null | undefined = undefined;
-  /** Set while waiting for turns to finish before quitting; `pausedByUs` undoes our pause on "Don't quit". */
-  private drain: { timer: unknown; pausedByUs: boolean } | null = null;
   private readonly notifier: TrayNotifier;
   private readonly now: () => number;
   private readonly actions: TrayActions;
@@ -58,9 +50,10 @@ export class TrayController {
         options.onOpen('pairing');
         void this.run('pairing:start');
       },
-      quitNow: () => this.quitNow(),
-      quitAfterTurns: () => void this.quitAfterTurns(),
-      cancelQuit: () => void this.cancelQuit(),
+      // The core's one quit policy does the waiting; the app quits when the core has stopped.
+      quitNow: () => void this.quit('now'),
+      quitAfterTurns: () => void this.quit('after-turns'),
+      cancelQuit: () => void this.run('runner:quit', { mode: 'cancel' }),
     };
   }
 
@@ -81,7 +74,6 @@ export class TrayController {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    this.endDrain();
     if (this.tray && !this.tray.isDestroyed()) this.tray.destroy();
     this.tray = null;
     this.shownIcon = null;
@@ -123,6 +115,9 @@ export class TrayController {
         case 'turns:update':
           this.notifier.notify(failedTurnsNotice(event.payload.finished));
           break;
+        case 'runner:notice':
+          this.notifier.notify(runtimePausedNotice(event.payload.message));
+          break;
         case 'settings:changed':
           this.notifier.setEnabled(event.payload.settings.notifications);
           break;
@@ -137,26 +132,19 @@ export class TrayController {
     if (!this.facts) return;
     if (live && this.pairing !== undefined) this.notifier.notify(pairingApprovedNotice(this.pairing, snapshot));
     this.pairing = snapshot.pairing;
-    const paused = snapshot.paused !== null;
-    // Resuming while a quit waits means "keep working": the quit is called off.
-    if (this.drain && this.facts.paused && !paused) this.endDrain();
     this.facts = {
       ...this.facts,
       status: snapshot.status,
       paired: snapshot.identity !== null,
-      paused,
+      paused: snapshot.paused !== null,
       activeTurns: snapshot.sessions.active,
-      quitting: this.drain !== null,
+      undelivered: snapshot.results?.undelivered ?? 0,
     };
   }
 
   private refresh(): void {
     if (!this.facts) return;
-    this.facts = { ...this.facts, quitting: this.drain !== null };
-    if (this.drain && this.facts.activeTurns === 0) {
-      this.quitNow();
-      return;
-    }
+    this.facts = { ...this.facts, quitting: this.facts.status.state === 'draining' };
     this.render(this.view());
   }
 
@@ -187,33 +175,8 @@ export class TrayController {
     return result.ok;
   }
 
-  /** Stop taking work, then quit when the last running turn ends (or the limit passes). */
-  private async quitAfterTurns(): Promise<void> {
-    if (this.drain || !this.facts) return;
-    const setTimer = this.options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
-    const pausedByUs = !this.facts.paused;
-    this.drain = { timer: setTimer(() => this.quitNow(), this.options.drainLimitMs ?? QUIT_DRAIN_LIMIT_MS), pausedByUs };
-    this.refresh();
-    if (pausedByUs) await this.run('runner:pause', { minutes: null });
-  }
-
-  private async cancelQuit(): Promise<void> {
-    const drain = this.drain;
-    if (!drain) return;
-    this.endDrain();
-    this.refresh();
-    if (drain.pausedByUs) await this.run('runner:resume');
-  }
-
-  private endDrain(): void {
-    if (!this.drain) return;
-    const clearTimer = this.options.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
-    clearTimer(this.drain.timer);
-    this.drain = null;
-  }
-
-  private quitNow(): void {
-    this.endDrain();
-    this.options.onQuit();
+  /** Asks the core to quit; if it cannot be asked (no answer), quit through the app anyway. */
+  private async quit(mode: 'after-turns' | 'now'): Promise<void> {
+    if (!(await this.run('runner:quit', { mode }))) this.options.onQuit();
   }
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
-import { statusLine } from '../../shared/status';
+import { duration, statusLine } from '../../shared/status';
 import { bootstrapCore } from '../core/bootstrap';
 import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
@@ -18,12 +18,10 @@ import { writeAddressFile, writeLauncherPage } from './address-file';
 import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
-import { TerminalReporter } from './terminal-reporter';
+import { exitLine, TerminalReporter } from './terminal-reporter';
 import { errorText } from '../../shared/errors';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-/** How long a stop waits for running turns before it cancels them (RUNNER_TRAY_QUIT_DRAIN_MS). */
-const QuitDrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).default(5 * 60_000);
 /** How many windows and scripts may hold a WebSocket at once (RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS). */
 const MaxConnectionsSchema = z.coerce.number().int().min(1).max(1000).default(DEFAULT_MAX_CONNECTIONS);
 
@@ -37,12 +35,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${OVERRIDES_USAGE}\n`);
     return 0;
   }
-  const drain = QuitDrainSchema.safeParse(process.env.RUNNER_TRAY_QUIT_DRAIN_MS || undefined);
-  if (!drain.success) {
-    process.stderr.write('runner-tray headless: RUNNER_TRAY_QUIT_DRAIN_MS must be an integer number of milliseconds (0 to 86400000).\n');
-    return 2;
-  }
-  const quitDrainMs = drain.data;
   const connections = MaxConnectionsSchema.safeParse(process.env.RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS || undefined);
   if (!connections.success) {
     process.stderr.write('runner-tray headless: RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS must be an integer from 1 to 1000.\n');
@@ -95,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
     clearInterval(keepAlive);
     lines.close();
     offEvents();
-    await core.shutdown(quitDrainMs);
+    await core.shutdown(core.quitDrainMs());
     return code;
   }
 
@@ -161,33 +153,46 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);
   }
 
+  // Every way out is the core's quit policy: a signal here, "Stop after the running turns"
+  // or "Stop now" in the window. The window stays connected until the core has stopped.
+  let exiting = false;
+  core.onQuit(() => {
+    void core.quit('after-turns').then(async (outcome) => {
+      if (outcome.kind === 'canceled' || exiting) return;
+      exiting = true;
+      offEvents();
+      lines.close();
+      await health?.close();
+      await server.close();
+      process.stdout.write(`${exitLine(outcome)}\n`);
+      process.exit(0);
+    });
+  });
   let signals = 0;
-  const stop = async (signal: string) => {
+  const stop = (signal: string) => {
     signals++;
     if (signals === 2) {
       // Stop now: cancel what runs (their results are still reported), then finish quitting.
       process.stdout.write('Stopping now: canceling running turns.\n');
-      core.work.cancelAll('the runner was stopped');
+      void core.quit('now');
       return;
     }
     if (signals > 2) process.exit(130);
     const active = core.work.activeCount;
+    const limit = core.quitDrainMs();
     process.stdout.write(
-      active > 0 ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${quitDrainMs / 60_000} min. Press Ctrl-C again to stop now.\n` : `Stopping (${signal})…\n`,
+      active > 0
+        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
+        : `Stopping (${signal})…\n`,
     );
-    offEvents();
-    lines.close();
-    await health?.close();
-    await server.close();
-    await core.shutdown(quitDrainMs);
-    process.exit(0);
+    void core.quit('after-turns');
   };
   // conf's atomic writer (when-exit) hooks every signal at import and re-sends it to the
   // process after its own clean-up, which would read as a second Ctrl-C ("stop now") and
   // skip the drain. Our stop path exits cleanly, so its hook is not needed.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
+    process.on(signal, () => stop(signal));
   }
   return -1;
 }

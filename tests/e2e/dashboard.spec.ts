@@ -14,14 +14,14 @@ test.afterAll(async () => {
   await stack?.stop();
 });
 
-/** "Paused until HH:MM" as statusLine() writes it, for a pause of `minutes` from now. */
+/** "Paused by you at HH:MM · resumes HH:MM" as statusLine() writes it, for a pause of `minutes` from now. */
 function untilText(minutes: number, from = Date.now()): RegExp {
   const clock = (ms: number) => {
     const d = new Date(ms);
     return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
   };
   // The minute may roll over between the click and this line.
-  return new RegExp(`^Paused until (${clock(from + minutes * 60_000)}|${clock(from + minutes * 60_000 + 60_000)})$`);
+  return new RegExp(`^Paused by you at \\d\\d:\\d\\d · resumes (${clock(from + minutes * 60_000)}|${clock(from + minutes * 60_000 + 60_000)})$`);
 }
 
 async function resume(page: Page) {
@@ -60,7 +60,7 @@ test('pause and resume in one click; pause for 30 min, 1 h, or a custom time', a
   await expect(page.getByTestId('status-line')).toHaveText('Idle');
 
   await page.getByTestId('pause').click();
-  await expect(page.getByTestId('status-line')).toHaveText('Paused');
+  await expect(page.getByTestId('status-line')).toHaveText(/^Paused by you at \d\d:\d\d$/);
   await expect(page.getByTestId('status-reason')).toHaveText('Not taking new work.');
   await resume(page);
 

@@ -3,7 +3,7 @@
 // running so the test knows when to kill it.
 import { bootstrapCore } from '../../main/core/bootstrap';
 
-const [dataDir, controlPlaneUrl, fakeRuntime] = process.argv.slice(2);
+const [dataDir, controlPlaneUrl, fakeRuntime, flag] = process.argv.slice(2);
 if (!dataDir || !controlPlaneUrl || !fakeRuntime) throw new Error('usage: crash-host <dataDir> <controlPlaneUrl> <fakeRuntime>');
 
 const core = await bootstrapCore({
@@ -13,6 +13,8 @@ const core = await bootstrapCore({
   dataDir,
   overrides: { controlPlaneUrl, secretBackend: 'file', heartbeatMs: 1000 },
   runtimeBinaries: { claude: fakeRuntime, codex: fakeRuntime },
+  // `no-lifeline`: runtimes outlive this host, so only the restart path can stop them.
+  ...(flag === 'no-lifeline' ? { parentDeathWatch: false } : {}),
 });
 core.host.subscribe((batch) => {
   for (const e of batch) {

@@ -46,6 +46,8 @@ describe('the headless host stopped with SIGTERM', () => {
 
     expect(await exited).toBe(0);
     expect(output.join('\n')).toContain('waiting for 1 running turn(s)');
+    // One line as it exits, saying what became of the turns and their results.
+    expect(output.filter((l) => l.startsWith('Stopped:'))).toEqual(['Stopped: 1 turn finished; every result delivered.']);
     // Drained, not cut off: the turn reached its end and its result was delivered.
     expect(emu.admin.listResults({ unit_id: unit.id })).toMatchObject([{ status: 'succeeded', summary: 'finished at the checkpoint' }]);
   }, 30_000);

@@ -144,6 +144,65 @@ describe('quitting', () => {
     expect(testCore.logged.some((e) => e.msg.includes('did not stop in time'))).toBe(true);
   });
 
+  it("before-quit runs the core's quit policy: a running turn finishes, it is not canceled", async () => {
+    const { fake, testCore } = await startTestShell({}, (_f, core) => core.turns.start(1));
+    fake.app.quit();
+    await settle();
+    expect(fake.app.quitCompleted).toBe(false);
+    expect(testCore.shutdown).not.toHaveBeenCalled();
+    expect(testCore.turns.canceled).toEqual([]);
+    expect(testCore.host.status()).toMatchObject({ state: 'draining', remaining: 1, mode: 'after-turns' });
+    // The window stays up and connected while the turn runs.
+    expect(fake.openWindows()).toHaveLength(1);
+    expect(fake.ipcMain.handlers.size).toBeGreaterThan(0);
+    testCore.turns.finishAll();
+    await settle();
+    expect(testCore.turns.canceled).toEqual([]);
+    expect(testCore.shutdown).toHaveBeenCalledOnce();
+    expect(fake.app.quitCompleted).toBe(true);
+  });
+
+  it('before-quit waits up to the drain limit setting, then cancels what still runs', async () => {
+    vi.useFakeTimers();
+    const { fake, testCore } = await startTestShell({}, (_f, core) => {
+      core.drainMs.value = 60_000;
+      core.turns.start(1);
+    });
+    fake.app.quit();
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(testCore.turns.canceled).toEqual([]);
+    expect(fake.app.quitCompleted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(testCore.turns.canceled).toEqual(['the runner is quitting (the drain limit passed)']);
+    expect(fake.app.quitCompleted).toBe(true);
+  });
+
+  it('"Stop now" from the window cancels the running turns and quits', async () => {
+    const { fake, testCore } = await startTestShell({}, (_f, core) => core.turns.start(2));
+    await testCore.host.invoke('runner:quit', { mode: 'after-turns' });
+    await settle();
+    expect(fake.app.quitCompleted).toBe(false);
+    await testCore.host.invoke('runner:quit', { mode: 'now' });
+    await settle();
+    expect(testCore.turns.canceled).toEqual(['the runner was stopped', 'the runner was stopped']);
+    expect(fake.app.quitCompleted).toBe(true);
+  });
+
+  it('"Don\'t quit" while the turns run keeps the app running; a later quit still works', async () => {
+    const { fake, testCore } = await startTestShell({}, (_f, core) => core.turns.start(1));
+    fake.app.quit();
+    await settle();
+    await testCore.host.invoke('runner:quit', { mode: 'cancel' });
+    await settle();
+    testCore.turns.finishAll();
+    await settle();
+    expect(fake.app.quitCompleted).toBe(false);
+    expect(testCore.shutdown).not.toHaveBeenCalled();
+    fake.app.quit();
+    await settle();
+    expect(fake.app.quitCompleted).toBe(true);
+  });
+
   it('quits even when shutting down fails', async () => {
     const { fake, testCore } = await startTestShell({}, (_f, core) => {
       core.shutdown.mockRejectedValue(new Error('disk full'));

@@ -4,6 +4,8 @@ import { defaultSettings } from '../../shared/settings';
 import type { RunnerStatus } from '../../shared/status';
 import { createDispatcher, type Handlers } from '../../main/core/dispatch';
 import type { Host } from '../../main/core/host';
+import { systemClock } from '../../main/core/ports';
+import { QuitPolicy } from '../../main/core/quit-policy';
 import type { ShellCore, ShellCoreOptions } from '../../main/electron/shell';
 import { testLogging } from '../helpers/test-logger';
 
@@ -12,7 +14,12 @@ export interface TestCore {
   host: Host;
   /** What the shell asked bootstrap for. */
   options: ShellCoreOptions[];
+  /** The last step of the core's quit (after the running turns are done). */
   shutdown: ReturnType<typeof vi.fn<() => Promise<void>>>;
+  /** Stand-in running turns, as the quit policy sees them. */
+  turns: { start(count: number): void; finishAll(): void; readonly active: number; readonly canceled: string[] };
+  /** The quitDrainMs setting the quit policy reads. */
+  drainMs: { value: number };
   logged: ReturnType<typeof testLogging>['entries'];
   /** Pushes a batch to the host's subscribers, as the core's event hub does. */
   emit(batch: HostEvent[]): void;
@@ -45,6 +52,11 @@ export function createTestCore(): TestCore {
       sessions: { active: 0, max: 1 },
       paused: null,
     }),
+    'runner:quit': ({ mode }: { mode: 'after-turns' | 'now' | 'cancel' }) => {
+      if (mode === 'cancel') quit.cancel();
+      else void quit.quit(mode);
+      return status;
+    },
     'settings:get': () => ({ settings: defaultSettings('test-host'), overridden: [], warnings: [] }),
     'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
   } as unknown as Handlers;
@@ -61,13 +73,61 @@ export function createTestCore(): TestCore {
     stop: async () => {},
   };
   const shutdown = vi.fn(async () => {});
-  const core: ShellCore = { host, log: logging.log, shutdown };
+  // The real quit policy over stand-in turns: what before-quit and the tray do to running work is real.
+  let active = 0;
+  const canceled: string[] = [];
+  let idleWaiters: Array<() => void> = [];
+  const finishAll = () => {
+    active = 0;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    waiters.forEach((w) => w());
+  };
+  const turns: TestCore['turns'] = {
+    start: (count) => void (active += count),
+    finishAll,
+    get active() {
+      return active;
+    },
+    canceled,
+  };
+  const drainMs = { value: 5 * 60_000 };
+  const quit = new QuitPolicy({
+    clock: systemClock,
+    log: logging.log.child('quit'),
+    work: {
+      get activeCount() {
+        return active;
+      },
+      holdClaims: () => {},
+      releaseClaims: () => {},
+      cancelAll: (reason) => {
+        const n = active;
+        for (let i = 0; i < n; i++) canceled.push(reason);
+        finishAll();
+        return n;
+      },
+      whenIdle: () => (active === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    },
+    setStopping: (stopping) => {
+      status = stopping
+        ? { state: 'draining', remaining: active, deadline: new Date(stopping.deadline).toISOString(), mode: stopping.mode, reason: 'Quitting.' }
+        : { state: 'idle', reason: 'Connected and waiting for work.' };
+      emit([{ event: 'runner:status', payload: status }]);
+    },
+    drainLimitMs: () => drainMs.value,
+    shutdown: () => shutdown(),
+    undelivered: () => 0,
+  });
+  const core: ShellCore = { host, log: logging.log, quit: (mode) => quit.quit(mode), onQuit: (l) => quit.onQuit(l), quitDrainMs: () => drainMs.value };
   const options: TestCore['options'] = [];
   return {
     core,
     host,
     options,
     shutdown,
+    turns,
+    drainMs,
     logged: logging.entries,
     emit,
     setStatus(next) {

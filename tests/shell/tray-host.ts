@@ -15,6 +15,8 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
   readonly invoked: Array<{ name: string; input: unknown }> = [];
   snapshot: RunnerSnapshot = snapshotOf({ state: 'unpaired', reason: 'Not paired yet.' });
   settings: Settings = defaultSettings('test-host');
+  /** false: a host that cannot be asked to quit (the tray then quits through the app). */
+  quitAnswers = true;
   private readonly listeners = new Set<(batch: HostEvent[]) => void>();
 
   status(): RunnerStatus {
@@ -42,6 +44,21 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
       case 'runner:resume':
         this.push({ ...this.snapshot, paused: null, status: { state: 'idle', reason: 'Connected and waiting for work.' } });
         return { ok: true, value: this.snapshot };
+      case 'runner:quit': {
+        // As the core's quit policy: waiting for the running turns, canceling them, or called off.
+        if (!this.quitAnswers) return { ok: false, error: { code: 'unknown_command', message: 'no quit here' } };
+        const mode = (input as { mode: 'after-turns' | 'now' | 'cancel' }).mode;
+        const active = this.snapshot.sessions.active;
+        const deadline = new Date(Date.now() + 5 * 60_000).toISOString();
+        const status: RunnerStatus =
+          mode === 'cancel'
+            ? active > 0
+              ? { state: 'working', reason: '', active, limit: 3 }
+              : { state: 'idle', reason: '' }
+            : { state: 'draining', reason: '', remaining: active, deadline, mode };
+        this.push({ ...this.snapshot, status });
+        return { ok: true, value: status };
+      }
       case 'pairing:start':
         return { ok: true, value: { phase: 'starting' } };
       default:

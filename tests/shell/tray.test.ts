@@ -17,7 +17,6 @@ let fake: FakeElectron;
 let host: TrayTestHost;
 let onOpen: ReturnType<typeof vi.fn<(target?: TrayTarget) => void>>;
 let onQuit: ReturnType<typeof vi.fn<() => void>>;
-let timers: Array<{ fn: () => void; ms: number; cleared: boolean }>;
 
 async function startTray(platform = 'linux'): Promise<TrayController> {
   const tray = new TrayController({
@@ -27,13 +26,6 @@ async function startTray(platform = 'linux'): Promise<TrayController> {
     platform,
     onOpen,
     onQuit,
-    drainLimitMs: 60_000,
-    setTimer: (fn, ms) => {
-      const timer = { fn, ms, cleared: false };
-      timers.push(timer);
-      return timer;
-    },
-    clearTimer: (timer) => void ((timer as { cleared: boolean }).cleared = true),
   });
   tray.start();
   await settle();
@@ -47,7 +39,6 @@ beforeEach(() => {
   host = new TrayTestHost();
   onOpen = vi.fn<(target?: TrayTarget) => void>();
   onQuit = vi.fn<() => void>();
-  timers = [];
 });
 
 describe('the tray menu', () => {
@@ -101,6 +92,17 @@ describe('the tray menu', () => {
     await settle();
     expect(host.invoked.filter((i) => i.name === 'runner:pause').at(-1)?.input).toEqual({ minutes: null });
     expect(tray().tooltip).toBe('Paused');
+  });
+
+  it('says how many results the control plane does not have yet; a click opens the turns view', async () => {
+    host.snapshot = snapshotOf(idle, { results: { undelivered: 2 } });
+    await startTray();
+    expect(tray().tooltip).toBe('Idle — 2 results not delivered yet');
+    tray().clickMenuItem('2 results not delivered yet…');
+    expect(onOpen).toHaveBeenCalledWith('turns');
+    host.push(snapshotOf(idle, { results: { undelivered: 0 } }));
+    expect(tray().menuLabels()).not.toContain('2 results not delivered yet…');
+    expect(tray().tooltip).toBe('Idle');
   });
 
   it('shows the running turns, and a click opens the turns view', async () => {
@@ -182,73 +184,63 @@ describe('the tray menu', () => {
 });
 
 describe('quitting from the tray', () => {
-  it('with nothing running, Quit quits at once', async () => {
+  const quits = () => host.invoked.filter((i) => i.name === 'runner:quit').map((i) => i.input);
+
+  it('with nothing running, Quit asks the core to quit (after the running turns: there are none)', async () => {
     host.snapshot = snapshotOf(idle);
     await startTray();
     tray().clickMenuItem('Quit Runner Tray');
-    expect(onQuit).toHaveBeenCalledOnce();
+    await settle();
+    expect(quits()).toEqual([{ mode: 'after-turns' }]);
+    expect(tray().menuLabels().at(-1)).toBe('Quitting…');
   });
 
-  it('with turns running, offers to quit after they finish or now', async () => {
+  it('with turns running, offers to quit after they finish or now; Quit now is the core\'s "now"', async () => {
     host.snapshot = snapshotOf(working(2));
     await startTray();
     expect(tray().menuLabels().slice(-2)).toEqual(['Quit after 2 running turns finish', 'Quit now']);
     tray().clickMenuItem('Quit now');
-    expect(onQuit).toHaveBeenCalledOnce();
+    await settle();
+    expect(quits()).toEqual([{ mode: 'now' }]);
+    expect(tray().menuLabels()[0]).toBe('Stopping now: canceling 2 turns');
   });
 
-  it('"Quit after…" stops taking work, says so, and quits when the last turn ends', async () => {
+  it('"Quit after…" is the core\'s quit policy: the status says what it waits for, with Quit now and Don\'t quit', async () => {
     host.snapshot = snapshotOf(working(2));
     await startTray();
     tray().clickMenuItem('Quit after 2 running turns finish');
     await settle();
-    expect(host.invoked.find((i) => i.name === 'runner:pause')?.input).toEqual({ minutes: null });
-    // Paused, two still running.
-    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 2, max: 3 } }));
-    expect(tray().menuLabels().slice(-3)).toEqual(['Quitting after 2 running turns finish…', 'Quit now', "Don't quit"]);
-    expect(tray().tooltip).toBe('Paused — Quitting after 2 running turns finish');
-    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 1, max: 3 } }));
-    expect(tray().menuLabels().at(-3)).toBe('Quitting after 1 running turn finishes…');
-    expect(onQuit).not.toHaveBeenCalled();
-    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 0, max: 3 } }));
-    expect(onQuit).toHaveBeenCalledOnce();
-    expect(timers[0]?.cleared).toBe(true);
-  });
-
-  it('"Quit after…" has a limit: then it quits anyway', async () => {
-    host.snapshot = snapshotOf(working(1));
-    await startTray();
-    tray().clickMenuItem('Quit after 1 running turn finishes');
-    expect(timers[0]?.ms).toBe(60_000);
-    timers[0]!.fn();
-    expect(onQuit).toHaveBeenCalledOnce();
-  });
-
-  it("\"Don't quit\" calls it off and resumes the runner it paused", async () => {
-    host.snapshot = snapshotOf(working(1));
-    await startTray();
-    tray().clickMenuItem('Quit after 1 running turn finishes');
-    await settle();
-    host.push(snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 1, max: 3 } }));
-    tray().clickMenuItem("Don't quit");
-    await settle();
-    expect(host.invoked.map((i) => i.name)).toContain('runner:resume');
-    expect(timers[0]?.cleared).toBe(true);
-    host.push(snapshotOf(working(1)));
-    expect(tray().menuLabels().slice(-2)).toEqual(['Quit after 1 running turn finishes', 'Quit now']);
-    host.push(snapshotOf(idle));
-    expect(onQuit).not.toHaveBeenCalled();
-  });
-
-  it('a runner already paused stays paused when the quit is called off', async () => {
-    host.snapshot = snapshotOf({ state: 'paused', reason: '', until: null }, { sessions: { active: 1, max: 3 } });
-    await startTray();
-    tray().clickMenuItem('Quit after 1 running turn finishes');
-    await settle();
+    expect(quits()).toEqual([{ mode: 'after-turns' }]);
+    // The tray runs no timer and no pause of its own: the core drains.
     expect(host.invoked.map((i) => i.name)).not.toContain('runner:pause');
+    expect(tray().menuLabels()[0]).toBe('Stopping: waiting for 2 turns (up to 5 min)');
+    expect(tray().tooltip).toBe('Stopping: waiting for 2 turns (up to 5 min)');
+    expect(tray().menuLabels().slice(-2)).toEqual(['Quit now', "Don't quit"]);
+    tray().clickMenuItem('Quit now');
+    await settle();
+    expect(quits().at(-1)).toEqual({ mode: 'now' });
+    expect(onQuit).not.toHaveBeenCalled();
+  });
+
+  it("\"Don't quit\" calls the core's quit off", async () => {
+    host.snapshot = snapshotOf(working(1));
+    await startTray();
+    tray().clickMenuItem('Quit after 1 running turn finishes');
+    await settle();
     tray().clickMenuItem("Don't quit");
     await settle();
-    expect(host.invoked.map((i) => i.name)).not.toContain('runner:resume');
+    expect(quits()).toEqual([{ mode: 'after-turns' }, { mode: 'cancel' }]);
+    expect(tray().menuLabels().slice(-2)).toEqual(['Quit after 1 running turn finishes', 'Quit now']);
+    expect(onQuit).not.toHaveBeenCalled();
+  });
+
+  it('quits through the app when the core cannot be asked', async () => {
+    host.snapshot = snapshotOf(working(1));
+    host.quitAnswers = false;
+    await startTray();
+    tray().clickMenuItem('Quit now');
+    await settle();
+    expect(onQuit).toHaveBeenCalledOnce();
   });
 });
 

@@ -77,9 +77,9 @@ export class JsonHttpClient {
       }
     }
     const status = response.status;
-    if (status === 401) throw new ConnectorError('unauthorized', `${req.path}: the control plane refused our credentials (401)`, 401, errorCode(parsed));
-    if (status === 404) throw new ConnectorError('not_found', `${req.path}: not found (404)`, 404, errorCode(parsed));
-    if (status >= 500) throw new ConnectorError('server', `${req.path}: server error ${status}: ${this.clean(text)}`, status, errorCode(parsed));
+    if (status === 401) throw new ConnectorError('unauthorized', `${req.path}: the control plane refused our credentials (401)`, 401, this.errorCode(parsed));
+    if (status === 404) throw new ConnectorError('not_found', `${req.path}: not found (404)`, 404, this.errorCode(parsed));
+    if (status >= 500) throw new ConnectorError('server', `${req.path}: server error ${status}: ${this.clean(text)}`, status, this.errorCode(parsed));
     if (parsed === undefined) throw new ConnectorError('invalid_response', `${req.path}: the answer (${status}) is not JSON`, status);
     return { status, body: parsed };
   }
@@ -94,8 +94,14 @@ export class JsonHttpClient {
   }
 
   rejected(path: string, response: JsonResponse): ConnectorError {
-    const code = errorCode(response.body);
+    const code = this.errorCode(response.body);
     return new ConnectorError('rejected', `${path}: refused (${response.status}${code ? ` ${code}` : ''})`, response.status, code);
+  }
+
+  /** The body's `error` code, redacted: a control plane may echo anything back, our secret included. */
+  private errorCode(body: unknown): string | undefined {
+    const code = errorCode(body);
+    return code === undefined ? undefined : redactText(code, this.knownSecrets());
   }
 
   private clean(text: string): string {

@@ -1,4 +1,6 @@
-import { RUNTIME_NAMES, type RuntimeId } from '../../../shared/runtimes';
+import { RUNTIME_NAMES, runtimeLabel, type RuntimeId } from '../../../shared/runtimes';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Clock } from '../ports';
 import type { CommandRunner } from './process-runner';
 
@@ -9,11 +11,28 @@ export interface RuntimeCapability {
   installed: boolean;
   version?: string | undefined;
   path?: string | undefined;
+  /** What the CLI's own auth check said; absent when it could not tell (then a first auth failure decides). */
+  signedIn?: boolean | undefined;
+  /** Why an installed runtime cannot run turns, for the operator (amber in the window). */
+  problem?: string | undefined;
 }
 export type Capabilities = Record<RuntimeName, RuntimeCapability>;
 
 const REFRESH_MS = 10 * 60_000;
+/** While a runtime is installed but signed out, look again this often: signing in is noticed soon. */
+const SIGNED_OUT_REFRESH_MS = 60_000;
 const VERSION_TIMEOUT_MS = 5_000;
+const AUTH_TIMEOUT_MS = 10_000;
+
+const SIGN_IN: Readonly<Record<RuntimeName, string>> = {
+  claude: 'installed, not signed in — run `claude` and sign in',
+  codex: 'installed, not signed in — run `codex login`',
+};
+
+/** A turn's failure text that says the runtime has no usable credentials (claude's and codex's own words). */
+export function isAuthFailure(text: string): boolean {
+  return /not logged in|please run \/login|invalid api key|authentication_error|401 unauthorized|unauthorized: missing bearer|no api key/i.test(text);
+}
 
 /** `2.1.197 (Claude Code)`, `codex-cli 0.171.0` → the first dotted version. */
 export function parseVersion(output: string): string | undefined {
@@ -33,11 +52,21 @@ export class CapabilityDetector {
     private readonly runner: CommandRunner,
     private readonly clock: Clock,
     private readonly binaries: Record<RuntimeName, string> = { claude: RUNTIME_NAMES.claude.binary, codex: RUNTIME_NAMES.codex.binary },
+    /** The env the runtimes run with (where their auth state lives: HOME, CODEX_HOME, API keys). */
+    private readonly env: Record<string, string | undefined> = process.env,
   ) {}
+
+  /** A turn failed for want of credentials: the runtime is not ready until the next check. */
+  markNotSignedIn(runtime: RuntimeName, evidence: string): void {
+    const current = this.cached?.[runtime];
+    if (!this.cached || !current?.installed || current.signedIn === false) return;
+    this.cached = { ...this.cached, [runtime]: { ...current, signedIn: false, problem: `${SIGN_IN[runtime]} (${evidence.slice(0, 120)})` } };
+  }
 
   /** The last detection, refreshed if it is older than the refresh period. */
   get(): Promise<Capabilities> {
-    if (this.cached && this.clock.now() - this.detectedAt < REFRESH_MS) return Promise.resolve(this.cached);
+    const signedOut = this.cached !== null && Object.values(this.cached).some((c) => c.installed && c.signedIn === false);
+    if (this.cached && this.clock.now() - this.detectedAt < (signedOut ? SIGNED_OUT_REFRESH_MS : REFRESH_MS)) return Promise.resolve(this.cached);
     return this.refresh();
   }
 
@@ -51,27 +80,109 @@ export class CapabilityDetector {
   }
 
   private async detect(): Promise<Capabilities> {
-    const [claude, codex] = await Promise.all([this.detectOne(this.binaries.claude), this.detectOne(this.binaries.codex)]);
+    const [claude, codex] = await Promise.all([this.detectOne('claude', this.binaries.claude), this.detectOne('codex', this.binaries.codex)]);
     this.cached = { claude, codex };
     this.detectedAt = this.clock.now();
     return this.cached;
   }
 
-  private async detectOne(binary: string): Promise<RuntimeCapability> {
+  private async detectOne(runtime: RuntimeName, binary: string): Promise<RuntimeCapability> {
     const found = binary.includes('/') || binary.includes('\\') ? binary : await this.runner.which(binary);
     if (!found) return { installed: false };
     const result = await this.runner.run(found, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS });
     if (result.code !== 0) return { installed: false, path: found };
     const version = parseVersion(result.stdout) ?? parseVersion(result.stderr);
-    return { installed: true, path: found, ...(version ? { version } : {}) };
+    const signedIn = await this.signedIn(runtime, found);
+    return {
+      installed: true,
+      path: found,
+      ...(version ? { version } : {}),
+      ...(signedIn !== undefined ? { signedIn } : {}),
+      ...(signedIn === false ? { problem: SIGN_IN[runtime] } : {}),
+    };
+  }
+
+  /**
+   * The CLI's own word: `claude auth status` prints `{ "loggedIn": … }`; `codex login
+   * status` exits 1 with "Not logged in". Only a clear "no" counts: anything else (an
+   * older CLI, a stand-in) is left to the first auth failure.
+   */
+  private async signedIn(runtime: RuntimeName, binary: string): Promise<boolean | undefined> {
+    if (runtime === 'claude') {
+      const r = await this.runner.run(binary, ['auth', 'status'], { timeoutMs: AUTH_TIMEOUT_MS });
+      try {
+        const status = JSON.parse(r.stdout) as { loggedIn?: unknown };
+        return typeof status.loggedIn === 'boolean' ? status.loggedIn : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    const r = await this.runner.run(binary, ['login', 'status'], { timeoutMs: AUTH_TIMEOUT_MS });
+    if (r.code === 0 && /logged in|api key configured/i.test(r.stdout + r.stderr)) return true;
+    if (r.code !== 0 && /not logged in/i.test(r.stdout + r.stderr)) {
+      // A configured provider of its own (an env_key, no OpenAI login) needs no sign-in.
+      return (await this.codexCustomProvider()) ? undefined : false;
+    }
+    return undefined;
+  }
+
+  private async codexCustomProvider(): Promise<boolean> {
+    const home = this.env.CODEX_HOME || (this.env.HOME ? path.join(this.env.HOME, '.codex') : null);
+    if (!home) return false;
+    try {
+      const toml = await readFile(path.join(home, 'config.toml'), 'utf8');
+      const provider = /^\s*model_provider\s*=\s*["']([^"']+)["']/m.exec(toml)?.[1];
+      return provider !== undefined && provider !== 'openai';
+    } catch {
+      return false;
+    }
   }
 }
 
-/** What the heartbeat advertises: only the runtimes the operator allowed [seed]. */
-export function capabilitiesForRuntime(detected: Capabilities, preference: RuntimePreference): Capabilities {
-  if (preference === 'auto') return detected;
-  const other: RuntimeName = preference === 'claude' ? 'codex' : 'claude';
-  return { ...detected, [other]: { installed: false } };
+/** Runtimes paused by the circuit breaker, with the operator's reason. */
+export type TrippedRuntimes = Partial<Record<RuntimeName, string>>;
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+/**
+ * One runtime's readiness, the check under `runtimeReadiness` (runtime-readiness.ts): it may run (and be claimed for) only when it is
+ * installed, not known to be signed out, and not paused by the circuit breaker.
+ */
+export function runtimeReady(runtime: RuntimeName, capability: RuntimeCapability | undefined, tripped: TrippedRuntimes = {}): Readiness {
+  const name = runtimeLabel(runtime);
+  if (!capability?.installed) return { ready: false, reason: `${name} is not installed on this machine` };
+  if (capability.signedIn === false) return { ready: false, reason: `${name}: ${capability.problem ?? SIGN_IN[runtime]}` };
+  const trip = tripped[runtime];
+  if (trip) return { ready: false, reason: `${name}: ${trip}` };
+  return { ready: true };
+}
+
+/** What the heartbeat advertises: only the runtimes the operator allowed [seed], and only ready ones as installed. */
+export function capabilitiesForRuntime(detected: Capabilities, preference: RuntimePreference, tripped: TrippedRuntimes = {}): Capabilities {
+  const out = {} as Capabilities;
+  for (const runtime of ['claude', 'codex'] as const) {
+    const allowed = preference === 'auto' || preference === runtime;
+    const cap = detected[runtime];
+    if (!allowed) out[runtime] = { installed: false };
+    else {
+      const { signedIn: _signedIn, problem: _problem, ...wire } = cap;
+      out[runtime] = runtimeReady(runtime, cap, tripped).ready ? wire : { ...wire, installed: false };
+    }
+  }
+  return out;
+}
+
+/** Why no allowed runtime can take work, or null when one can. */
+export function noReadyRuntime(detected: Capabilities | null, preference: RuntimePreference, tripped: TrippedRuntimes = {}): string | null {
+  if (!detected) return null;
+  const allowed = (['claude', 'codex'] as const).filter((r) => preference === 'auto' || preference === r);
+  const reasons: string[] = [];
+  for (const runtime of allowed) {
+    const r = runtimeReady(runtime, detected[runtime], tripped);
+    if (r.ready) return null;
+    if (detected[runtime].installed) reasons.push(r.reason);
+  }
+  return reasons.length > 0 ? reasons.join('; ') : null;
 }
 
 /** The seed's words for a unit this runner cannot run (a server that ignored `runtimes` sent it). [seed] */

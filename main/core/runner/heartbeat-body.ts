@@ -1,6 +1,6 @@
 import type { HeartbeatRequest } from '../../../shared/protocol';
 import type { CapacitySample } from '../../../shared/telemetry';
-import { capabilitiesForRuntime, type Capabilities, type RuntimePreference } from './capabilities';
+import { capabilitiesForRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from './capabilities';
 
 export interface HeartbeatInputs {
   name: string;
@@ -8,6 +8,8 @@ export interface HeartbeatInputs {
   paused: boolean;
   runtime: RuntimePreference;
   capabilities: Capabilities;
+  /** Runtimes the circuit breaker paused: advertised as not installed, like signed-out ones. */
+  tripped?: TrippedRuntimes;
   os: { platform: string; release: string; arch: string };
   cpuCount: number;
   sample: CapacitySample | null;
@@ -18,7 +20,7 @@ export interface HeartbeatInputs {
 
 /** The heartbeat body of protocol §2, from what the runner already knows (no I/O here). */
 export function buildHeartbeat(inputs: HeartbeatInputs): HeartbeatRequest {
-  const capabilities = capabilitiesForRuntime(inputs.capabilities, inputs.runtime);
+  const capabilities = capabilitiesForRuntime(inputs.capabilities, inputs.runtime, inputs.tripped);
   const runtimes = (['claude', 'codex'] as const).filter((r) => capabilities[r].installed);
   return {
     name: inputs.name,

@@ -14,6 +14,18 @@ export const RuntimeSessionSchema = z.object({
   updated_at: z.string().optional(),
 });
 
+/** A pause outlives the process: the app, the host or the machine restarting keeps it. */
+export const PauseRecordSchema = z.object({
+  /** When it was paused (ISO). */
+  at: z.string(),
+  /** When a timed pause ends (ISO), or null until resumed. */
+  until: z.string().nullable(),
+  /** Who paused: the operator at this machine (window, tray, terminal). */
+  by: z.literal('you'),
+  note: z.string().max(500).nullable(),
+});
+export type PauseRecord = z.infer<typeof PauseRecordSchema>;
+
 export const RunnerStateSchema = z.object({
   version: z.literal(1),
   identity: z
@@ -26,6 +38,8 @@ export const RunnerStateSchema = z.object({
     })
     .nullable(),
   runtimeSessions: z.record(z.string(), RuntimeSessionSchema),
+  /** Absent in files written before pauses were kept. */
+  pause: PauseRecordSchema.nullable().optional(),
 });
 export type RunnerState = z.infer<typeof RunnerStateSchema>;
 export type RunnerIdentity = NonNullable<RunnerState['identity']>;

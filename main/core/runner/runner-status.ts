@@ -7,13 +7,17 @@ export interface StatusInputs {
   revoked: boolean;
   problem: string | null;
   offline: { retryAt: number; message: string; fault?: ControlPlaneFault } | null;
-  paused: { until: number | null } | null;
+  paused: { until: number | null; at?: number; by?: 'you'; note?: string | null } | null;
   draining: boolean;
+  /** A quit waiting for running turns (until `deadline`), or canceling them (`now`). */
+  stopping?: { deadline: number; mode: 'after-turns' | 'now' } | null;
   active: number;
   max: number;
   connected: boolean;
   /** "Run work on this machine" is off (`RUNNER_EXECUTE=0`): connected, but claiming nothing. */
   heartbeatOnly?: boolean;
+  /** Why no allowed runtime can take work (not signed in, breaker open), or null. */
+  notReady?: string | null;
 }
 
 const FAULT_REASON: Record<ControlPlaneFault, string> = {
@@ -40,6 +44,16 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     return { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };
   }
   if (s.problem) return { state: 'error', reason: s.problem };
+  if (s.stopping) {
+    const deadline = new Date(s.stopping.deadline).toISOString();
+    const reason =
+      s.stopping.mode === 'now'
+        ? 'Canceling the running turns to quit; their results are still reported.'
+        : s.active > 0
+          ? 'Not taking new work; quits when the running turns finish, and cancels them at the limit.'
+          : 'Quitting.';
+    return { state: 'draining', remaining: s.active, deadline, mode: s.stopping.mode, reason };
+  }
   if (s.draining) {
     return { state: 'draining', remaining: s.active, reason: 'Quitting after the running turns finish.' };
   }
@@ -54,12 +68,21 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   }
   if (s.paused) {
     const until = s.paused.until === null ? null : new Date(s.paused.until).toISOString();
-    const reason = s.active > 0 ? `Not taking new work; ${s.active} running turn${s.active === 1 ? '' : 's'} will finish.` : 'Not taking new work.';
-    return { state: 'paused', until, reason };
+    const base = s.active > 0 ? `Not taking new work; ${s.active} running turn${s.active === 1 ? '' : 's'} will finish.` : 'Not taking new work.';
+    const reason = s.paused.note ? `${base} Note: ${s.paused.note}` : base;
+    return {
+      state: 'paused',
+      until,
+      reason,
+      ...(s.paused.at !== undefined ? { at: new Date(s.paused.at).toISOString() } : {}),
+      ...(s.paused.by ? { by: s.paused.by } : {}),
+      ...(s.paused.note !== undefined ? { note: s.paused.note } : {}),
+    };
   }
   if (s.active > 0) {
     return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };
   }
+  if (s.notReady) return { state: 'idle', reason: `Not taking work: ${s.notReady}.` };
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
   if (s.heartbeatOnly) return { state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' };
   return { state: 'idle', reason: 'Connected and waiting for work.' };

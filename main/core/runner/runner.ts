@@ -6,7 +6,8 @@ import type { RunnerConnector, RunnerCredentials } from '../connectors/connector
 import { isConnectorError } from '../connectors/errors';
 import { CommandFailure } from '../dispatch';
 import type { Clock, Logger, PlatformInfo, TimerHandle } from '../ports';
-import type { CapabilityDetector, RuntimePreference } from './capabilities';
+import { noReadyRuntime, runtimeReady, type CapabilityDetector, type Capabilities, type RuntimePreference } from './capabilities';
+import type { RuntimeBreaker } from './runtime-breaker';
 import { buildHeartbeat } from './heartbeat-body';
 import { HeartbeatLoop } from './heartbeat-loop';
 import { PairingFlow, type PairingStart } from './pairing-flow';
@@ -17,6 +18,7 @@ import { deriveStatus, faultReason } from './runner-status';
 import type { CapacityHistory } from './telemetry';
 import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
 import { errorText } from '../../../shared/errors';
+import { redactText } from '../../../shared/redact';
 
 /** The settings the runner acts on (effective: stored settings plus env/flag overrides). */
 export interface RunnerConfig {
@@ -52,6 +54,8 @@ export interface RunnerDeps {
   state: RunnerStateStore;
   connectorFor(baseUrl: string): RunnerConnector;
   capabilities: CapabilityDetector;
+  /** The per-runtime circuit breaker (shared with the work side, which feeds it). */
+  breaker?: RuntimeBreaker;
   history: CapacityHistory;
   platform: PlatformInfo;
   appVersion: string;
@@ -64,6 +68,8 @@ export interface RunnerDeps {
    * null when nobody is or the server lacks it (then the unauthenticated start is used).
    */
   operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
+  /** The secrets registered so far: status text is redacted with them before anyone sees it. */
+  knownSecrets?(): readonly string[];
 }
 
 const secretAccount = runnerAccount;
@@ -85,11 +91,13 @@ export class Runner {
   private nextAt: number | null = null;
   private failures = 0;
   private longPollMaxMs: number | null = null;
-  private paused: { until: number | null } | null = null;
+  private paused: { until: number | null; at: number; by: 'you'; note: string | null } | null = null;
   private pauseTimer: TimerHandle | null = null;
   private sampleTimer: TimerHandle | null = null;
   private active = 0;
+  private undelivered = 0;
   private draining = false;
+  private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private lastStatusJson = '';
   private started = false;
 
@@ -116,6 +124,7 @@ export class Runner {
     if (this.started) return;
     this.started = true;
     this.nameSetting = this.deps.config().runnerName.trim();
+    this.restorePause();
     const identity = this.deps.state.get().identity;
     if (identity) await this.resume(identity);
     this.sample();
@@ -247,27 +256,67 @@ export class Runner {
     this.changed();
   }
 
-  pause(minutes: number | null): void {
-    if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
-    this.pauseTimer = null;
-    const until = minutes === null ? null : this.deps.clock.now() + minutes * 60_000;
-    this.paused = { until };
-    if (until !== null) this.pauseTimer = this.deps.clock.setTimeout(() => this.resumeWork(), until - this.deps.clock.now());
+  /** Stops claiming until resumed or `minutes` pass; kept in the state file so a restart keeps it. */
+  async pause(minutes: number | null, note: string | null = null): Promise<void> {
+    const now = this.deps.clock.now();
+    const until = minutes === null ? null : now + minutes * 60_000;
+    this.applyPause({ until, at: now, by: 'you', note: note?.trim() ? note.trim().slice(0, 500) : null });
     this.deps.log.info('runner paused', { until: until === null ? 'until resumed' : new Date(until).toISOString() });
     this.heartbeat?.beatNow();
     this.changed();
     this.wake();
+    await this.persistPause();
   }
 
-  resumeWork(): void {
+  async resumeWork(): Promise<void> {
     if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
     this.pauseTimer = null;
     if (!this.paused) return;
     this.paused = null;
+    this.deps.breaker?.reset();
     this.deps.log.info('runner resumed');
     this.heartbeat?.beatNow();
     this.changed();
     this.wake();
+    await this.persistPause();
+  }
+
+  private applyPause(pause: NonNullable<Runner['paused']>): void {
+    if (this.pauseTimer !== null) this.deps.clock.clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    this.paused = pause;
+    if (pause.until !== null) this.pauseTimer = this.deps.clock.setTimeout(() => void this.resumeWork(), Math.max(0, pause.until - this.deps.clock.now()));
+  }
+
+  /** A pause from before the restart holds; a timed one that ended while we were off is over. */
+  private restorePause(): void {
+    const saved = this.deps.state.get().pause;
+    if (!saved) return;
+    const until = saved.until === null ? null : Date.parse(saved.until);
+    if (until !== null && until <= this.deps.clock.now()) {
+      this.deps.log.info('a timed pause ended while the runner was off; resuming', { until: saved.until });
+      void this.persistPause();
+      return;
+    }
+    this.applyPause({ until, at: Date.parse(saved.at), by: saved.by, note: saved.note });
+    this.deps.log.info('still paused from before the restart', { until: saved.until ?? 'until resumed' });
+  }
+
+  private async persistPause(): Promise<void> {
+    const p = this.paused;
+    const record = p ? { at: new Date(p.at).toISOString(), until: p.until === null ? null : new Date(p.until).toISOString(), by: p.by, note: p.note } : null;
+    try {
+      await this.deps.state.update((s) => ({ ...s, pause: record }));
+    } catch (error) {
+      this.deps.log.error('could not save the pause; it holds until this process ends', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Results in the outbox, not yet taken by the control plane (the dashboard and tray show the count). */
+  setUndelivered(pending: number): void {
+    if (pending === this.undelivered) return;
+    this.undelivered = pending;
+    this.changed();
   }
 
   /** Work accounting, fed by the turn registry. */
@@ -278,6 +327,14 @@ export class Runner {
 
   setDraining(draining: boolean): void {
     this.draining = draining;
+    this.changed();
+  }
+
+  /** A quit is under way (see QuitPolicy): the status says what it waits for, the control plane sees paused. */
+  setStopping(stopping: { deadline: number; mode: 'after-turns' | 'now' } | null): void {
+    const was = this.stopping !== null;
+    this.stopping = stopping;
+    if (was !== (stopping !== null)) this.heartbeat?.beatNow();
     this.changed();
   }
 
@@ -305,11 +362,28 @@ export class Runner {
         this.heartbeat?.beatNow();
         this.changed();
       })
-      .catch((error: unknown) => this.deps.log.warn('could not store the new runner name', { error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown) => this.deps.log.warn('could not store the new runner name', { error: errorText(error) }));
+  }
+
+  /** Why no allowed runtime can take work now (not signed in, breaker open), or null. */
+  notReady(): string | null {
+    return noReadyRuntime(this.deps.capabilities.peek(), this.deps.config().runtime, this.deps.breaker?.state);
+  }
+
+  /** Readiness changed (a first auth failure, the breaker): the status, the heartbeat and claiming follow. */
+  readinessChanged(notice: string | null = null): void {
+    // The tray turns this into a notification; the window shows it on the runtimes card.
+    if (notice) this.deps.emit({ event: 'runner:notice', payload: { kind: 'runtime-paused', message: redactText(notice, this.deps.knownSecrets?.() ?? []) } });
+    this.heartbeat?.beatNow();
+    this.changed();
+    this.wake();
   }
 
   async refreshRuntimes(): Promise<void> {
+    // "Check again": the operator says the problem is fixed.
+    this.deps.breaker?.reset();
     await this.deps.capabilities.refresh();
+    this.wake();
     this.heartbeat?.beatNow();
     this.changed();
   }
@@ -326,6 +400,12 @@ export class Runner {
 
   status(): RunnerStatus {
     const config = this.deps.config();
+    // Reasons quote the control plane (an error code, a message): redact them like everything else.
+    const status = this.rawStatus(config);
+    return { ...status, reason: redactText(status.reason, this.deps.knownSecrets?.() ?? []) };
+  }
+
+  private rawStatus(config: RunnerConfig): RunnerStatus {
     return deriveStatus({
       paired: this.identity !== null && this.credentials !== null,
       pairing: this.pairingState,
@@ -334,10 +414,12 @@ export class Runner {
       offline: this.offline,
       paused: this.paused,
       draining: this.draining,
+      stopping: this.stopping,
       active: this.active,
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
       heartbeatOnly: !config.runWork,
+      notReady: this.notReady(),
     });
   }
 
@@ -358,10 +440,11 @@ export class Runner {
         longPoll: this.longPollMaxMs !== null,
         intervalMs: config.heartbeatMs,
       },
-      runtimes: this.deps.capabilities.peek(),
+      runtimes: this.runtimesView(),
       modelAccount: { alias: config.modelAccountAlias.trim() || 'default', state: config.modelAccountState || 'unknown' },
       sessions: { active: this.active, max: config.maxSessions },
-      paused: this.paused ? { until: iso(this.paused.until) } : null,
+      results: { undelivered: this.undelivered },
+      paused: this.paused ? { until: iso(this.paused.until), at: iso(this.paused.at)!, by: this.paused.by, note: this.paused.note } : null,
     };
   }
 
@@ -451,9 +534,11 @@ export class Runner {
     return buildHeartbeat({
       name: this.identity?.name ?? config.runnerName,
       runnerVersion: this.deps.appVersion,
-      paused: this.paused !== null,
+      // Quitting after the running turns: the control plane must not hand us more.
+      paused: this.paused !== null || this.stopping !== null,
       runtime: config.runtime,
-      capabilities,
+      capabilities: capabilities as Capabilities,
+      tripped: this.deps.breaker?.state ?? {},
       os: { platform: this.deps.platform.platform, release: this.deps.platform.release, arch: this.deps.platform.arch },
       cpuCount: this.deps.cpuCount,
       sample: this.deps.history.latest(),
@@ -461,6 +546,19 @@ export class Runner {
       maxSessions: config.maxSessions,
       modelAccount: { alias: config.modelAccountAlias, state: config.modelAccountState },
     });
+  }
+
+  private runtimesView(): RunnerSnapshot['runtimes'] {
+    const detected = this.deps.capabilities.peek();
+    if (!detected) return null;
+    const tripped = this.deps.breaker?.state ?? {};
+    const view = (name: 'claude' | 'codex') => {
+      const cap = detected[name];
+      const readiness = runtimeReady(name, cap, tripped);
+      const problem = readiness.ready || !cap.installed ? undefined : (tripped[name] ?? cap.problem);
+      return { ...cap, ready: readiness.ready, ...(problem ? { problem } : {}) };
+    };
+    return { claude: view('claude'), codex: view('codex') };
   }
 
   private async forget(identity: RunnerIdentity): Promise<void> {

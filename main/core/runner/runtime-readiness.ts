@@ -1,12 +1,14 @@
-import { capabilitiesForRuntime, type Capabilities, type RuntimeName, type RuntimePreference } from './capabilities';
+import { RUNTIME_IDS } from '../../../shared/runtimes';
+import { runtimeReady, type Capabilities, type RuntimeName, type RuntimePreference, type TrippedRuntimes } from './capabilities';
 
-export const RUNTIME_NAMES: readonly RuntimeName[] = ['claude', 'codex'];
 
 /** What decides whether a runtime may take work now. Add fields here (sign-in, a breaker). */
 export interface ReadinessInput {
   /** The last detection, or null before the first one finished (nothing is ready yet). */
   capabilities: Capabilities | null;
   preference: RuntimePreference;
+  /** Runtimes the circuit breaker has paused, with its reason. */
+  tripped?: TrippedRuntimes | undefined;
 }
 
 export interface RuntimeReadiness {
@@ -19,21 +21,23 @@ export interface RuntimeReadiness {
 /**
  * THE one answer to "which runtimes can this runner run right now". Claims are made only
  * when it is non-empty, the claim tells the server its list [v1], and a unit is run only
- * with one of them. Today a runtime is ready when the operator allows it (`runtime`
- * setting) and it was detected installed with a path; readiness checks that need more
- * (signed in, a circuit breaker after repeated failures) belong in here, nowhere else.
+ * with one of them. A runtime is ready when the operator allows it (`runtime` setting),
+ * it was detected installed with a path, it is not known to be signed out, and the
+ * circuit breaker has not paused it (`runtimeReady`). Nothing else decides it.
  */
 export function runtimeReadiness(input: ReadinessInput): RuntimeReadiness {
   const notReady: Partial<Record<RuntimeName, string>> = {};
   if (!input.capabilities) {
-    for (const name of RUNTIME_NAMES) notReady[name] = 'not detected yet';
+    for (const name of RUNTIME_IDS) notReady[name] = 'not detected yet';
     return { ready: [], notReady };
   }
-  const allowed = capabilitiesForRuntime(input.capabilities, input.preference);
   const ready: RuntimeName[] = [];
-  for (const name of RUNTIME_NAMES) {
+  for (const name of RUNTIME_IDS) {
+    const capability = input.capabilities[name];
+    const check = runtimeReady(name, capability, input.tripped ?? {});
     if (input.preference !== 'auto' && input.preference !== name) notReady[name] = `the runtime setting is ${input.preference}`;
-    else if (!allowed[name].installed || !allowed[name].path) notReady[name] = 'not installed';
+    else if (!capability.installed || !capability.path) notReady[name] = 'not installed';
+    else if (!check.ready) notReady[name] = check.reason;
     else ready.push(name);
   }
   return { ready, notReady };
@@ -46,7 +50,7 @@ export function readyRuntimes(input: ReadinessInput): RuntimeName[] {
 
 /** "claude: not installed, codex: the runtime setting is claude" — for the start line and logs. */
 export function describeNotReady(readiness: RuntimeReadiness): string {
-  return RUNTIME_NAMES.filter((n) => readiness.notReady[n])
+  return RUNTIME_IDS.filter((n) => readiness.notReady[n])
     .map((n) => `${n}: ${readiness.notReady[n]}`)
     .join(', ');
 }

@@ -29,7 +29,18 @@ export interface OutboxDeps {
   target(): { connector: RunnerConnector; credentials: RunnerCredentials } | null;
   onRevoked(): void;
   onChange?(pending: number): void;
+  /** Called just before each delivery try of an entry. */
+  beforeReport?(key: string): void;
+  /** Each entry's fate: every failed try, the delivery, or the refusal. */
+  onDelivery?(event: DeliveryEvent): void;
 }
+
+export type DeliveryEvent = {
+  key: string;
+  unitId: string;
+  attempts: number;
+  enqueuedAt: string;
+} & ({ state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string });
 
 function fileName(key: string): string {
   return `${Buffer.from(key).toString('base64url')}.json`;
@@ -146,13 +157,17 @@ export class ResultOutbox {
         continue;
       }
       try {
+        this.deps.beforeReport?.(entry.result.idempotency_key);
         const outcome = await target.connector.report(target.credentials, entry.unit, entry.result);
         this.deps.log.info(outcome === 'accepted' ? 'result delivered' : 'result was already recorded', { unit: entry.unit.id, status: entry.result.status });
         await this.remove(entry);
         this.failures = 0;
+        this.tell(entry, { state: 'delivered', outcome });
       } catch (error) {
         entry.attempts++;
+        const message = errorText(error);
         if (isConnectorError(error, 'unauthorized')) {
+          this.tell(entry, { state: 'waiting', error: 'the control plane refused our credentials' });
           // Nothing can be delivered with these credentials; wait for a good heartbeat.
           this.suspended = true;
           this.deps.onRevoked();
@@ -164,15 +179,21 @@ export class ResultOutbox {
           // the evidence in the log, stop retrying it.
           this.deps.log.error('the control plane refused a result; giving up on it', { unit: entry.unit.id, error: (error as Error).message });
           await this.remove(entry);
+          this.tell(entry, { state: 'refused', reason: refusalReason(error) });
           continue;
         }
         this.failures++;
         const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
-        this.deps.log.warn('result delivery failed; will retry', { unit: entry.unit.id, error: errorText(error), retryInMs: delay });
+        this.deps.log.warn('result delivery failed; will retry', { unit: entry.unit.id, error: message, retryInMs: delay });
+        this.tell(entry, { state: 'waiting', error: message });
         this.kick(delay);
         return;
       }
     }
+  }
+
+  private tell(entry: OutboxEntry, fate: { state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string }): void {
+    this.deps.onDelivery?.({ key: entry.result.idempotency_key, unitId: entry.unit.id, attempts: entry.attempts + (fate.state === 'delivered' ? 1 : 0), enqueuedAt: entry.enqueuedAt, ...fate });
   }
 
   private async remove(entry: OutboxEntry): Promise<void> {
@@ -180,4 +201,10 @@ export class ResultOutbox {
     await rm(path.join(this.deps.dir, fileName(entry.result.idempotency_key)), { force: true });
     this.deps.onChange?.(this.entries.size);
   }
+}
+
+/** The control plane's reason for refusing, in its own words where it gave a code (redacted upstream). */
+function refusalReason(error: unknown): string {
+  if (error instanceof ConnectorError) return error.code ? `${error.code} (${error.status ?? '4xx'})` : `refused (${error.status ?? '4xx'})`;
+  return error instanceof Error ? error.message : String(error);
 }

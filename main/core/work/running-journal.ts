@@ -11,6 +11,11 @@ export const RunningRecordSchema = z.object({
   runtime: z.enum(['claude', 'codex']).nullable(),
   startedAt: z.string(),
   pid: z.number().int().nullable(),
+  /** For the Turns row a restart shows (absent in notes of older builds). */
+  seat: z.object({ id: z.string(), name: z.string().nullable() }).nullable().optional(),
+  buildRequestId: z.string().nullable().optional(),
+  /** The runtime's (launcher's) start time token, so a restart stops only that very process (pids are reused). */
+  processStart: z.string().nullable().optional(),
 });
 export type RunningRecord = z.infer<typeof RunningRecordSchema>;
 

@@ -11,10 +11,13 @@ export class TurnRegistry {
   private dirty = new Set<string>();
   private removed = new Set<string>();
   private finished: TurnView[] = [];
+  private updated = new Map<string, TurnView>();
 
   constructor(
     private readonly notify: () => void,
     private readonly historyLimit = HISTORY_LIMIT,
+    /** Called with the whole history after each change (the data folder keeps it). */
+    private readonly onHistory: (history: readonly TurnView[]) => void = () => {},
   ) {}
 
   get activeCount(): number {
@@ -48,11 +51,37 @@ export class TurnRegistry {
     this.active.delete(id);
     this.dirty.delete(id);
     this.removed.add(id);
-    this.history.unshift(done);
+    this.record(done);
+    return done;
+  }
+
+  /** A turn that never ran here, already over (a unit reported after a restart). */
+  addFinished(turn: TurnView): void {
+    this.record(turn);
+  }
+
+  /** Changes a finished turn's row (e.g. its result's delivery); false if it is not in the history. */
+  patchHistory(id: string, patch: Partial<TurnView>): boolean {
+    const index = this.history.findIndex((t) => t.id === id);
+    if (index < 0) return false;
+    const next = { ...this.history[index]!, ...patch };
+    this.history[index] = next;
+    // Still in this batch's `finished`: the newer copy goes out there; else as an in-place update.
+    const pendingFinish = this.finished.findIndex((t) => t.id === id);
+    if (pendingFinish >= 0) this.finished[pendingFinish] = next;
+    else this.updated.set(id, next);
+    this.notify();
+    this.onHistory(this.history);
+    return true;
+  }
+
+  private record(done: TurnView): void {
+    this.history = [done, ...this.history.filter((t) => t.id !== done.id)];
     if (this.history.length > this.historyLimit) this.history.length = this.historyLimit;
     this.finished.push(done);
+    this.updated.delete(done.id);
     this.notify();
-    return done;
+    this.onHistory(this.history);
   }
 
   /** Seeds history (e.g. from a previous run, or in benchmarks). */
@@ -66,15 +95,17 @@ export class TurnRegistry {
 
   /** The changes since the last call, or null when nothing changed. */
   drain(): TurnsUpdate | null {
-    if (this.dirty.size === 0 && this.removed.size === 0 && this.finished.length === 0) return null;
+    if (this.dirty.size === 0 && this.removed.size === 0 && this.finished.length === 0 && this.updated.size === 0) return null;
     const update: TurnsUpdate = {
       active: [...this.dirty].map((id) => this.active.get(id)).filter((t): t is TurnView => t !== undefined),
       removed: [...this.removed],
       finished: this.finished,
+      ...(this.updated.size > 0 ? { updated: [...this.updated.values()] } : {}),
     };
     this.dirty = new Set();
     this.removed = new Set();
     this.finished = [];
+    this.updated = new Map();
     return update;
   }
 

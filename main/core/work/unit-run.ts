@@ -5,7 +5,7 @@ import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
-import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference } from '../runner/capabilities';
+import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from '../runner/capabilities';
 import { readyRuntimes } from '../runner/runtime-readiness';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
 import { checkContextPacket, composePrompt } from './prompt';
@@ -24,14 +24,22 @@ export interface UnitRunDeps {
   controlPlaneUrl: string;
   runtimePreference: RuntimePreference;
   capabilities: Capabilities;
+  /** Runtimes the circuit breaker paused. */
+  tripped?: TrippedRuntimes | undefined;
   executor: UnitExecutor;
   resume: ResumeCache;
   knownSecrets(): readonly string[];
   env?: Record<string, string>;
   patch(patch: Partial<TurnView>): void;
   onRevoked(): void;
-  /** Called once the unit is started at the server, before anything runs. */
-  onStarted(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /**
+   * Writes the running note. Called BEFORE the start call: a unit the server saw start
+   * must be in the journal whatever happens next (a unit noted but never started is
+   * harmless: the restart reports it failed once).
+   */
+  recordRunning(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /** The runtime's process started (its pid leads the process group). */
+  onSpawn?(pid: number): void;
 }
 
 /**
@@ -43,6 +51,10 @@ export class UnitRun {
   readonly abort = new AbortController();
   private leaseTimer: TimerHandle | null = null;
   private leaseAlive = true;
+  /** The process has ended: the lease is kept only until the result is delivered. */
+  private processEnded = false;
+  /** Why the control plane no longer counts this unit as ours (e.g. `lease_expired`), if it said so. */
+  private lost: string | null = null;
   private cancelReason: string | null = null;
 
   constructor(
@@ -54,6 +66,16 @@ export class UnitRun {
     return resultKey(this.unit);
   }
 
+  /** Set when the control plane answered the lease with a cancel after the process ended. */
+  get leaseLost(): string | null {
+    return this.lost;
+  }
+
+  /** The result is delivered (or refused): the lease heartbeats stop. */
+  releaseLease(): void {
+    this.stopLease();
+  }
+
   cancel(reason: string): void {
     if (this.abort.signal.aborted) return;
     this.cancelReason = reason;
@@ -63,6 +85,13 @@ export class UnitRun {
 
   async run(): Promise<UnitRunResult | null> {
     const { deps, unit } = this;
+    const packet = checkContextPacket(unit.context_packet);
+    const brain = brainOf(unit.brain);
+    const ready = readyRuntimes({ capabilities: deps.capabilities, preference: deps.runtimePreference, tripped: deps.tripped });
+    const choice = brain
+      ? chooseRuntime(brain, deps.runtimePreference, ready)
+      : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
+    await deps.recordRunning(choice.ok ? choice.runtime : null);
     try {
       await deps.connector.start(deps.credentials, unit);
     } catch (error) {
@@ -77,13 +106,6 @@ export class UnitRun {
       return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
     }
 
-    const packet = checkContextPacket(unit.context_packet);
-    const brain = brainOf(unit.brain);
-    const ready = readyRuntimes({ capabilities: deps.capabilities, preference: deps.runtimePreference });
-    const choice = brain
-      ? chooseRuntime(brain, deps.runtimePreference, ready)
-      : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
-    await deps.onStarted(choice.ok ? choice.runtime : null);
     if (!packet.ok) return this.failed(packet.reason, null);
     if (!choice.ok) return this.failed(choice.reason, null);
     const runtime = choice.runtime;
@@ -91,29 +113,46 @@ export class UnitRun {
     if (!binary) return this.failed(`${runtime} is not installed on this machine.`, runtime);
 
     const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
-    const resumeSessionId = deps.resume.get(key);
+    let resumeSessionId = deps.resume.get(key);
     deps.patch({ phase: 'running', runtime });
     this.startLease();
-    let outcome: ExecutionOutcome;
-    try {
-      outcome = await deps.executor.execute({
+    const execute = (resume: string | null) =>
+      deps.executor.execute({
         unitId: unit.id,
         kind: unit.kind,
         runtime,
         binary,
         prompt: composePrompt(unit.prompt, packet.packet),
         mcp: unit.mcp ? { serverUrl: new URL(unit.mcp.url || '/mcp', `${deps.controlPlaneUrl}/`).toString(), token: unit.mcp.token } : null,
-        resumeSessionId,
+        resumeSessionId: resume,
         timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
         signal: this.abort.signal,
         ...(deps.env ? { env: deps.env } : {}),
         knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
-        onSpawn: (pid) => deps.patch({ pid }),
+        onSpawn: (pid) => {
+          deps.patch({ pid });
+          deps.onSpawn?.(pid);
+        },
         onOutput: (tail) => deps.patch({ outputTail: tail }),
       });
-    } finally {
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await execute(resumeSessionId);
+      if (resumeSessionId && outcome.status === 'failed' && !this.abort.signal.aborted && isStaleResume(outcome)) {
+        // claude no longer has that conversation (another machine, a cleaned folder): drop
+        // the stale id and run the turn once as a fresh session.
+        deps.log.warn('claude does not know the resume id; running the turn as a fresh session', { unit: unit.id });
+        await deps.resume.forget(key).catch(() => undefined);
+        resumeSessionId = null;
+        outcome = await execute(null);
+      }
+    } catch (error) {
       this.stopLease();
+      throw error;
     }
+    // The lease stays alive until the caller has the result delivered (releaseLease):
+    // a result outage must not let the control plane fail a unit that succeeded.
+    this.processEnded = true;
 
     if (key && runtime === 'claude') {
       try {
@@ -171,7 +210,14 @@ export class UnitRun {
           this.deps.log.info('the control plane has no lease heartbeat; running without one', { unit: this.unit.id });
           return;
         }
-        this.deps.patch({ lease: answer.status });
+        if (this.processEnded) {
+          // Nothing runs any more: a cancel now means the control plane gave up on the unit.
+          if (answer.status === 'cancel_requested' && this.lost === null) {
+            this.lost = answer.reason ?? 'the control plane no longer holds this unit for us';
+            this.deps.log.warn('the control plane ended the unit before its result arrived', { unit: this.unit.id, reason: answer.reason });
+          }
+          if (answer.status === 'cancel_requested') return;
+        } else this.deps.patch({ lease: answer.status });
         if (answer.status === 'cancel_requested') {
           this.deps.log.info('the control plane asked to cancel a running unit', { unit: this.unit.id, reason: answer.reason });
           this.cancel(`canceled by the control plane${answer.reason ? ` (${answer.reason})` : ''}`);
@@ -194,6 +240,11 @@ export class UnitRun {
     if (this.leaseTimer !== null) this.deps.clock.clearTimeout(this.leaseTimer);
     this.leaseTimer = null;
   }
+}
+
+/** claude's answer to a `--resume` id it has no conversation for. */
+function isStaleResume(outcome: ExecutionOutcome): boolean {
+  return /no conversation found/i.test(`${outcome.summary}\n${outcome.outputTail}`);
 }
 
 function brainOf(brain: string | undefined): 'claude' | 'codex' | 'auto' | null {

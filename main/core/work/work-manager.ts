@@ -4,15 +4,20 @@ import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connect
 import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
-import type { CapabilityDetector, RuntimeName, RuntimePreference } from '../runner/capabilities';
+import { isAuthFailure, type CapabilityDetector, type RuntimeName, type RuntimePreference } from '../runner/capabilities';
+import type { RuntimeBreaker } from '../runner/runtime-breaker';
 import { describeNotReady, runtimeReadiness } from '../runner/runtime-readiness';
 import type { UnitExecutor } from './executor-port';
-import type { ResultOutbox } from './outbox';
+import type { DeliveryEvent, ResultOutbox } from './outbox';
+import type { Delivery } from '../../../shared/turns';
 import type { ResumeCache } from './resume-cache';
 import type { RunningJournal } from './running-journal';
 import type { TurnRegistry } from './turn-registry';
 import { failedUnit, failedView } from './unit-result';
 import { UnitRun } from './unit-run';
+import type { RunningRecord } from './running-journal';
+import { processStartToken } from './exec/process-start';
+import { terminateTree } from './exec/process-tree';
 
 /** What the work manager needs from the runner host. */
 export interface WorkHost {
@@ -27,6 +32,10 @@ export interface WorkHost {
   onHeartbeat(listener: () => void): () => void;
   setActive(active: number): void;
   markRevoked(): Promise<void>;
+  /** Why no allowed runtime can take work (not signed in, breaker open), or null: nothing is claimed meanwhile. */
+  notReady?(): string | null;
+  /** A runtime's readiness changed (first auth failure, breaker tripped): status and heartbeat follow. */
+  readinessChanged?(notice: string | null): void;
 }
 
 export interface WorkManagerDeps {
@@ -40,6 +49,7 @@ export interface WorkManagerDeps {
   resume: ResumeCache;
   executor: UnitExecutor;
   capabilities: CapabilityDetector;
+  breaker?: RuntimeBreaker;
   knownSecrets(): readonly string[];
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
@@ -75,6 +85,11 @@ export class WorkManager {
   private longPollAbort: AbortController | null = null;
   private draining = false;
   private readonly runs = new Map<string, UnitRun>();
+  /** Finished units whose lease is kept until their result is delivered, by idempotency key. */
+  private readonly awaitingDelivery = new Map<string, UnitRun>();
+  /** The latest delivery state per key, for a turn row that is not finished yet when it comes. */
+  private readonly deliveries = new Map<string, Delivery>();
+  private readonly lostBeforeReport = new Map<string, string>();
   private readonly settled = new Set<() => void>();
   private offHeartbeat: (() => void) | null = null;
   /** Why claims are withheld now (logged once per change), or null while they are not. */
@@ -95,10 +110,14 @@ export class WorkManager {
     if (this.running) return;
     this.running = true;
     this.draining = false;
+    // A runtime whose host died may still run (no parent-death watch, or it escaped it):
+    // stop it before its files (its MCP config among them) are swept.
+    const leftovers = await this.deps.journal.leftovers();
+    await this.stopOrphans(leftovers);
     const swept = await this.deps.executor.sweepStale();
     if (swept > 0) this.deps.log.info('removed leftovers of turns from a previous run', { count: swept });
     await this.deps.outbox.load();
-    await this.recoverInterrupted();
+    await this.recoverInterrupted(leftovers);
     this.deps.outbox.start();
     this.offHeartbeat = this.deps.host.onHeartbeat(() => this.afterHeartbeat());
   }
@@ -110,6 +129,35 @@ export class WorkManager {
     this.offHeartbeat = null;
     this.stopClaiming();
     this.deps.outbox.stop();
+    for (const run of this.awaitingDelivery.values()) run.releaseLease();
+    this.awaitingDelivery.clear();
+  }
+
+  /** A delivery try starts: what the lease said so far decides whether this result is late. */
+  beforeReport(key: string): void {
+    const lost = this.awaitingDelivery.get(key)?.leaseLost ?? null;
+    if (lost !== null) this.lostBeforeReport.set(key, lost);
+  }
+
+  /** The outbox's word on a result: the turn row says it, and a settled result's lease ends. */
+  onDelivery(event: DeliveryEvent): void {
+    const run = this.awaitingDelivery.get(event.key);
+    // Only a loss seen before the try was sent makes it late (a cancel answered after the
+    // control plane took our result is just the unit being over).
+    const late = this.lostBeforeReport.get(event.key) ?? null;
+    const delivery: Delivery =
+      event.state === 'delivered'
+        ? { state: 'delivered', attempts: event.attempts, since: event.enqueuedAt, reason: late ? `late: the control plane had already ended the unit (${late})` : null, ...(late ? { late: true } : {}) }
+        : event.state === 'refused'
+          ? { state: 'refused', attempts: event.attempts, since: event.enqueuedAt, reason: late ? `${event.reason}; the control plane had already ended the unit (${late})` : event.reason }
+          : { state: 'waiting', attempts: event.attempts, since: event.enqueuedAt, reason: event.error };
+    if (event.state !== 'waiting') {
+      run?.releaseLease();
+      this.awaitingDelivery.delete(event.key);
+      this.lostBeforeReport.delete(event.key);
+    }
+    // The delivery can beat the row into the history (the unit is still being finished): keep it for launch().
+    if (!this.deps.registry.patchHistory(event.unitId, { delivery }) && this.deps.registry.get(event.unitId)) this.deliveries.set(event.key, delivery);
   }
 
   /** Nudge after pause/resume or a settings change. */
@@ -133,6 +181,24 @@ export class WorkManager {
     if (!run) return false;
     run.cancel(reason);
     return true;
+  }
+
+  /** Quitting: claim nothing more (running turns go on). */
+  holdClaims(): void {
+    this.draining = true;
+    this.stopClaiming();
+  }
+
+  /** The quit was called off: claim again. */
+  releaseClaims(): void {
+    if (!this.draining) return;
+    this.draining = false;
+    if (this.running) this.wake();
+  }
+
+  /** Resolves once no unit runs or is being launched. */
+  whenIdle(): Promise<void> {
+    return this.idle();
   }
 
   /**
@@ -181,6 +247,7 @@ export class WorkManager {
       !this.draining &&
       !this.deps.host.paused() &&
       this.deps.host.credentials() !== null &&
+      !this.deps.host.notReady?.() &&
       this.runs.size + this.launching < this.deps.host.config().maxSessions &&
       this.claimableRuntimes().length > 0
     );
@@ -197,7 +264,7 @@ export class WorkManager {
     let ready: RuntimeName[] = [];
     if (!config.runWork) reason = 'heartbeat-only mode: "Run work on this machine" is off';
     else {
-      const readiness = runtimeReadiness({ capabilities: this.deps.capabilities.peek(), preference: config.runtime });
+      const readiness = runtimeReadiness({ capabilities: this.deps.capabilities.peek(), preference: config.runtime, tripped: this.deps.breaker?.state });
       ready = readiness.ready;
       if (ready.length === 0) reason = `no runtime is ready (${describeNotReady(readiness)})`;
     }
@@ -357,6 +424,17 @@ export class WorkManager {
     };
     this.deps.registry.add(view);
     const capabilities = await this.deps.capabilities.get();
+    let note: RunningRecord = {
+      runnerId: credentials.runnerId,
+      unit: { id: unit.id, kind: unit.kind },
+      attempt: unit.attempt ?? 1,
+      runtime: null,
+      startedAt: now,
+      pid: null,
+      seat: view.seat,
+      buildRequestId: view.buildRequestId,
+    };
+    let spawnNoted: Promise<void> = Promise.resolve();
     const run = new UnitRun(unit, {
       clock: this.deps.clock,
       log: this.deps.log.child('unit'),
@@ -366,21 +444,25 @@ export class WorkManager {
       controlPlaneUrl,
       runtimePreference: this.deps.host.config().runtime,
       capabilities,
+      tripped: this.deps.breaker?.state ?? {},
       executor: this.deps.executor,
       resume: this.deps.resume,
       knownSecrets: this.deps.knownSecrets,
       ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
       patch: (patch) => this.deps.registry.patch(unit.id, patch),
       onRevoked: () => void this.deps.host.markRevoked(),
-      onStarted: (runtime) =>
-        this.deps.journal.record({
-          runnerId: credentials.runnerId,
-          unit: { id: unit.id, kind: unit.kind },
-          attempt: unit.attempt ?? 1,
-          runtime,
-          startedAt: now,
-          pid: null,
-        }),
+      recordRunning: (runtime) => {
+        note = { ...note, runtime };
+        return this.deps.journal.record(note);
+      },
+      // The note learns the process (pid and start time): a restart can then stop that very process.
+      onSpawn: (pid) => {
+        spawnNoted = spawnNoted.then(async () => {
+          const processStart = await processStartToken(pid);
+          note = { ...note, pid, processStart };
+          await this.deps.journal.record(note);
+        }).catch((error: unknown) => this.deps.log.warn('could not note the runtime process in the journal', { unit: unit.id, error: errorText(error) }));
+      },
     });
     this.runs.set(unit.id, run);
     this.launching--;
@@ -388,14 +470,30 @@ export class WorkManager {
     try {
       const outcome = await run.run();
       if (outcome?.refused) this.lastRunError = outcome.refused;
+      let delivery: Delivery | null = null;
       if (outcome?.result) {
+        const key = outcome.result.idempotency_key;
+        this.awaitingDelivery.set(key, run);
+        delivery = { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null };
         await this.deps.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
-      }
+      } else run.releaseLease();
+      // A note of the process still being written must land before the note is removed.
+      await spawnNoted;
       await this.deps.journal.clear(unit.id);
-      this.deps.registry.finish(unit.id, { ...(outcome?.view ?? failedView('revoked')), endedAt: new Date(this.deps.clock.now()).toISOString() });
+      if (outcome?.result) this.learnFromOutcome({ result: outcome.result, view: outcome.view }, Date.parse(now));
+      const key = run.key;
+      delivery = this.deliveries.get(key) ?? delivery;
+      this.deliveries.delete(key);
+      this.deps.registry.finish(unit.id, {
+        ...(outcome?.view ?? failedView('revoked')),
+        endedAt: new Date(this.deps.clock.now()).toISOString(),
+        delivery,
+      });
     } catch (error) {
       // Only the disk can fail here; the journal keeps the unit for the restart path.
+      run.releaseLease();
+      this.awaitingDelivery.delete(run.key);
       this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: errorText(error) });
       this.deps.registry.finish(unit.id, { ...failedView('the result could not be saved'), endedAt: new Date(this.deps.clock.now()).toISOString() });
     } finally {
@@ -407,15 +505,67 @@ export class WorkManager {
     }
   }
 
+  /**
+   * What a finished turn says about its runtime: a failure for want of credentials means
+   * "not signed in" until the next check; quick failures for one reason feed the breaker.
+   */
+  private learnFromOutcome(outcome: { result: { status: string; runtime?: string | undefined }; view: { reason?: string | null; summary?: string | null; outputTail?: string } }, startedAt: number): void {
+    const runtime = outcome.result.runtime === 'claude-cli' ? 'claude' : outcome.result.runtime === 'codex-cli' ? 'codex' : null;
+    if (!runtime) return;
+    const failed = outcome.result.status === 'failed' && !/^timed out after/.test(outcome.view.reason ?? '');
+    let notice: string | null = null;
+    let changed = false;
+    if (failed && isAuthFailure(`${outcome.view.summary ?? ''}\n${outcome.view.outputTail ?? ''}`)) {
+      const before = this.deps.capabilities.peek()?.[runtime].signedIn;
+      this.deps.capabilities.markNotSignedIn(runtime, outcome.view.reason ?? 'authentication failed');
+      changed = before !== false;
+      if (changed) this.deps.log.warn('a turn failed for want of credentials; not claiming for this runtime until it is signed in', { runtime });
+    }
+    if (this.deps.breaker) {
+      notice = this.deps.breaker.record(runtime, { startedAt, endedAt: this.deps.clock.now(), failed, reason: outcome.view.reason ?? null });
+      if (notice) this.deps.log.warn('circuit breaker: claiming paused for a runtime', { runtime, reason: notice });
+    }
+    if (changed || notice) this.deps.host.readinessChanged?.(notice);
+  }
+
+  /** Stops the recorded process groups that are still the very processes we started. */
+  private async stopOrphans(records: RunningRecord[]): Promise<void> {
+    for (const record of records) {
+      if (record.pid === null || !record.processStart) continue;
+      const now = await processStartToken(record.pid);
+      if (now !== record.processStart) continue; // gone, or the pid belongs to another process now
+      const result = await terminateTree(record.pid, { graceMs: 3_000, clock: this.deps.clock, rootReaped: false });
+      this.deps.log.warn('stopped a runtime left running by the previous run', { unit: record.unit.id, pid: record.pid, signaled: result.signaled.length, survivors: result.survivors.length });
+    }
+  }
+
   /** Units that were running when the last process died are reported failed, once. */
-  private async recoverInterrupted(): Promise<void> {
-    for (const record of await this.deps.journal.leftovers()) {
+  private async recoverInterrupted(records: RunningRecord[]): Promise<void> {
+    for (const record of records) {
       await this.deps.outbox.enqueue({
         runnerId: record.runnerId,
         unit: record.unit,
         result: failedUnit({ id: record.unit.id, attempt: record.attempt }, 'runner restarted', record.runtime).result,
       });
       await this.deps.journal.clear(record.unit.id);
+      this.deps.registry.addFinished({
+        id: record.unit.id,
+        kind: record.unit.kind,
+        runtime: record.runtime,
+        seat: record.seat ?? null,
+        buildRequestId: record.buildRequestId ?? null,
+        startedAt: record.startedAt,
+        endedAt: new Date(this.deps.clock.now()).toISOString(),
+        phase: 'failed',
+        pid: record.pid,
+        tokens: null,
+        costUsd: null,
+        outputTail: '',
+        summary: 'runner restarted',
+        lease: null,
+        reason: 'interrupted by a restart: reported failed',
+        delivery: { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null },
+      });
       this.deps.log.warn('a unit was running when the runner stopped; reported it failed', { unit: record.unit.id });
     }
   }

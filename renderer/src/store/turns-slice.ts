@@ -33,6 +33,10 @@ export function applyTurnsUpdate(slice: TurnsSlice, update: TurnsUpdate): TurnsS
     if (history.length > HISTORY_LIMIT) history = history.slice(0, HISTORY_LIMIT);
     active = active.filter((t) => !ids.has(t.id));
   }
+  if (update.updated && update.updated.length > 0) {
+    const byId = new Map(update.updated.map((t) => [t.id, t]));
+    history = history.map((t) => byId.get(t.id) ?? t);
+  }
   if (active === slice.active && history === slice.history) return slice;
   return { ...slice, active, history };
 }

@@ -18,10 +18,12 @@ const MAX_MINUTES = 7 * 24 * 60;
 export function PauseControl() {
   const paired = useHostStore((s) => isPaired(s.runner.snapshot));
   const paused = useHostStore((s) => s.runner.snapshot?.paused != null);
+  const status = useHostStore((s) => s.runner.status);
   const pause = useCommand('runner:pause');
   const resume = useCommand('runner:resume');
+  const quit = useCommand('runner:quit');
   const [menuOpen, setMenuOpen] = useState(false);
-  const error = pause.error ?? resume.error;
+  const error = pause.error ?? resume.error ?? quit.error;
   // The button pressed goes away (Pause becomes Resume): keep the keyboard where it was
   // by moving focus to the button that replaced it, once the host confirmed the change.
   const focusNext = useRef<'pause' | 'resume' | null>(null);
@@ -33,12 +35,31 @@ export function PauseControl() {
     else return;
     focusNext.current = null;
   }, [paused]);
-  const doPause = (minutes: number | null) => {
+  const doPause = (minutes: number | null, note?: string) => {
     focusNext.current = 'resume';
-    void pause.run({ minutes });
+    void pause.run({ minutes, ...(note ? { note } : {}) });
   };
 
   if (!paired) return null;
+  if (status?.state === 'draining') {
+    // The host is quitting: it waits for the running turns (the status line says how long).
+    const waiting = status.mode !== 'now' && status.remaining > 0;
+    return (
+      <div className="pause-control">
+        {waiting ? (
+          <>
+            <button type="button" className="button" data-testid="quit-cancel" disabled={quit.pending} onClick={() => void quit.run({ mode: 'cancel' })}>
+              Keep running
+            </button>
+            <button type="button" className="button button-danger" data-testid="quit-now" disabled={quit.pending} onClick={() => void quit.run({ mode: 'now' })}>
+              Stop now
+            </button>
+          </>
+        ) : null}
+        {error ? <ErrorLine error={error} /> : null}
+      </div>
+    );
+  }
   return (
     <div className="pause-control">
       {paused ? (
@@ -63,9 +84,13 @@ export function PauseControl() {
           <PauseMenu
             open={menuOpen}
             setOpen={setMenuOpen}
-            onPause={(minutes) => {
+            onPause={(minutes, note) => {
               setMenuOpen(false);
-              doPause(minutes);
+              doPause(minutes, note);
+            }}
+            onStop={() => {
+              setMenuOpen(false);
+              void quit.run({ mode: 'after-turns' });
             }}
           />
         </div>
@@ -75,7 +100,17 @@ export function PauseControl() {
   );
 }
 
-function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: boolean) => void; onPause: (minutes: number | null) => void }) {
+function PauseMenu({
+  open,
+  setOpen,
+  onPause,
+  onStop,
+}: {
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  onPause: (minutes: number | null, note?: string) => void;
+  onStop: () => void;
+}) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const itemsRef = useRef<(HTMLButtonElement | null)[]>([]);
@@ -169,6 +204,19 @@ function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: 
           >
             Pause for…
           </button>
+          <button
+            ref={(el) => {
+              itemsRef.current[PRESETS.length + 1] = el;
+            }}
+            type="button"
+            role="menuitem"
+            tabIndex={-1}
+            className="menu-item"
+            data-testid="stop-after-turns"
+            onClick={onStop}
+          >
+            Stop after the running turns
+          </button>
         </div>
       ) : null}
       {open && custom ? <CustomPause onPause={onPause} onCancel={() => close()} /> : null}
@@ -176,9 +224,11 @@ function PauseMenu({ open, setOpen, onPause }: { open: boolean; setOpen: (open: 
   );
 }
 
-function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void; onCancel: () => void }) {
+function CustomPause({ onPause, onCancel }: { onPause: (minutes: number, note?: string) => void; onCancel: () => void }) {
   const [value, setValue] = useState('45');
+  const [note, setNote] = useState('');
   const inputId = useId();
+  const noteId = useId();
   const errorId = useId();
   const minutes = Number(value);
   const valid = value.trim() !== '' && Number.isInteger(minutes) && minutes >= 1 && minutes <= MAX_MINUTES;
@@ -188,7 +238,7 @@ function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void
       aria-label="Pause for a number of minutes"
       onSubmit={(event) => {
         event.preventDefault();
-        if (valid) onPause(minutes);
+        if (valid) onPause(minutes, note.trim() || undefined);
       }}
       onKeyDown={(event) => {
         if (event.key === 'Escape') {
@@ -216,6 +266,8 @@ function CustomPause({ onPause, onCancel }: { onPause: (minutes: number) => void
           Minutes must be a whole number from 1 to {MAX_MINUTES}.
         </p>
       )}
+      <label htmlFor={noteId}>Note (optional, kept with the pause)</label>
+      <input id={noteId} className="input" type="text" maxLength={500} value={note} data-testid="pause-note" onChange={(event) => setNote(event.target.value)} />
       <div className="menu-form-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel

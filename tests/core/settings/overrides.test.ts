@@ -86,6 +86,15 @@ describe('resolveOverrides', () => {
     expect(message({}, ['--port', '70000'])).toBe('--port must be an integer from 0 to 65535.');
   });
 
+  it('RUNNER_TRAY_QUIT_DRAIN_MS overrides the quitDrainMs setting, with the setting\'s rule', () => {
+    expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: '60000' }, [])).toMatchObject({ ok: true, overrides: { quitDrainMs: 60_000 }, sources: { quitDrainMs: 'RUNNER_TRAY_QUIT_DRAIN_MS' } });
+    expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: '0' }, [])).toMatchObject({ ok: true, overrides: { quitDrainMs: 0 } });
+    expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: 'soon' }, [])).toEqual({
+      ok: false,
+      error: { code: 'invalid_option', message: 'RUNNER_TRAY_QUIT_DRAIN_MS must be an integer from 0 to 86400000.', field: 'quitDrainMs' },
+    });
+  });
+
   it('does not validate the env value a flag replaces', () => {
     expect(ok({ RUNNER_HEARTBEAT_MS: 'bad' }, ['--heartbeat-ms', '2000']).overrides.heartbeatMs).toBe(2000);
   });

@@ -19,6 +19,8 @@ export interface ChildSpec {
   timeoutMs: number;
   signal: AbortSignal;
   killGraceMs: number;
+  /** Pass a pipe as fd 3 that the launcher watches (see lifeline.ts); held open until the child ends. */
+  lifeline?: boolean;
   clock: Clock;
   log: Logger;
   onSpawn?(pid: number): void;
@@ -63,6 +65,52 @@ function safely(log: Logger, what: string, fn: () => void): void {
   }
 }
 
+/** How long the launcher may take to start the runtime before it counts as a spawn failure. */
+const LAUNCH_WAIT_MS = 30_000;
+
+/** The launcher's first line on the lifeline: the runtime's start, or why it did not start. */
+function launcherStart(
+  lifeline: NonNullable<ChildProcess['stdio'][3]>,
+  exited: Promise<unknown>,
+  clock: Clock,
+): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+  return new Promise((resolve) => {
+    let text = '';
+    let done = false;
+    const finish = (answer: { ok: true } | { ok: false; code: string; message: string }) => {
+      if (done) return;
+      done = true;
+      clock.clearTimeout(timer);
+      lifeline.off('data', onData);
+      resolve(answer);
+    };
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const nl = text.indexOf('\n');
+      if (nl < 0) {
+        if (text.length > 4096) finish({ ok: false, code: 'ESPAWN', message: 'the runtime launcher said something unreadable' });
+        return;
+      }
+      try {
+        const line = JSON.parse(text.slice(0, nl)) as { spawned?: unknown; spawnError?: { code?: unknown; message?: unknown } };
+        if (typeof line.spawned === 'number') return finish({ ok: true });
+        const e = line.spawnError;
+        finish({ ok: false, code: typeof e?.code === 'string' ? e.code : 'ESPAWN', message: typeof e?.message === 'string' ? e.message : 'the runtime did not start' });
+      } catch {
+        finish({ ok: false, code: 'ESPAWN', message: 'the runtime launcher said something unreadable' });
+      }
+    };
+    lifeline.on('data', onData);
+    // Its last line may still be in the pipe when its exit is seen: read that first.
+    void exited.then(() => {
+      const gone = () => finish({ ok: false, code: 'ESPAWN', message: 'the runtime launcher exited before starting the runtime' });
+      if (lifeline.destroyed || (lifeline as { readableEnded?: boolean }).readableEnded) gone();
+      else lifeline.once('close', gone);
+    });
+    const timer = clock.setTimeout(() => finish({ ok: false, code: 'ETIMEDOUT', message: 'the runtime launcher did not start the runtime in time' }), LAUNCH_WAIT_MS);
+  });
+}
+
 export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   const base = { exitCode: null, exitSignal: null, survivors: [], leftovers: 0 };
   if (spec.signal.aborted) return { ...base, endedBy: 'canceled' };
@@ -72,7 +120,7 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: spec.lifeline ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
       // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -80,6 +128,9 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   } catch (error) {
     return { ...base, endedBy: 'spawn_error', spawnError: error as NodeJS.ErrnoException };
   }
+  // The lifeline carries nothing; only its closing (this process dying) means something.
+  const lifeline = spec.lifeline ? child.stdio[3] : null;
+  lifeline?.on('error', () => undefined);
   child.stdout?.on('data', spec.onStdout);
   child.stderr?.on('data', spec.onStderr);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -96,6 +147,15 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     return { ...base, endedBy: 'spawn_error', spawnError: spawnError ?? Object.assign(new Error('no pid'), { code: 'ESPAWN' }) };
   }
   const pid = child.pid;
+  if (lifeline) {
+    // Through the launcher, the runtime has started only when the launcher says so.
+    const started = await launcherStart(lifeline, exited, spec.clock);
+    if (!started.ok) {
+      await terminateTree(pid, { graceMs: spec.killGraceMs, clock: spec.clock, rootReaped: false });
+      lifeline.destroy();
+      return { ...base, endedBy: 'spawn_error', spawnError: Object.assign(new Error(started.message), { code: started.code }) };
+    }
+  }
   if (spec.onSpawn) safely(spec.log, 'onSpawn', () => spec.onSpawn?.(pid));
 
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -139,6 +199,7 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   }
   if (survivors.length > 0) spec.log.error('runtime processes survived SIGKILL', { pid, survivors });
 
+  lifeline?.destroy();
   // 'close' means every byte was read; it comes once nothing holds the pipes any more.
   if (!(await waitFor(spec.clock, closed, CLOSE_WAIT_MS))) {
     spec.log.warn('runtime output pipes still open after the process tree ended; closing them', { pid });

@@ -4,6 +4,7 @@ import { redactText } from '../../../../shared/redact';
 import { systemClock, type Clock, type Logger } from '../../ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../executor-port';
 import { childEnv, commandFor } from './child-launch';
+import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
 import { CodexEventReader } from './codex-events';
@@ -29,6 +30,8 @@ export interface LocalRuntimeExecutorOptions {
   clock?: Clock;
   /** SIGTERM → SIGKILL grace when stopping a process tree (default 1500). */
   killGraceMs?: number;
+  /** Start runtimes through the parent-death watch (default: on, where supported). */
+  parentDeathWatch?: boolean;
   /** Cap of captured output per stream (default 4 MiB); beyond it bytes are counted, not kept. */
   maxOutputBytes?: number;
   /** Size of the output tail for the UI (default 8 KiB). */
@@ -63,6 +66,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly killGraceMs: number;
+  private readonly lifeline: boolean;
   private readonly maxOutputBytes: number;
   private readonly tailBytes: number;
   private readonly allowedTools: readonly string[];
@@ -72,6 +76,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.log = options.log.child('executor');
     this.clock = options.clock ?? systemClock;
     this.killGraceMs = options.killGraceMs ?? 1_500;
+    this.lifeline = (options.parentDeathWatch ?? true) && lifelineSupported();
     this.maxOutputBytes = options.maxOutputBytes ?? 4 * 1024 * 1024;
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
@@ -162,7 +167,9 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         this.log.warn('onOutput callback threw', { error: errorText(error) });
       }
     });
-    const command = commandFor(request.binary, invocation.args);
+    // The outermost layer: whatever runs the runtime is stopped if this host dies.
+    const inner = commandFor(request.binary, invocation.args);
+    const command = this.lifeline ? withLifeline(inner) : inner;
     const log = this.log.child(`turn:${request.unitId}`);
 
     let child: ChildResult;
@@ -175,6 +182,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         timeoutMs: request.timeoutMs,
         signal: request.signal,
         killGraceMs: this.killGraceMs,
+        lifeline: this.lifeline,
         clock: this.clock,
         log,
         onSpawn: (pid) => {

@@ -29,12 +29,22 @@ export function Figures() {
 
 function SessionsFigure() {
   const sessions = useHostStore((s) => s.runner.snapshot?.sessions);
+  const undelivered = useHostStore((s) => s.runner.snapshot?.results?.undelivered ?? 0);
+  const free = sessions ? (sessions.active === 0 ? 'none in use' : `${sessions.max - sessions.active} free`) : '\u00a0';
   return (
     <Figure
       label="Sessions"
       testId="fig-sessions"
       value={sessions ? `${sessions.active} / ${sessions.max}` : '—'}
-      sub={sessions ? (sessions.active === 0 ? 'none in use' : `${sessions.max - sessions.active} free`) : '\u00a0'}
+      sub={
+        undelivered > 0 ? (
+          <span className="warn-text" data-testid="undelivered">
+            {undelivered} result{undelivered === 1 ? '' : 's'} not delivered yet
+          </span>
+        ) : (
+          free
+        )
+      }
     />
   );
 }

@@ -24,6 +24,10 @@ export function RuntimesCard() {
               <dd>
                 {!runtimes ? (
                   'Looking…'
+                ) : info?.installed && info.ready === false ? (
+                  <span className="warn-text" data-testid={`runtime-problem-${name}`}>
+                    {runtimeLabel(name)}: {info.problem ?? 'installed, not ready'}
+                  </span>
                 ) : info?.installed ? (
                   <>
                     <span className="ok-text">{info.version ? `v${info.version}` : 'installed (version unknown)'}</span>

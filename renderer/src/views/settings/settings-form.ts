@@ -33,6 +33,7 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   launchAtLogin: 'toggle',
   notifications: 'toggle',
   runWork: 'toggle',
+  quitDrainMs: 'number',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -54,11 +55,12 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   launchAtLogin: 'Start in the tray when you log in (desktop app).',
   notifications: 'Tell me when pairing is approved, a turn fails, or the runner is revoked (desktop app).',
   runWork: 'Claim and run turns here. Off: the runner only reports in (heartbeat-only) and claims nothing.',
+  quitDrainMs: 'Quitting waits this long for running turns to finish, then cancels them (their results are still reported). 0 cancels at once.',
 };
 
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
-  { title: 'Work', keys: ['runWork', 'runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs'] },
+  { title: 'Work', keys: ['runWork', 'runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState'] },
   { title: 'This computer', keys: ['secretBackend', 'launchAtLogin', 'notifications'] },
 ];

@@ -6,7 +6,7 @@ import { useCommand } from '../common/use-command';
 import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
 import { focusTurnRow } from './focus-turn';
-import { elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
+import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
 
@@ -48,6 +48,12 @@ export function TurnDetail({ turn }: { turn: TurnView | null }) {
           <>
             <dt>Cost</dt>
             <dd>${turn.costUsd.toFixed(4)}</dd>
+          </>
+        ) : null}
+        {turn.delivery ? (
+          <>
+            <dt>Result</dt>
+            <dd data-testid="detail-delivery">{deliveryText(turn, Date.now())?.text}</dd>
           </>
         ) : null}
         <dt>Lease</dt>

@@ -3,7 +3,7 @@ import { useEffect, useId, useRef } from 'react';
 import type { TurnView } from '../../../../shared/turns';
 import { useHostStore } from '../../store';
 import { formatClock, formatCount } from '../format';
-import { elapsed, firstLine, PHASE_LABELS, seatLabel } from './turn-text';
+import { deliveryText, elapsed, firstLine, PHASE_LABELS, seatLabel } from './turn-text';
 import { listboxKeyHandler } from './use-listbox-keys';
 
 export const HISTORY_ROW_HEIGHT = 30;
@@ -84,7 +84,21 @@ function HistoryRow({ turn }: { turn: TurnView }) {
       <span className="turn-when">{formatClock(turn.endedAt ?? turn.startedAt)}</span>
       <span className="turn-seat">{seatLabel(turn)}</span>
       <span className="turn-elapsed">{elapsed(turn, Date.parse(turn.endedAt ?? turn.startedAt))}</span>
-      <span className="turn-summary">{firstLine(turn.summary ?? turn.reason)}</span>
+      <span className="turn-summary">
+        <DeliveryNote turn={turn} />
+        {firstLine(turn.summary ?? turn.reason)}
+      </span>
     </>
+  );
+}
+
+/** Only what needs attention goes in a row: a result waiting, refused or late. */
+function DeliveryNote({ turn }: { turn: TurnView }) {
+  const note = deliveryText(turn, Date.now());
+  if (!note || note.tone === 'quiet') return null;
+  return (
+    <span className={note.tone === 'error' ? 'delivery-note error-text' : 'delivery-note warn-text'} data-testid="delivery-note">
+      {note.text} ·{' '}
+    </span>
   );
 }

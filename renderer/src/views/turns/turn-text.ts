@@ -42,3 +42,22 @@ export function tokensText(turn: TurnView): string | null {
 export function firstLine(text: string | null): string {
   return text ? (text.split('\n', 1)[0] ?? '') : '';
 }
+
+/**
+ * Where a finished turn's result is, in words, and how much it matters: a waiting,
+ * refused or late result is never shown as a plain "Succeeded".
+ */
+export function deliveryText(turn: TurnView, now: number): { text: string; tone: 'quiet' | 'warn' | 'error' } | null {
+  const d = turn.delivery;
+  if (!d) return null;
+  switch (d.state) {
+    case 'sending':
+      return { text: 'Result sending…', tone: 'quiet' };
+    case 'waiting':
+      return { text: `Result not delivered yet: ${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'}, waiting ${formatDuration(now - Date.parse(d.since))}`, tone: 'warn' };
+    case 'refused':
+      return { text: `Result refused by the control plane: ${d.reason ?? 'no reason given'}`, tone: 'error' };
+    case 'delivered':
+      return d.late ? { text: `Result arrived late: ${d.reason ?? 'the control plane had already ended the unit'}`, tone: 'warn' } : { text: 'Result delivered', tone: 'quiet' };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The parent-death watch: on Linux and macOS every runtime is started through a tiny
+ * launcher (this process's own Node, running the script below) that holds one end of a
+ * pipe from the host on fd 3. When the host dies, however it dies (kill -9 included),
+ * the pipe closes; the launcher then stops its whole process group (SIGTERM, then
+ * SIGKILL after a grace period) so no agent keeps running without a host to report to.
+ *
+ * It is a separate layer: `withLifeline` wraps whatever command and arguments the
+ * executor computed (a sandbox wrapper included), and the launcher passes stdin, stdout,
+ * stderr, the exit code and the exit signal of the command straight through.
+ */
+export const LIFELINE_FD = 3;
+/** How long the launcher waits after SIGTERM before it SIGKILLs its group. */
+export const LIFELINE_GRACE_MS = 3_000;
+const UNSET_VAR = 'RUNNER_TRAY_LIFELINE_UNSET';
+
+const LAUNCHER = `'use strict';
+const { spawn } = require('child_process');
+const net = require('net');
+const unset = process.env.${UNSET_VAR};
+delete process.env.${UNSET_VAR};
+if (unset) for (const name of unset.split(',')) delete process.env[name];
+const [command, ...args] = process.argv.slice(1);
+let stopping = false;
+const stopGroup = () => {
+  if (stopping) return;
+  stopping = true;
+  try { process.kill(-process.pid, 'SIGTERM'); } catch {}
+  setTimeout(() => {
+    try { process.kill(-process.pid, 'SIGKILL'); } catch {}
+    process.exit(137);
+  }, ${LIFELINE_GRACE_MS});
+};
+// Signals for the group reach the command too: wait for it and pass its end on.
+for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(s, () => {});
+const lifeline = new net.Socket({ fd: ${LIFELINE_FD}, readable: true, writable: true });
+lifeline.on('data', () => {});
+lifeline.on('end', stopGroup);
+lifeline.on('close', stopGroup);
+lifeline.on('error', stopGroup);
+const child = spawn(command, args, { stdio: 'inherit' });
+// The host learns the real start (or why there was none) on the lifeline, one JSON line.
+child.on('spawn', () => lifeline.write(JSON.stringify({ spawned: child.pid }) + '\\n'));
+child.on('error', (error) => {
+  if (child.pid !== undefined) return;
+  lifeline.removeAllListeners();
+  lifeline.end(JSON.stringify({ spawnError: { code: error.code || 'ESPAWN', message: error.message } }) + '\\n', () => process.exit(127));
+});
+child.on('exit', (code, signal) => {
+  if (stopping) return;
+  lifeline.removeAllListeners();
+  lifeline.destroy();
+  if (signal) {
+    for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.removeAllListeners(s);
+    process.kill(process.pid, signal);
+    setTimeout(() => process.exit(128), 1000);
+  } else process.exit(code === null ? 1 : code);
+});
+`;
+
+export interface LaunchCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Whether runtimes get the parent-death watch here (POSIX: it needs process groups). */
+export function lifelineSupported(platform: NodeJS.Platform = process.platform): boolean {
+  return platform === 'linux' || platform === 'darwin';
+}
+
+/** The same command, started through the launcher; the caller passes a pipe as fd 3. */
+export function withLifeline(inner: LaunchCommand): LaunchCommand {
+  const electron = process.versions.electron !== undefined;
+  const addsRunAsNode = electron && inner.env.ELECTRON_RUN_AS_NODE === undefined;
+  return {
+    command: process.execPath,
+    args: ['-e', LAUNCHER, '--', inner.command, ...inner.args],
+    env: {
+      ...inner.env,
+      ...(electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+      // The launcher needs Node mode; the command it starts must not inherit it unless it asked.
+      ...(addsRunAsNode ? { [UNSET_VAR]: 'ELECTRON_RUN_AS_NODE' } : {}),
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PairingState } from '../../shared/runner';
+import { TerminalReporter } from '../../main/headless/terminal-reporter';
+import { startHarness, type Harness } from '../integration/core-harness';
+
+const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+
+let h: Harness | null = null;
+afterEach(async () => {
+  await h?.close();
+  h = null;
+});
+
+describe('the headless terminal, as journalctl shows it', () => {
+  it('one line per status change, one per outage (not per retry), one per finished turn', async () => {
+    h = await startHarness({ core: { runtimeBinaries: { claude: FAKE, codex: FAKE } }, emulator: { config: { longPollMaxMs: 1000 } } });
+    const lines: string[] = [];
+    const reporter = new TerminalReporter({ write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) });
+    h.core.host.subscribe((batch) => reporter.onEvents(batch));
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null && s.runtimes?.claude.installed === true);
+
+    // An outage of three failed heartbeats, each with its own retry time.
+    h.emu.admin.addFault({ route: '/api/runner/heartbeat', error: { rate: 1, status: 503 }, remaining: 3 });
+    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.consecutiveFailures === 3);
+    const outageAt = h.events.length;
+    await h.waitForEvent('runner:status', (s) => s.state === 'idle' && h!.events.findIndex((e) => e.event === 'runner:status' && e.payload === s) > outageAt);
+    const offlineStatuses = h.events.filter((e) => e.event === 'runner:status' && e.payload.state === 'offline');
+    expect(offlineStatuses.length).toBeGreaterThan(1);
+
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:hello' });
+    await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id));
+
+    expect(lines.filter((l) => l.startsWith('Status: Offline'))).toHaveLength(1);
+    expect(lines.some((l) => /^Status: Idle — .*\(back after \d+ s offline\)$/.test(l))).toBe(true);
+    expect(lines.filter((l) => l.startsWith('Turn '))).toEqual([expect.stringMatching(new RegExp(`^Turn succeeded in \\d+ s: unit ${unit.id} \\(claude\\)$`))]);
+    // No line repeats the one before it.
+    expect(lines.filter((l, i) => i > 0 && l === lines[i - 1])).toEqual([]);
+  }, 30_000);
+});

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PairingState } from '../../shared/runner';
+import { processStartToken } from '../../main/core/work/exec/process-start';
+import { isRunning } from '../../main/core/work/exec/process-tree';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import { startHarness, type Harness } from './core-harness';
+
+const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+const CRASH_HOST = fileURLToPath(new URL('./crash-host.ts', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+let h: Harness | null = null;
+let emu: RunningEmulator | null = null;
+const pids: number[] = [];
+const temps: string[] = [];
+afterEach(async () => {
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await h?.close();
+  await emu?.close();
+  h = null;
+  emu = null;
+  temps.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+/** Resolves once `file` exists (it is written whole, once). */
+function fileAppears(file: string, timeoutMs = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const dir = path.dirname(file);
+    const done = () => {
+      if (!existsSync(file)) return;
+      const text = readFileSync(file, 'utf8');
+      if (!text) return;
+      watcher.close();
+      clearTimeout(timer);
+      resolve(text);
+    };
+    const watcher = watch(dir, done);
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`${file} did not appear`));
+    }, timeoutMs);
+    done();
+  });
+}
+
+/** No event exists for the death of a process that is not our child: poll, bounded. */
+async function gone(list: number[], timeoutMs = 15_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = list;
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = (await Promise.all(left.map(async (pid) => ((await isRunning(pid)) ? pid : null)))).filter((p): p is number => p !== null);
+  }
+  return left;
+}
+
+async function pairedDataDir(): Promise<Harness> {
+  emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, longPollMaxMs: 2000 } });
+  const harness = await startHarness({ emu, core: { runtimeBinaries: { claude: FAKE, codex: FAKE } } });
+  const pairing = await harness.invoke<PairingState>('pairing:start');
+  if (pairing.phase !== 'waiting') throw new Error('not waiting');
+  emu.admin.approvePairing(pairing.userCode);
+  await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null);
+  await harness.core.shutdown(0);
+  return harness;
+}
+
+/** Runs a host in its own process over the harness's data dir until its runtime (and grandchild) run. */
+async function crashHostRunning(harness: Harness, extra: string[]): Promise<{ child: ChildProcess; unitId: string; launcher: number; runtime: number; grandchild: number }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-pids-'));
+  temps.push(dir);
+  const pidsFile = path.join(dir, 'pids.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, harness.dataDir, emu!.url, FAKE, ...extra], {
+    cwd: repoRoot,
+    env: { ...process.env, FAKE_PIDS_FILE: pidsFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
+  const launcher = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^running (\S+) (\d+)$/.exec(line);
+      if (m && m[1] === unit.id) resolve(Number(m[2]));
+    });
+    child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
+  });
+  const { parent, grandchild } = JSON.parse(await fileAppears(pidsFile)) as { parent: number; grandchild: number };
+  pids.push(launcher, parent, grandchild);
+  return { child, unitId: unit.id, launcher, runtime: parent, grandchild };
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('no orphaned agents', () => {
+  it('kill -9 of the host: the parent-death watch stops the runtime and its children without a restart', async () => {
+    h = await pairedDataDir();
+    const run = await crashHostRunning(h, []);
+    expect(await isRunning(run.runtime)).toBe(true);
+    await kill9(run.child);
+    expect(await gone([run.launcher, run.runtime, run.grandchild])).toEqual([]);
+
+    // The restart still reports the unit, once.
+    await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
+    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 10_000, since: 0 });
+    expect(emu!.admin.listResults({ unit_id: run.unitId })).toMatchObject([{ status: 'failed', summary: 'runner restarted' }]);
+  }, 60_000);
+
+  it('without the watch, the restart stops the recorded process group that is still the same process, and no other', async () => {
+    h = await pairedDataDir();
+    const run = await crashHostRunning(h, ['no-lifeline']);
+    await kill9(run.child);
+    // Nothing stopped them: they outlived their host.
+    expect(await isRunning(run.runtime)).toBe(true);
+    expect(await isRunning(run.grandchild)).toBe(true);
+    const note = JSON.parse(readFileSync(path.join(h.dataDir, 'running', `${Buffer.from(run.unitId).toString('base64url')}.json`), 'utf8'));
+    expect(note).toMatchObject({ pid: run.launcher, processStart: await processStartToken(run.launcher) });
+
+    // A second note whose pid now belongs to another process (same pid, another start time).
+    const decoy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore', detached: true });
+    pids.push(decoy.pid!);
+    const running = path.join(h.dataDir, 'running');
+    mkdirSync(running, { recursive: true });
+    writeFileSync(
+      path.join(running, `${Buffer.from('decoy-unit').toString('base64url')}.json`),
+      JSON.stringify({ runnerId: note.runnerId, unit: { id: 'decoy-unit', kind: 'turn_execution' }, attempt: 1, runtime: 'claude', startedAt: new Date().toISOString(), pid: decoy.pid, processStart: 'linux:1:1' }),
+    );
+
+    await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
+    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 15_000, since: 0 });
+    expect(await gone([run.launcher, run.grandchild])).toEqual([]);
+    expect(await isRunning(decoy.pid!)).toBe(true);
+    expect(emu!.admin.listResults({ unit_id: run.unitId })).toHaveLength(1);
+    // Its MCP config went with its turn folder.
+    const turns = path.join(h.dataDir, 'turns');
+    expect(existsSync(turns) ? readdirSync(turns).filter((n) => n.startsWith('turn-')) : []).toEqual([]);
+  }, 60_000);
+});
