@@ -19,7 +19,7 @@ const alive = (child) => child.exitCode === null && child.signalCode === null;
 
 export class DemoStopper {
   /**
-   * @param {import('node:child_process').ChildProcess | null} app the app (host or desktop)
+   * @param {import('node:child_process').ChildProcess} app the app (host or desktop), or null when none was started
    * @param {import('node:child_process').ChildProcess[]} others stopped with SIGTERM after the app exited
    * @param {(line: string) => void} say
    */

@@ -35,7 +35,7 @@ test('the first screen shows live data from the host', async ({ page }) => {
   // no script can read the session: it is an HttpOnly cookie. A reload still connects, on the same view.
   expect(new URL(page.url()).searchParams.has('token')).toBe(false);
   expect(await page.evaluate(() => document.cookie)).toBe('');
-  expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).not.toContain(host.token);
+  expect(await page.evaluate(() => JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)]))).not.toContain(host.token);
   await page.reload();
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await expect(page.getByTestId('app-mode')).toHaveText('Headless host');

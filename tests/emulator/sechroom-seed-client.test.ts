@@ -70,7 +70,9 @@ describe('the seed client’s claim algorithm against the emulator', () => {
     const b = await emu.register('b');
     const t1 = emu.sechroom.createTask({ title: 'one' });
     const t2 = emu.sechroom.createTask({ title: 'two' });
-    const claim = await seedClaim(requester(), b.id, async () => {}, async () => void (await emu.claimHead(a.id)));
+    const claim = await seedClaim(requester(), b.id, async () => {}, async () => {
+      await emu.claimHead(a.id);
+    });
     expect(claim).toMatchObject({ outcome: 'Claimed', via: 'direct', lease: { memoryId: t2.memoryId } });
     expect(emu.sechroom.listLeases({ memory_id: t1.memoryId })[0]!.executorInstanceId).toBe(a.id);
   });

@@ -70,7 +70,7 @@ describe('the three ways to pair, against the emulator', () => {
   it('takes the expected tenant and the configured name when the claim answer lacks them (as the seed)', async () => {
     h = await startHarness({ settings: { runnerName: 'named-here' } });
     const tenant = h.emu.admin.defaultTenantId();
-    await h.core.settings.update({ expectedTenantId: tenant });
+    h.core.settings.update({ expectedTenantId: tenant });
     // A server whose claim answer carries only the credentials.
     h.emu.admin.setConfig({ pairingClaimCredentialsOnly: true });
     const state = await h.invoke<PairingState>('pairing:start');

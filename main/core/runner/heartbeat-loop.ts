@@ -1,7 +1,7 @@
 import type { HeartbeatRequest, HeartbeatResponse } from '../../../shared/protocol';
 import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import type { ControlPlaneFault } from '../../../shared/status';
-import { ConnectorError, faultOf, isConnectorError } from '../connectors/errors';
+import { faultOf, isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay, jittered } from './backoff';
 import { errorText } from '../../../shared/errors';

@@ -512,7 +512,7 @@ export class WorkManager {
   private learnFromOutcome(outcome: { result: { status: string; runtime?: string | undefined }; view: { reason?: string | null; summary?: string | null; outputTail?: string } }, startedAt: number): void {
     const runtime = outcome.result.runtime === 'claude-cli' ? 'claude' : outcome.result.runtime === 'codex-cli' ? 'codex' : null;
     if (!runtime) return;
-    const failed = outcome.result.status === 'failed' && !/^timed out after/.test(outcome.view.reason ?? '');
+    const failed = outcome.result.status === 'failed' && !(outcome.view.reason ?? '').startsWith('timed out after');
     let notice: string | null = null;
     let changed = false;
     if (failed && isAuthFailure(`${outcome.view.summary ?? ''}\n${outcome.view.outputTail ?? ''}`)) {

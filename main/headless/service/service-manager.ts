@@ -58,9 +58,15 @@ export function systemdManager(port: ServicePort, env: Record<string, string | u
       await ctl('daemon-reload');
       await ctl('enable', '--now', unit);
     },
-    start: async () => void (await ctl('start', unit)),
-    stop: async () => void (await ctl('stop', unit)),
-    restart: async () => void (await ctl('restart', unit)),
+    start: async () => {
+      await ctl('start', unit);
+    },
+    stop: async () => {
+      await ctl('stop', unit);
+    },
+    restart: async () => {
+      await ctl('restart', unit);
+    },
     async status() {
       const active = await port.run('systemctl', ['--user', 'is-active', unit]);
       const journal = await port.run('journalctl', ['--user', '-u', unit, '-n', '500', '--no-pager', '-o', 'cat']);
@@ -91,10 +97,16 @@ export function launchdManager(port: ServicePort, name: string): ServiceManager 
       await port.run('launchctl', ['bootout', target]);
       await must(port, 'launchctl', ['bootstrap', domain, file]);
     },
-    start: async () => void (await must(port, 'launchctl', ['kickstart', target])),
+    start: async () => {
+      await must(port, 'launchctl', ['kickstart', target]);
+    },
     // SIGTERM lets the host drain; a clean exit is not restarted (KeepAlive.SuccessfulExit = false).
-    stop: async () => void (await must(port, 'launchctl', ['kill', 'SIGTERM', target])),
-    restart: async () => void (await must(port, 'launchctl', ['kickstart', '-k', target])),
+    stop: async () => {
+      await must(port, 'launchctl', ['kill', 'SIGTERM', target]);
+    },
+    restart: async () => {
+      await must(port, 'launchctl', ['kickstart', '-k', target]);
+    },
     async status() {
       const printed = await port.run('launchctl', ['print', target]);
       const state = printed.code === 0 ? (/^\s*state = (.+)$/m.exec(printed.stdout)?.[1]?.trim() ?? 'loaded') : 'not loaded';
@@ -121,8 +133,12 @@ export function windowsManager(port: ServicePort, env: Record<string, string | u
       await must(port, 'schtasks', ['/Create', '/TN', task, '/XML', xmlFile, '/F']);
       await must(port, 'schtasks', ['/Run', '/TN', task]);
     },
-    start: async () => void (await must(port, 'schtasks', ['/Run', '/TN', task])),
-    stop: async () => void (await must(port, 'schtasks', ['/End', '/TN', task])),
+    start: async () => {
+      await must(port, 'schtasks', ['/Run', '/TN', task]);
+    },
+    stop: async () => {
+      await must(port, 'schtasks', ['/End', '/TN', task]);
+    },
     async restart() {
       await port.run('schtasks', ['/End', '/TN', task]);
       await must(port, 'schtasks', ['/Run', '/TN', task]);

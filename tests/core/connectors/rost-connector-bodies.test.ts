@@ -6,7 +6,7 @@ import type { FetchLike } from '../../../main/core/connectors/http-json';
 function recording(answers: Array<{ status: number; body?: unknown }>) {
   const sent: Array<{ path: string; body: unknown }> = [];
   const fetch: FetchLike = async (input, init) => {
-    sent.push({ path: new URL(input).pathname, body: init.body ? JSON.parse(String(init.body)) : undefined });
+    sent.push({ path: new URL(input).pathname, body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined });
     const next = answers.shift() ?? { status: 200, body: {} };
     return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status, headers: { 'content-type': 'application/json' } });
   };

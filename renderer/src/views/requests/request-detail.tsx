@@ -5,7 +5,7 @@ import { CeilingMeters } from './ceiling-meters';
 import { RiskChip, StatusChip, Untrusted } from './chips';
 import { Changesets, Gates, PhaseRuns, PlanVersions, Tasks } from './detail-sections';
 import { RequestTurns, useRequestTurns } from './detail-turns';
-import { automationLabel, formatAge, formatStamp, phaseLabel, SOURCE_LABEL, STATUS_LABEL, words } from './format-request';
+import { automationLabel, formatAge, formatStamp, phaseLabel, SOURCE_LABEL, STATUS_LABEL } from './format-request';
 import { LifecycleActions } from './lifecycle-actions';
 import { loadDetail } from './requests-actions';
 import { selectRequest, useRequestsStore } from './requests-store';

@@ -53,7 +53,9 @@ export function TurnDetail({ turn }: { turn: TurnView | null }) {
         {turn.delivery ? (
           <>
             <dt>Result</dt>
-            <dd data-testid="detail-delivery">{deliveryText(turn, Date.now())?.text}</dd>
+            <dd data-testid="detail-delivery">
+              <DetailDelivery turn={turn} />
+            </dd>
           </>
         ) : null}
         <dt>Lease</dt>
@@ -78,6 +80,11 @@ export function TurnDetail({ turn }: { turn: TurnView | null }) {
       {!finished ? <CancelTurn turn={turn} /> : null}
     </section>
   );
+}
+
+function DetailDelivery({ turn }: { turn: TurnView }) {
+  const now = useNow(1000);
+  return <>{deliveryText(turn, now)?.text}</>;
 }
 
 function DetailElapsed({ turn }: { turn: TurnView }) {

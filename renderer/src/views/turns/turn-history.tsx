@@ -1,3 +1,4 @@
+import { useNow } from '../use-now';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef } from 'react';
 import type { TurnView } from '../../../../shared/turns';
@@ -94,7 +95,8 @@ function HistoryRow({ turn }: { turn: TurnView }) {
 
 /** Only what needs attention goes in a row: a result waiting, refused or late. */
 function DeliveryNote({ turn }: { turn: TurnView }) {
-  const note = deliveryText(turn, Date.now());
+  const now = useNow(1000);
+  const note = deliveryText(turn, now);
   if (!note || note.tone === 'quiet') return null;
   return (
     <span className={note.tone === 'error' ? 'delivery-note error-text' : 'delivery-note warn-text'} data-testid="delivery-note">
