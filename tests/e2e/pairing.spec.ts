@@ -133,7 +133,7 @@ test('imports a rost runner serve state file instead of pairing', async ({ page 
 });
 
 test('pairs with a code from the web page: "Have a code from the web? Enter it"', async ({ page }) => {
-  await page.goto(`${stack.host.url}#pairing`);
+  await stack.host.open(page, '#pairing');
   await expect(page.getByTestId('paired-card')).toBeVisible();
   await page.getByTestId('unpair').click();
   await page.getByRole('dialog').getByRole('button', { name: 'Unpair' }).click();

@@ -31,6 +31,8 @@ export function titleText(status: RunnerStatus | null, connection: 'open' | 'ref
   if (connection === 'lost') return 'Disconnected';
   if (!status) return 'Connecting';
   if (status.state === 'offline') return 'Offline';
+  // A tab title stays short: who paused and until when are on the page.
+  if (status.state === 'paused') return 'Paused';
   return statusLine(status, Date.now(), formatClock);
 }
 
