@@ -1,3 +1,4 @@
+import type { IsolationLevel } from '../../../shared/isolation';
 import type { Clock } from '../ports';
 import type { CommandRunner } from './process-runner';
 
@@ -8,7 +9,13 @@ export interface RuntimeCapability {
   installed: boolean;
   version?: string;
   path?: string;
+  /** How this runtime's turns are isolated on this machine (see work/exec/isolation). */
+  isolation?: IsolationLevel;
+  /** Why no stronger isolation is available, when it is not. */
+  isolationNote?: string;
 }
+
+export type IsolationSource = () => Promise<{ level: IsolationLevel; note: string | null }>;
 export type Capabilities = Record<RuntimeName, RuntimeCapability>;
 
 const REFRESH_MS = 10 * 60_000;
@@ -32,6 +39,7 @@ export class CapabilityDetector {
     private readonly runner: CommandRunner,
     private readonly clock: Clock,
     private readonly binaries: Record<RuntimeName, string> = { claude: 'claude', codex: 'codex' },
+    private readonly isolation?: IsolationSource,
   ) {}
 
   /** The last detection, refreshed if it is older than the refresh period. */
@@ -50,8 +58,14 @@ export class CapabilityDetector {
   }
 
   private async detect(): Promise<Capabilities> {
-    const [claude, codex] = await Promise.all([this.detectOne(this.binaries.claude), this.detectOne(this.binaries.codex)]);
-    this.cached = { claude, codex };
+    const [claude, codex, isolation] = await Promise.all([
+      this.detectOne(this.binaries.claude),
+      this.detectOne(this.binaries.codex),
+      this.isolation ? this.isolation().catch(() => null) : Promise.resolve(null),
+    ]);
+    const withIsolation = (c: RuntimeCapability): RuntimeCapability =>
+      isolation && c.installed ? { ...c, isolation: isolation.level, ...(isolation.note ? { isolationNote: isolation.note } : {}) } : c;
+    this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
     return this.cached;
   }
