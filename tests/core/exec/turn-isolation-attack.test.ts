@@ -36,6 +36,7 @@ interface Verdict {
     sshKey: boolean;
     codexConfig: boolean;
     claudeSettings: boolean;
+    claudeSignIn: boolean;
     hostEnviron: boolean;
     ownEnvCanary: boolean;
     ownEnvNames: string[];
@@ -114,6 +115,8 @@ describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${sk
     });
     expect(f.ownEnvNames.filter((n) => RUNNER_NAMES.test(n))).toEqual([]);
     expect(f.stdinBytes).toBe(4096);
+    // What it may reach: its own sign-in file, so the real claude stays signed in.
+    expect(f.claudeSignIn).toBe(true);
   }, 90_000);
 
   it('with the environment only, finds no environment canary and no secret through its own environment', async () => {

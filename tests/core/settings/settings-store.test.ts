@@ -100,7 +100,18 @@ describe('createSettingsStore (memory backend)', () => {
     expect(store.get()).toMatchObject({ runnerName: 'old-name', modelAccountAlias: 'team', heartbeatMs: 4000 });
     expect(store.warnings).toEqual([]);
     expect(backend.backups).toEqual([v1]);
-    expect(backend.data).toEqual({ schemaVersion: 2, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
+  });
+
+  it('migrates a v2 document: a plain-http control plane off this machine is dropped, the rest kept', () => {
+    const v2 = { schemaVersion: 2, settings: { controlPlaneUrl: 'http://forge.example.com', runnerName: 'lab' } };
+    const backend = new MemoryBackend(v2);
+    const store = createSettingsStore({ backend, hostname: 'box' });
+    expect(store.get()).toMatchObject({ controlPlaneUrl: 'http://127.0.0.1:7457', runnerName: 'lab', useOwnAgentConfig: false, runtimeEnvAllow: '' });
+    expect(backend.backups).toEqual([v2]);
+    expect(backend.data).toEqual({ schemaVersion: 3, settings: { runnerName: 'lab' } });
+    const loopback = new MemoryBackend({ schemaVersion: 2, settings: { controlPlaneUrl: 'http://localhost:7457' } });
+    expect(createSettingsStore({ backend: loopback, hostname: 'box' }).get().controlPlaneUrl).toBe('http://localhost:7457');
   });
 
   it('runs migrations in order as pure functions', () => {
@@ -131,7 +142,7 @@ describe('createSettingsStore (memory backend)', () => {
     const store = createSettingsStore({ backend, hostname: 'box' });
     expect(store.get()).toMatchObject({ heartbeatMs: 30_000, runnerName: 'ok' });
     expect(store.warnings[0]).toContain('heartbeatMs, bogus (unknown)');
-    expect(backend.data).toEqual({ schemaVersion: 2, settings: { runnerName: 'ok' } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'ok' } });
   });
 
   it('does not rewrite a bad file it could not copy', () => {
@@ -157,7 +168,7 @@ describe('conf backend (real files)', () => {
     const backend = createConfSettingsBackend({ dir });
     const store = createSettingsStore({ backend, hostname: 'box' });
     store.update({ runtime: 'claude' });
-    expect(JSON.parse(readFileSync(backend.path, 'utf8'))).toEqual({ schemaVersion: 2, settings: { runtime: 'claude' } });
+    expect(JSON.parse(readFileSync(backend.path, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runtime: 'claude' } });
     expect(statSync(backend.path).mode & 0o777).toBe(0o600);
     expect(createSettingsStore({ backend: createConfSettingsBackend({ dir }), hostname: 'box' }).get().runtime).toBe('claude');
   });
@@ -174,7 +185,7 @@ describe('conf backend (real files)', () => {
       `Settings file could not be read (it is not valid JSON); defaults are used for what was lost, and a copy of the old file is at ${copy}.`,
     ]);
     expect(readFileSync(copy, 'utf8')).toBe(corrupt);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: 2, settings: {} });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: {} });
     expect(readdirSync(dir).sort()).toEqual(['settings.json', 'settings.json.2026-12-01T10-00-00-000Z.bak']);
   });
 });
