@@ -10,7 +10,11 @@ import type { SignInFile } from './spec';
  * claude (checked in claude 2.1.197): CLAUDE_CONFIG_DIR (default ~/.claude) holds the
  * settings, hooks, MCP servers, CLAUDE.md, history and `.claude.json`; the sign-in lives
  * in `<dir>/.credentials.json` (on macOS in the Keychain), found through
- * CLAUDE_SECURESTORAGE_CONFIG_DIR when that is set. A turn gets a private config dir of
+ * CLAUDE_SECURESTORAGE_CONFIG_DIR when that is set. That variable also names the Keychain
+ * item: unset or empty and without CLAUDE_CONFIG_DIR it is "Claude Code-credentials" in
+ * ~/.claude; set to a folder, the name gets a hash of that folder as it was written, as
+ * the operator's own claude computes it from their CLAUDE_CONFIG_DIR. So the turn gets
+ * the operator's value as written, or the empty string for the default. A turn gets a private config dir of
  * the runner (persistent, so `--resume` finds its sessions) and the operator's folder only
  * as its secure-storage folder, with `.credentials.json` the one file of it a sandbox
  * shows. claude refreshes the token by writing a temp file and renaming it over; a bind
@@ -46,7 +50,7 @@ function real(p: string): string {
 }
 
 export function operatorClaudeDir(env: Readonly<Record<string, string | undefined>>, home: string): string {
-  return real(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'));
+  return real(env.CLAUDE_SECURESTORAGE_CONFIG_DIR || env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'));
 }
 
 export function operatorCodexHome(env: Readonly<Record<string, string | undefined>>, home: string): string {
@@ -68,8 +72,9 @@ export async function claudeHome(input: {
   const operatorDir = operatorClaudeDir(input.env, input.home);
   const config = await privateDir(path.join(input.workRoot, CLAUDE_PRIVATE_CONFIG));
   const credentials = path.join(operatorDir, CLAUDE_CREDENTIALS_FILE);
+  const secureStorage = input.env.CLAUDE_SECURESTORAGE_CONFIG_DIR ?? input.env.CLAUDE_CONFIG_DIR ?? '';
   return {
-    env: { CLAUDE_CONFIG_DIR: config, CLAUDE_SECURESTORAGE_CONFIG_DIR: operatorDir, DISABLE_AUTOUPDATER: '1' },
+    env: { CLAUDE_CONFIG_DIR: config, CLAUDE_SECURESTORAGE_CONFIG_DIR: secureStorage, DISABLE_AUTOUPDATER: '1' },
     signIn: input.sandboxed && existsSync(credentials) ? [{ source: credentials, target: credentials, writable: true }] : [],
     writable: [config],
     args: [],

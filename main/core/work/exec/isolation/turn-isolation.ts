@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { RuntimeName } from '../../executor-port';
 import { cleanEnv } from './clean-env';
 import { isolate, type IsolationTools } from './isolate';
-import { claudeHome, codexHome, installationRoots, operatorClaudeDir, operatorCodexHome, type RuntimeHome } from './runtime-homes';
+import { claudeHome, codexHome, installationRoots, operatorCodexHome, type RuntimeHome } from './runtime-homes';
 import type { IsolatedCommand, IsolationSpec } from './spec';
 
 /**
@@ -75,7 +75,7 @@ function ownConfigHome(runtime: RuntimeName, env: Readonly<Record<string, string
     const dir = operatorCodexHome(env, home);
     return { env: { CODEX_HOME: dir }, signIn: [], writable: existsSync(dir) ? [dir] : [], args: [] };
   }
-  const dir = operatorClaudeDir(env, home);
+  const dir = real(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'));
   const legacy = path.join(home, '.claude.json');
   return {
     env: {},
