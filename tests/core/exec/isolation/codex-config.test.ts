@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codexTurnConfig, extractModelSelection } from '../../../../main/core/work/exec/isolation/codex-config';
+import { codexTurnConfig, extractModelSelection, providerEnvNames } from '../../../../main/core/work/exec/isolation/codex-config';
 
 const OPERATOR = `
 model = "gpt-5-codex" # mine
@@ -42,6 +42,12 @@ describe('codex turn config', () => {
     for (const gone of ['notify', 'Always push', 'not this', 'mcp_servers', 'gh-mcp', 'profiles', 'o4-mini', 'inherit = "all"', 'on-request']) {
       expect(kept).not.toContain(gone);
     }
+  });
+
+  it('the kept providers’ key variables join the allowlist (env_key, env_http_headers)', () => {
+    const toml = `${OPERATOR}\n[model_providers.other]\nenv_key = 'OTHER_KEY'\nenv_http_headers = { "X-Org" = "ORG_HEADER" }\n`;
+    expect(providerEnvNames(toml).sort()).toEqual(['CORP_KEY', 'ORG_HEADER', 'OTHER_KEY']);
+    expect(providerEnvNames(null)).toEqual([]);
   });
 
   it('generates a config with a core-only shell environment, no history, never asking', () => {

@@ -33,6 +33,13 @@ describe('claude’s private home', () => {
 });
 
 describe('codex’s private home', () => {
+  it('lets the operator’s model provider key variable through', async () => {
+    writeFileSync(path.join(home, '.codex', 'config.toml'), 'model_provider = "corp"\n[model_providers.corp]\nenv_key = "CORP_KEY"\n');
+    const turnRoot = path.join(root, 'turn3');
+    mkdirSync(turnRoot);
+    expect((await codexHome({ turnRoot, env: { HOME: home }, home, sandboxed: false })).allowEnv).toEqual(['CORP_KEY']);
+  });
+
   it('a generated config.toml and the operator’s auth.json linked (environment) or bound (sandbox)', async () => {
     const turnRoot = path.join(root, 'turn');
     mkdirSync(turnRoot);
@@ -45,6 +52,7 @@ describe('codex’s private home', () => {
     expect(config).not.toContain('mcp_servers');
     expect(readlinkSync(path.join(own, 'auth.json'))).toBe(path.join(home, '.codex', 'auth.json'));
     expect(open.args).toEqual(['--ignore-rules']);
+    expect(open.allowEnv).toEqual([]);
 
     const boxedRoot = path.join(root, 'turn2');
     mkdirSync(boxedRoot);

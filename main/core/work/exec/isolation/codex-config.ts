@@ -117,3 +117,18 @@ function splitTop(toml: string): [string[], string[]] {
   if (firstTable < 0) return [lines, []];
   return [lines.slice(0, firstTable).filter((l) => l.trim() !== ''), ['', ...lines.slice(firstTable)]];
 }
+
+/**
+ * The variables the kept model providers read their keys from (`env_key`, and the values of
+ * `env_http_headers`): a turn needs them to reach its model, so they join the allowlist.
+ */
+export function providerEnvNames(operatorToml: string | null): string[] {
+  if (!operatorToml) return [];
+  const kept = extractModelSelection(operatorToml);
+  const names = new Set<string>();
+  for (const m of kept.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm)) names.add(m[1] as string);
+  for (const m of kept.matchAll(/^\s*env_http_headers\s*=\s*\{([^}]*)\}/gm)) {
+    for (const v of (m[1] as string).matchAll(/=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/g)) names.add(v[1] as string);
+  }
+  return [...names];
+}

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { codexTurnConfig } from './codex-config';
+import { codexTurnConfig, providerEnvNames } from './codex-config';
 import type { SignInFile } from './spec';
 
 /**
@@ -34,6 +34,8 @@ export interface RuntimeHome {
   writable: string[];
   /** Extra command-line options (codex: ignore the operator's rules). */
   args: string[];
+  /** Variables the runtime needs beyond the allowlist (codex: its model provider's key variable). */
+  allowEnv?: string[];
 }
 
 export const CLAUDE_CREDENTIALS_FILE = '.credentials.json';
@@ -104,7 +106,7 @@ export async function codexHome(input: {
     // Outside a bind mount, a symlink: codex writes a refreshed token through it, in place.
     if (!input.sandboxed || process.platform === 'darwin') await symlink(real(auth), target);
   }
-  return { env: { CODEX_HOME: own }, signIn, writable: [], args: ['--ignore-rules'] };
+  return { env: { CODEX_HOME: own }, signIn, writable: [], args: ['--ignore-rules'], allowEnv: providerEnvNames(operatorConfig) };
 }
 
 /**

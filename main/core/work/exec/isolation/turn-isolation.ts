@@ -110,7 +110,7 @@ export async function isolateTurn(
   }
   const env = cleanEnv({
     source: ctx.options.sourceEnv ?? process.env,
-    extraAllow: ctx.options.extraEnvAllow(),
+    extraAllow: [...ctx.options.extraEnvAllow(), ...(home.allowEnv ?? [])],
     knownSecrets: launch.knownSecrets,
     layers: [ctx.requestEnv],
     ownLayers: [home.env, ...launch.ownEnv, sandboxLayer],
