@@ -16,11 +16,8 @@ import { CLAUDE_BIN, CODEX_BIN, claudeEnv, codexEnv, realRequest, tempDir } from
 // its session, takes a prompt past the 128 KiB argument limit, and shows no prompt in `ps`.
 
 const TOKEN = 'unit-mcp-token-sandbox-3e8d1c0b9a7f';
-let tools: IsolationTools;
-
-beforeAll(async () => {
-  tools = await probeIsolation({ platform: process.platform, which: createCommandRunner().which, works: commandWorks });
-});
+// bwrap installed is not enough: a kernel or container may forbid the namespaces it needs.
+const tools: IsolationTools = await probeIsolation({ platform: process.platform, which: createCommandRunner().which, works: commandWorks });
 
 function sandboxedExecutor(workRoot: string, dataDir: string) {
   const logging = testLogging();
@@ -37,10 +34,9 @@ function allCommandLines(): string {
   return execFileSync('ps', ['-eo', 'args', '--no-headers'], { maxBuffer: 64 * 1024 * 1024 }).toString();
 }
 
-const bwrapReady = process.platform === 'linux' && createCommandRunner().which('bwrap');
+const skip = tools.level !== 'bubblewrap';
 
-describe.sequential('real CLIs under bubblewrap', async () => {
-  const skip = !(await bwrapReady);
+describe.sequential(`real CLIs under bubblewrap${skip ? ` (skipped: ${tools.note ?? 'no bubblewrap here'})` : ''}`, () => {
   let anthropic: AnthropicStub;
   let responses: ResponsesStub;
   let mcp: McpStub;

@@ -10,13 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCommandRunner } from '../../../main/core/runner/process-runner';
+import { commandWorks, probeIsolation } from '../../../main/core/work/exec/isolation';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/attack-session.ts', import.meta.url));
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 const missing = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'].filter((t) => !has(t));
 const skipReason = process.platform !== 'linux' ? 'not Linux' : missing.length > 0 ? `${missing.join(', ')} not installed` : '';
-const noBwrap = !has('bwrap');
+// bwrap installed is not enough: a kernel or container may forbid the namespaces it needs.
+const probed = process.platform === 'linux' ? await probeIsolation({ platform: 'linux', which: createCommandRunner().which, works: commandWorks }) : null;
+const noBwrap = probed?.level !== 'bubblewrap';
 
 const SESSION_SCRIPT = [
   'set -eu',
@@ -88,7 +92,7 @@ function attack(level: 'bubblewrap' | 'environment'): Promise<{ verdict: Verdict
 const RUNNER_NAMES = /^(RUNNER_|ROST_|DBUS_|XDG_RUNTIME_DIR$|SPY_CANARY|KEYRING_PASSWORD$|NODE_BIN$)/;
 
 describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
-  it.skipIf(noBwrap)('finds nothing under bubblewrap, even told where the secrets are', async () => {
+  it.skipIf(noBwrap)(`finds nothing under bubblewrap, even told where the secrets are${noBwrap ? ` (skipped: ${probed?.note ?? 'not Linux'})` : ''}`, async () => {
     const { verdict, stderr } = await attack('bubblewrap');
     expect(verdict?.findings, `${verdict?.summaryHead ?? ''}\n${stderr}`).toBeTruthy();
     expect(verdict?.level).toBe('bubblewrap');
