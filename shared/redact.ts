@@ -138,8 +138,11 @@ function redactKnown(text: string, knownSecrets: readonly string[] | undefined):
     } catch {
       // lone surrogates cannot be URI-encoded; the verbatim form is still covered
     }
-    // Sent out base64-encoded: long enough forms only (a short run of base64 is ordinary text).
+    // Sent out base64- or hex-encoded: long enough forms only (a short run of base64 is ordinary text).
     for (const form of base64Forms(secret)) if (form.length >= 12) forms.add(form);
+    const hex = utf8Bytes(secret).map((b) => b.toString(16).padStart(2, '0')).join('');
+    forms.add(hex);
+    forms.add(hex.toUpperCase());
   }
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...forms].filter((f) => f.length >= MIN_KNOWN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
@@ -316,7 +319,7 @@ function redactTokenShapes(text: string): string {
 
 /**
  * Replaces secret-shaped values in `text` with `[REDACTED]`: the `knownSecrets` verbatim
- * (also JSON- and URL-encoded), bearer tokens, `Authorization`/`Cookie` header values,
+ * (also JSON-, URL-, base64- and hex-encoded), bearer tokens, `Authorization`/`Cookie` header values,
  * values of secret-named keys in JSON, YAML, env and query-string syntax, credentials in
  * URLs, PEM private keys, and well-known API key and JWT shapes.
  */

@@ -132,10 +132,19 @@ describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${sk
     expect(f.ownEnvCanary).toBe(false);
     expect(f.keyringOwnEnv).toBe(false);
     expect(f.ownEnvNames.filter((n) => RUNNER_NAMES.test(n))).toEqual([]);
-    // What the environment alone does not protect (README "What a turn can reach"): files of
-    // the same user (the owner-only file store, ~/.ssh) and the runner's /proc/<pid>/environ.
-    expect(f.sshKey).toBe(true);
-    expect(f.hostEnviron).toBe(true);
+    // What the environment alone does not protect (README "What a turn can reach"), and the
+    // proof that the spy's probes work, so that "nothing" under bubblewrap means nothing:
+    // files of the same user (the owner-only file store, ~/.ssh, the operator's agent
+    // config), the runner's /proc/<pid>/environ, and the Secret Service for a program that
+    // finds the bus address.
+    expect({
+      secretFile: f.secretFile,
+      keyringKnownAddress: f.keyringKnownAddress,
+      sshKey: f.sshKey,
+      codexConfig: f.codexConfig,
+      claudeSettings: f.claudeSettings,
+      hostEnviron: f.hostEnviron,
+    }).toEqual({ secretFile: true, keyringKnownAddress: true, sshKey: true, codexConfig: true, claudeSettings: true, hostEnviron: true });
   }, 90_000);
 });
 

@@ -30,6 +30,8 @@ describe('redaction of the control plane’s own secrets', () => {
       `b=${b64(`x${secret}`)}`,
       `b=${b64(`xy${secret}yx`)}`,
       `b=${b64url(`{"s":"${secret}"}`)}`,
+      `h=${Buffer.from(secret).toString('hex')}`,
+      `h=0x${Buffer.from(secret).toString('hex').toUpperCase()}`,
     ];
     for (const leak of leaks) {
       const out = redactText(leak, [secret]);
