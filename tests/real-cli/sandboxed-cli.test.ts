@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRuntimeExecutor } from '../../main/core/work/exec/executor';
@@ -117,6 +117,45 @@ describe.sequential(`real CLIs under bubblewrap${skip ? ` (skipped: ${tools.note
       expect(mcp.toolCalls.slice(calls)).toEqual([{ name: 'report_progress', arguments: { message: 'codex boxed' }, token: TOKEN }]);
     } finally {
       codexHome.remove();
+    }
+  });
+});
+
+describe.sequential(`codex's own shell inside bubblewrap${skip ? ' (skipped)' : ''}`, () => {
+  it.skipIf(skip)('a command the model runs sees neither $HOME nor the unit token; codex\u2019s own sandbox still works nested', async () => {
+    const responses = await startResponsesStub();
+    const mcp = await startMcpStub({ token: TOKEN });
+    const home = tempDir('sandbox-shell-home');
+    const work = tempDir('sandbox-shell-work');
+    try {
+      const canary = `ssh-canary-${Date.now()}`;
+      mkdirSync(path.join(home.dir, '.ssh'), { recursive: true });
+      writeFileSync(path.join(home.dir, '.ssh', 'id_ed25519'), canary);
+      const cmd = 'echo START; cat ~/.ssh/id_ed25519; env | grep -c ROST_MCP_TOKEN; echo END';
+      responses.respond = callFunctionThenText({ name: 'exec_command', arguments: { cmd } }, 'SHELL DONE');
+      const codexHome = path.join(home.dir, '.codex');
+      mkdirSync(codexHome);
+      const { executor } = sandboxedExecutor(path.join(work.dir, 'data', 'turns'), path.join(work.dir, 'data'));
+      const outcome = await executor.execute(
+        realRequest({
+          runtime: 'codex',
+          binary: CODEX_BIN,
+          env: { ...codexEnv(codexHome, responses.baseUrl), HOME: home.dir },
+          prompt: 'run it',
+          mcp: { serverUrl: mcp.url, token: TOKEN },
+          knownSecrets: [TOKEN],
+        }),
+      );
+      expect(outcome, outcome.summary).toMatchObject({ status: 'succeeded', summary: 'SHELL DONE' });
+      const followUp = responses.requests.map((r) => r.raw).find((raw) => raw.includes('function_call_output')) ?? '';
+      // The command ran (exit 0), found no ssh key at ~ and no token in its environment.
+      expect(followUp).toMatch(/Process exited with code 0\\nOriginal token count: \d+\\nOutput:\\nSTART\\ncat: [^\\]*\.ssh\/id_ed25519: No such file or directory\\n0\\nEND/);
+      expect(followUp).not.toContain(canary);
+      expect(followUp).not.toContain(TOKEN);
+    } finally {
+      await Promise.all([responses.close(), mcp.close()]);
+      home.remove();
+      work.remove();
     }
   });
 });
