@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deviceCodeStateSchemas } from './device-code';
+import { IsolationLevelSchema } from './isolation';
 import { RunnerStatusSchema } from './status';
 
 /** What the UI may know about pairing: the code and address are meant to be shown. */
@@ -13,6 +14,9 @@ export const RuntimeInfoSchema = z.object({
   installed: z.boolean(),
   version: z.string().optional(),
   path: z.string().optional(),
+  /** How this runtime's turns are isolated here (shared/isolation.ts). */
+  isolation: IsolationLevelSchema.optional(),
+  isolationNote: z.string().optional(),
 });
 
 export const SecretStorageInfoSchema = z.object({

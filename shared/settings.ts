@@ -4,6 +4,7 @@
 // as the label, which reproduces the `rost runner serve` wording (`--heartbeat-ms must
 // be an integer >= 1000.`), and the UI passes a human label.
 import { z } from 'zod';
+import { plainHttpProblem } from './transport-security';
 
 export const RUNTIMES = ['auto', 'claude', 'codex'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
@@ -37,6 +38,10 @@ export interface Settings {
    * (`RUNNER_EXECUTE=0`, `--no-execute`): the runner heartbeats and claims nothing.
    */
   runWork: boolean;
+  /** Extra variable names (or `PREFIX_*`) a runtime may see, beyond the built-in allowlist. */
+  runtimeEnvAllow: string;
+  /** Unattended turns use the operator's own claude/codex settings, MCP servers and hooks. Off by default. */
+  useOwnAgentConfig: boolean;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -44,6 +49,7 @@ export type SettingsPatch = Partial<Settings>;
 export const SETTING_KEYS = [
   'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
   'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
+  'runtimeEnvAllow', 'useOwnAgentConfig',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -62,10 +68,12 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   launchAtLogin: 'Launch at login',
   notifications: 'Notifications',
   runWork: 'Run work on this machine',
+  runtimeEnvAllow: 'Extra environment variables for runtimes',
+  useOwnAgentConfig: 'Use my own claude/codex settings',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
-  controlPlaneUrl: 'must be an http:// or https:// URL without a user name or password.',
+  controlPlaneUrl: 'must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
   runnerName: 'must be 1–100 characters.',
   runtime: 'must be auto, claude or codex.',
   heartbeatMs: `must be an integer >= ${MIN_HEARTBEAT_MS}.`,
@@ -78,6 +86,8 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   launchAtLogin: 'must be true or false.',
   notifications: 'must be true or false.',
   runWork: 'must be true or false.',
+  runtimeEnvAllow: 'must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner\'s own (RUNNER_*, ROST_*, DBUS_*, …).',
+  useOwnAgentConfig: 'must be true or false.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -96,6 +106,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .trim()
         .pipe(z.url({ protocol: /^https?$/, error }))
         .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), { error })
+        .refine((u) => plainHttpProblem(u) === null, { error })
         .transform((u) => u.replace(/\/+$/, ''));
     case 'runnerName':
       return z.string({ error }).trim().min(1, { error }).max(100, { error });
@@ -122,7 +133,15 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
     case 'launchAtLogin':
     case 'notifications':
     case 'runWork':
+    case 'useOwnAgentConfig':
       return z.boolean({ error });
+    case 'runtimeEnvAllow':
+      return z
+        .string({ error })
+        .max(2000, { error })
+        .transform((v) => v.split(/[\s,]+/).filter((n) => n.length > 0))
+        .refine((names) => names.every(canAddEnvName), { error })
+        .transform((names) => names.join(', '));
   }
 }
 
@@ -153,7 +172,31 @@ export function defaultSettings(hostname: string): Settings {
     launchAtLogin: false,
     notifications: true,
     runWork: true,
+    runtimeEnvAllow: '',
+    useOwnAgentConfig: false,
   };
+}
+
+/**
+ * Names the runner's own processes use and no setting can hand to a runtime; the same
+ * list the core enforces (main/core/work/exec/isolation/clean-env.ts `NEVER_PASS`).
+ */
+export const NEVER_PASSED_ENV = [
+  'RUNNER_*', 'ROST_*', 'SECHROOM_*', 'ELECTRON_*', 'DBUS_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GPG_AGENT_INFO',
+  'GNOME_KEYRING_*', 'XDG_RUNTIME_DIR', 'KRB5CCNAME', 'npm_config__authToken', 'NPM_TOKEN',
+] as const;
+
+function envMatches(name: string, pattern: string): boolean {
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+}
+
+/** Whether an operator may add `pattern` (a name or `PREFIX_*`): it must reach no never-passed name. */
+export function canAddEnvName(pattern: string): boolean {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(pattern)) return false;
+  const stem = pattern.endsWith('*') ? pattern.slice(0, -1) : pattern;
+  if (NEVER_PASSED_ENV.some((p) => envMatches(stem, p))) return false;
+  // A prefix that covers a never-passed family (`RUN*`) would let it through.
+  return !(pattern.endsWith('*') && NEVER_PASSED_ENV.some((p) => p.startsWith(stem)));
 }
 
 export interface SettingsIssue {

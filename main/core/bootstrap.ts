@@ -19,6 +19,7 @@ import { openSecretStore, type OpenSecretStoreResult } from './secrets/open-secr
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
 import { createSettingsStore, type PersistentSettingsStore, type SettingsBackend } from './settings/settings-store';
 import { LocalRuntimeExecutor } from './work/exec/executor';
+import { IsolationProbe, commandWorks, parseAllowList } from './work/exec/isolation';
 import type { UnitExecutor } from './work/executor-port';
 import { ResultOutbox } from './work/outbox';
 import { ResumeCache } from './work/resume-cache';
@@ -53,6 +54,8 @@ export interface CoreOptions {
   desktop?: DesktopPort;
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
+  /** Which sandbox turns run in; default: the strongest this machine has (probed). */
+  isolationProbe?: IsolationProbe;
   workStrategy?: 'adaptive' | 'seed';
   /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
   workAutoClaim?: boolean;
@@ -138,7 +141,11 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       runWork: s.runWork,
     };
   };
-  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
+  const commandRunner = options.commandRunner ?? createCommandRunner();
+  const isolation =
+    options.isolationProbe ??
+    new IsolationProbe({ platform: process.platform, which: (name) => commandRunner.which(name), works: commandWorks });
+  const capabilities = new CapabilityDetector(commandRunner, clock, options.runtimeBinaries, () => isolation.refresh());
   const runner = new Runner({
     clock,
     log: log.child('runner'),
@@ -201,9 +208,23 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     }),
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
-    executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
+    executor:
+      options.executor ??
+      new LocalRuntimeExecutor({
+        workRoot: path.join(paths.dataDir, 'turns'),
+        log: log.child('exec'),
+        clock,
+        isolation: {
+          tools: () => isolation.get(),
+          extraEnvAllow: () => parseAllowList(settings.get().runtimeEnvAllow),
+          ownConfig: () => settings.get().useOwnAgentConfig,
+          // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
+          hidden: [paths.dataDir],
+        },
+      }),
     capabilities,
     knownSecrets: secretList,
+    registerTurnSecret: (secret) => logging.addTurnSecret(secret),
     ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
     ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
     ...(options.workAutoClaim === false ? { autoClaim: false } : {}),

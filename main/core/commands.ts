@@ -35,7 +35,7 @@ export function createHandlers(s: CommandServices): Handlers {
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
-      await desktop.openExternal(controlPlaneAddress(url, [s.settings.get().controlPlaneUrl, s.runner.identity?.controlPlaneUrl]));
+      await desktop.openExternal(controlPlaneAddress(url, openableOrigins(s.runner.identity?.controlPlaneUrl ?? null, s.settings.get().controlPlaneUrl)));
       return null;
     },
     'app:open-logs': async () => {
@@ -102,6 +102,15 @@ function requireDesktop(s: CommandServices): DesktopPort {
 }
 
 /** Only http(s) addresses on the control plane we talk to may be opened for the operator. */
+/**
+ * Whose addresses the window may open: the paired control plane only; while unpaired, the
+ * one in the settings (where pairing and sign-in go). A settings URL changed after pairing
+ * is not a way to make the app open another site.
+ */
+export function openableOrigins(pairedControlPlane: string | null, settingsControlPlane: string): string[] {
+  return [pairedControlPlane ?? settingsControlPlane];
+}
+
 export function controlPlaneAddress(url: string, allowed: readonly (string | null | undefined)[]): string {
   let parsed: URL;
   try {
@@ -110,7 +119,7 @@ export function controlPlaneAddress(url: string, allowed: readonly (string | nul
     throw new CommandFailure('invalid_input', 'That is not a web address.');
   }
   const origins = new Set(allowed.filter((a): a is string => Boolean(a)).map((a) => new URL(a).origin));
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !origins.has(parsed.origin)) {
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !origins.has(parsed.origin) || parsed.username || parsed.password) {
     throw new CommandFailure('refused', 'Only addresses on the control plane can be opened from here.');
   }
   return parsed.toString();

@@ -49,6 +49,17 @@ export function failedTurnsNotice(finished: TurnView[]): TrayNotice | null {
 }
 
 /**
+ * Freedesktop notification servers may render a markup subset in the body (`<b>`, `<a>`,
+ * `<img>`), so text that came from a control plane or a runtime (a seat name, a failure
+ * reason) could style itself, link somewhere or load an image. On Linux the body is
+ * escaped; elsewhere notifications are plain text.
+ */
+export function notificationText(text: string, platform: string): string {
+  if (platform !== 'linux' && platform !== 'freebsd' && platform !== 'openbsd') return text;
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/**
  * Shows notices through Electron's Notification, when the operator wants them and the
  * system has them. Shown notifications are held until closed or clicked: one that is
  * garbage-collected early loses its click handler on some platforms.
@@ -60,6 +71,7 @@ export class TrayNotifier {
   constructor(
     private readonly electron: Pick<ElectronApi, 'Notification'>,
     private readonly open: (target: TrayTarget) => void,
+    private readonly platform: string = process.platform,
   ) {}
 
   /** Follows the `notifications` setting. */
@@ -73,7 +85,7 @@ export class TrayNotifier {
 
   notify(notice: TrayNotice | null): void {
     if (!notice || !this.enabled || !this.electron.Notification.isSupported()) return;
-    const notification = new this.electron.Notification({ title: notice.title, body: notice.body });
+    const notification = new this.electron.Notification({ title: notice.title, body: notificationText(notice.body, this.platform) });
     this.live.add(notification);
     notification.on('click', () => {
       this.live.delete(notification);

@@ -49,7 +49,7 @@ export class TrayController {
 
   constructor(private readonly options: TrayControllerOptions) {
     this.now = options.now ?? Date.now;
-    this.notifier = new TrayNotifier(options.electron, (target) => options.onOpen(target));
+    this.notifier = new TrayNotifier(options.electron, (target) => options.onOpen(target), options.platform);
     this.actions = {
       open: (target) => options.onOpen(target),
       pause: (minutes) => void this.run('runner:pause', { minutes }),

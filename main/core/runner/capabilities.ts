@@ -1,4 +1,5 @@
 import { RUNTIME_NAMES, type RuntimeId } from '../../../shared/runtimes';
+import type { IsolationLevel } from '../../../shared/isolation';
 import type { Clock } from '../ports';
 import type { CommandRunner } from './process-runner';
 
@@ -9,7 +10,13 @@ export interface RuntimeCapability {
   installed: boolean;
   version?: string | undefined;
   path?: string | undefined;
+  /** How this runtime's turns are isolated on this machine (see work/exec/isolation). */
+  isolation?: IsolationLevel | undefined;
+  /** Why no stronger isolation is available, when it is not. */
+  isolationNote?: string | undefined;
 }
+
+export type IsolationSource = () => Promise<{ level: IsolationLevel; note: string | null }>;
 export type Capabilities = Record<RuntimeName, RuntimeCapability>;
 
 const REFRESH_MS = 10 * 60_000;
@@ -33,6 +40,7 @@ export class CapabilityDetector {
     private readonly runner: CommandRunner,
     private readonly clock: Clock,
     private readonly binaries: Record<RuntimeName, string> = { claude: RUNTIME_NAMES.claude.binary, codex: RUNTIME_NAMES.codex.binary },
+    private readonly isolation?: IsolationSource,
   ) {}
 
   /** The last detection, refreshed if it is older than the refresh period. */
@@ -51,8 +59,14 @@ export class CapabilityDetector {
   }
 
   private async detect(): Promise<Capabilities> {
-    const [claude, codex] = await Promise.all([this.detectOne(this.binaries.claude), this.detectOne(this.binaries.codex)]);
-    this.cached = { claude, codex };
+    const [claude, codex, isolation] = await Promise.all([
+      this.detectOne(this.binaries.claude),
+      this.detectOne(this.binaries.codex),
+      this.isolation ? this.isolation().catch(() => null) : Promise.resolve(null),
+    ]);
+    const withIsolation = (c: RuntimeCapability): RuntimeCapability =>
+      isolation && c.installed ? { ...c, isolation: isolation.level, ...(isolation.note ? { isolationNote: isolation.note } : {}) } : c;
+    this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
     return this.cached;
   }

@@ -13,6 +13,8 @@ import { errorText } from '../../../shared/errors';
 // exist on developer machines and because it exercises the machinery with a real
 // rename before the first release needs one.
 
+import { plainHttpProblem } from '../../../shared/transport-security';
+
 export type StoredSettings = Record<string, unknown>;
 export type SettingsMigration = (settings: StoredSettings) => StoredSettings;
 
@@ -38,8 +40,25 @@ function addRunWork(settings: StoredSettings): StoredSettings {
   return typeof runWork === 'boolean' ? { ...rest, runWork } : rest;
 }
 
+/**
+ * v3 → v4: the isolation settings (`runtimeEnvAllow`, `useOwnAgentConfig`) were added and
+ * `controlPlaneUrl` accepts http:// only for loopback. Nothing stored is renamed; a stored
+ * plain-http URL to another host is dropped (the default is used until the operator enters
+ * an https:// one), so the runner never sends its secret over plain HTTP after the update,
+ * and the rest of the file stays valid instead of being set aside whole. The version moves,
+ * so an older build meeting this file says it was written by a newer one instead of
+ * calling the new fields unknown.
+ */
+function dropPlainHttpControlPlane(settings: StoredSettings): StoredSettings {
+  const url = settings.controlPlaneUrl;
+  if (typeof url !== 'string' || plainHttpProblem(url.trim()) === null) return settings;
+  const rest = { ...settings };
+  delete rest.controlPlaneUrl;
+  return rest;
+}
+
 /** Index i migrates version i+1 to version i+2. */
-export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork];
+export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork, dropPlainHttpControlPlane];
 
 export const CURRENT_SETTINGS_VERSION = SETTINGS_MIGRATIONS.length + 1;
 

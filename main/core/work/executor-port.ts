@@ -12,7 +12,7 @@ export interface ExecutionRequest {
   runtime: RuntimeName;
   /** Resolved path of the CLI (a .js/.mjs/.cjs path is run with this Node). */
   binary: string;
-  /** The final prompt text. */
+  /** The final prompt text (≤ UNIT_PROMPT_MAX_BYTES; sent on the runtime's stdin). */
   prompt: string;
   /** serverUrl absolute (http/https), e.g. http://127.0.0.1:7457/mcp */
   mcp: { serverUrl: string; token: string } | null;
@@ -21,7 +21,11 @@ export interface ExecutionRequest {
   timeoutMs: number;
   /** Abort = cancel: the whole process tree is stopped at once. */
   signal: AbortSignal;
-  /** Extra environment for the child, over the runner's own. */
+  /**
+   * Extra environment for the child, set by the host (tests point the CLIs at stubs), over
+   * the clean allowlisted environment (isolation/clean-env.ts): never the runner's own names
+   * nor a known secret's value.
+   */
   env?: Record<string, string>;
   /** Secrets to redact everywhere (the MCP token, the runner secret). */
   knownSecrets: readonly string[];

@@ -1,6 +1,7 @@
 import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import { wireRuntime } from '../../../shared/runtimes';
+import { unitMcpUrl } from '../../../shared/transport-security';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
@@ -92,6 +93,8 @@ export class UnitRun {
 
     const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
     const resumeSessionId = deps.resume.get(key);
+    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
+    if (mcpUrl && !mcpUrl.ok) return this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime);
     deps.patch({ phase: 'running', runtime });
     this.startLease();
     let outcome: ExecutionOutcome;
@@ -102,7 +105,7 @@ export class UnitRun {
         runtime,
         binary,
         prompt: composePrompt(unit.prompt, packet.packet),
-        mcp: unit.mcp ? { serverUrl: new URL(unit.mcp.url || '/mcp', `${deps.controlPlaneUrl}/`).toString(), token: unit.mcp.token } : null,
+        mcp: unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null,
         resumeSessionId,
         timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
         signal: this.abort.signal,

@@ -41,6 +41,8 @@ export interface WorkManagerDeps {
   executor: UnitExecutor;
   capabilities: CapabilityDetector;
   knownSecrets(): readonly string[];
+  /** Registers a unit's own secret (its MCP token) with the logger until the release is called. */
+  registerTurnSecret?(secret: string): () => void;
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
   /**
@@ -385,6 +387,7 @@ export class WorkManager {
     this.runs.set(unit.id, run);
     this.launching--;
     this.deps.host.setActive(this.runs.size);
+    const releaseToken = unit.mcp ? this.deps.registerTurnSecret?.(unit.mcp.token) : undefined;
     try {
       const outcome = await run.run();
       if (outcome?.refused) this.lastRunError = outcome.refused;
@@ -399,6 +402,7 @@ export class WorkManager {
       this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: errorText(error) });
       this.deps.registry.finish(unit.id, { ...failedView('the result could not be saved'), endedAt: new Date(this.deps.clock.now()).toISOString() });
     } finally {
+      releaseToken?.();
       this.runs.delete(unit.id);
       this.deps.host.setActive(this.runs.size);
       for (const check of [...this.settled]) check();

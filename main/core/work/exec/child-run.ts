@@ -16,6 +16,8 @@ export interface ChildSpec {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed (the prompt: never argv). Without it stdin is closed at once. */
+  stdin?: string;
   timeoutMs: number;
   signal: AbortSignal;
   killGraceMs: number;
@@ -72,7 +74,7 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -96,6 +98,11 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     return { ...base, endedBy: 'spawn_error', spawnError: spawnError ?? Object.assign(new Error('no pid'), { code: 'ESPAWN' }) };
   }
   const pid = child.pid;
+  if (spec.stdin !== undefined && child.stdin) {
+    // A runtime that exits without reading all of it closes the pipe: EPIPE is its business.
+    child.stdin.on('error', (error) => spec.log.debug('runtime stdin closed early', { error: error.message }));
+    child.stdin.end(spec.stdin, 'utf8');
+  }
   if (spec.onSpawn) safely(spec.log, 'onSpawn', () => spec.onSpawn?.(pid));
 
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;

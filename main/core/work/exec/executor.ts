@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { UsageSchema } from '../../../../shared/protocol';
+import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../../shared/protocol';
 import { redactText } from '../../../../shared/redact';
+import { plainHttpProblem as mcpUrlProblem } from '../../../../shared/transport-security';
 import { systemClock, type Clock, type Logger } from '../../ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../executor-port';
-import { childEnv, commandFor } from './child-launch';
+import { commandFor } from './child-launch';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
+import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
@@ -35,7 +37,16 @@ export interface LocalRuntimeExecutorOptions {
   tailBytes?: number;
   /** claude `--allowedTools` (default: every tool of the control plane's MCP server). */
   claudeAllowedTools?: readonly string[];
+  /** Sandbox, clean environment and private runtime config (default: environment only, no extra names). */
+  isolation?: TurnIsolationOptions;
 }
+
+const DEFAULT_ISOLATION: TurnIsolationOptions = {
+  tools: () => Promise.resolve(ENVIRONMENT_ONLY),
+  extraEnvAllow: () => [],
+  ownConfig: () => false,
+  hidden: [],
+};
 
 const OUTPUT_EMIT_INTERVAL_MS = 250;
 
@@ -67,6 +78,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly tailBytes: number;
   private readonly allowedTools: readonly string[];
   private readonly activeDirs = new Set<string>();
+  private readonly isolation: TurnIsolationOptions;
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -75,6 +87,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.maxOutputBytes = options.maxOutputBytes ?? 4 * 1024 * 1024;
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
+    this.isolation = options.isolation ?? DEFAULT_ISOLATION;
   }
 
   /** At start: removes turn directories (and the MCP configs in them) a crash left behind. */
@@ -104,14 +117,25 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.log.error('invalid execution request', { unitId: request.unitId, issues: where });
       return failEarly('spawn_error', `invalid execution request (${where})`);
     }
+    const promptBytes = Buffer.byteLength(request.prompt, 'utf8');
+    if (promptBytes > UNIT_PROMPT_MAX_BYTES) {
+      this.log.warn('prompt over the protocol bound; nothing was run', { unitId: request.unitId, bytes: promptBytes });
+      return failEarly(
+        'spawn_error',
+        `The unit's prompt is ${promptBytes} bytes; a unit's prompt may be at most ${UNIT_PROMPT_MAX_BYTES} bytes (1 MiB). Nothing was run.`,
+      );
+    }
+    const mcpProblem = request.mcp ? mcpUrlProblem(request.mcp.serverUrl) : null;
+    if (mcpProblem) return failEarly('spawn_error', `The unit's MCP URL was refused: ${mcpProblem}. Nothing was run.`);
 
     let turn: TurnDir | null = null;
     let spawned = false;
     try {
       turn = await createTurnDir(this.options.workRoot, request.unitId);
       this.activeDirs.add(turn.root);
-      const invocation = await this.invocation(request, turn);
-      const outcome = await this.run(request, invocation, started, () => (spawned = true));
+      const prepared = await prepareTurn(this.turnContext(request, turn));
+      const invocation = await this.invocation(request, turn, prepared);
+      const outcome = await this.run(request, turn, prepared, invocation, started, () => (spawned = true));
       return outcome;
     } catch (error) {
       const message = errorText(error);
@@ -127,10 +151,15 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     }
   }
 
-  private async invocation(request: ExecutionRequest, turn: TurnDir): Promise<Invocation & { cwd: string }> {
+  private turnContext(request: ExecutionRequest, turn: TurnDir) {
+    return { runtime: request.runtime, workRoot: this.options.workRoot, turnRoot: turn.root, requestEnv: request.env ?? {}, options: this.isolation };
+  }
+
+  private async invocation(request: ExecutionRequest, turn: TurnDir, prepared: PreparedTurn): Promise<Invocation & { cwd: string }> {
     if (request.runtime === 'codex') {
       if (request.resumeSessionId) this.log.warn('resume is claude only; running a fresh codex turn', { unitId: request.unitId });
-      return { ...codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp }), cwd: turn.cwd };
+      const codex = codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp, extraArgs: prepared.home.args });
+      return { ...codex, cwd: turn.cwd };
     }
     const mcpConfigPath = request.mcp
       ? await writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token))
@@ -143,11 +172,19 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       mcpConfigPath,
       resumeSessionId: request.resumeSessionId,
       allowedTools: this.allowedTools,
+      ownConfig: prepared.ownConfig,
     });
     return { ...invocation, cwd };
   }
 
-  private async run(request: ExecutionRequest, invocation: Invocation & { cwd: string }, started: number, markSpawned: () => void): Promise<ExecutionOutcome> {
+  private async run(
+    request: ExecutionRequest,
+    turn: TurnDir,
+    prepared: PreparedTurn,
+    invocation: Invocation & { cwd: string },
+    started: number,
+    markSpawned: () => void,
+  ): Promise<ExecutionOutcome> {
     const secrets = request.knownSecrets;
     const stdout = new CappedBuffer(this.maxOutputBytes);
     const stderr = new CappedBuffer(this.maxOutputBytes);
@@ -164,14 +201,23 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     });
     const command = commandFor(request.binary, invocation.args);
     const log = this.log.child(`turn:${request.unitId}`);
+    const isolated = await isolateTurn(this.turnContext(request, turn), prepared, {
+      command: command.command,
+      args: command.args,
+      cwd: invocation.cwd,
+      binary: request.binary,
+      ownEnv: [invocation.env, command.env],
+      knownSecrets: secrets,
+    });
 
     let child: ChildResult;
     try {
       child = await runChild({
-        command: command.command,
-        args: command.args,
-        cwd: invocation.cwd,
-        env: childEnv(secrets, request.env ?? {}, invocation.env, command.env),
+        command: isolated.command,
+        args: isolated.args,
+        cwd: isolated.cwd,
+        env: isolated.env,
+        stdin: invocation.stdin,
         timeoutMs: request.timeoutMs,
         signal: request.signal,
         killGraceMs: this.killGraceMs,
@@ -179,7 +225,14 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         log,
         onSpawn: (pid) => {
           markSpawned();
-          log.info('runtime started', { runtime: request.runtime, kind: request.kind, pid, resumed: request.resumeSessionId !== null });
+          log.info('runtime started', {
+            runtime: request.runtime,
+            kind: request.kind,
+            pid,
+            resumed: request.resumeSessionId !== null,
+            isolation: isolated.level,
+            ownConfig: prepared.ownConfig,
+          });
           request.onSpawn?.(pid);
         },
         onStdout: (chunk) => {

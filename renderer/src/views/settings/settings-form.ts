@@ -33,6 +33,8 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   launchAtLogin: 'toggle',
   notifications: 'toggle',
   runWork: 'toggle',
+  runtimeEnvAllow: 'text',
+  useOwnAgentConfig: 'toggle',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -54,11 +56,23 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   launchAtLogin: 'Start in the tray when you log in (desktop app).',
   notifications: 'Tell me when pairing is approved, a turn fails, or the runner is revoked (desktop app).',
   runWork: 'Claim and run turns here. Off: the runner only reports in (heartbeat-only) and claims nothing.',
+  runtimeEnvAllow: 'Names (or PREFIX_*) a turn may see beyond PATH, HOME, locale, proxies and ANTHROPIC_*/CLAUDE_*/OPENAI_*/CODEX_*, e.g. AWS_PROFILE.',
+  useOwnAgentConfig:
+    'Unattended turns load your own claude/codex settings, hooks, MCP servers and instructions. Off keeps them out of factory turns.',
+};
+
+/** Shown beside a setting while its value is risky. */
+export const FIELD_WARNINGS: Partial<Record<SettingKey, (value: string | boolean) => string | null>> = {
+  useOwnAgentConfig: (value) =>
+    value === true
+      ? 'Turns from the control plane will run with your personal MCP servers, hooks and instructions, and (in the sandbox) can read and change your whole claude/codex configuration folder.'
+      : null,
 };
 
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
   { title: 'Work', keys: ['runWork', 'runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs'] },
+  { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState'] },
   { title: 'This computer', keys: ['secretBackend', 'launchAtLogin', 'notifications'] },
 ];
