@@ -6,6 +6,9 @@ import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../execut
 import { childEnv, commandFor } from './child-launch';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
+import { runCodexAppServer } from './codex-app-server/app-server-executor';
+import { AppServerPool } from './codex-app-server/server-pool';
+import { parseUsageLimit } from '../../usage/limit-messages';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason, type OutcomeStatus } from './outcome';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
@@ -34,6 +37,12 @@ export interface LocalRuntimeExecutorOptions {
   tailBytes?: number;
   /** claude `--allowedTools` (default: every tool of the control plane's MCP server). */
   claudeAllowedTools?: readonly string[];
+  /** How codex turns run when the request does not say (default: exec). */
+  codexDriver?: (binary: string) => Promise<'exec' | 'app-server'>;
+  /** The long-lived codex app-servers (default: a pool of this executor's own). */
+  appServerPool?: AppServerPool;
+  /** The runner's version, sent as the app-server client's version. */
+  clientVersion?: string;
 }
 
 const OUTPUT_EMIT_INTERVAL_MS = 250;
@@ -66,6 +75,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly tailBytes: number;
   private readonly allowedTools: readonly string[];
   private readonly activeDirs = new Set<string>();
+  private pool: AppServerPool | null;
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -74,6 +84,28 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.maxOutputBytes = options.maxOutputBytes ?? 4 * 1024 * 1024;
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
+    this.pool = options.appServerPool ?? null;
+  }
+
+  /** Stops the long-lived codex app-servers (at quit). */
+  async stop(): Promise<void> {
+    await this.pool?.stopAll();
+  }
+
+  private appServers(): AppServerPool {
+    this.pool ??= new AppServerPool({ log: this.log, clock: this.clock, clientVersion: this.options.clientVersion ?? '0', killGraceMs: this.killGraceMs });
+    return this.pool;
+  }
+
+  private async codexDriver(request: ExecutionRequest): Promise<'exec' | 'app-server'> {
+    if (request.codexDriver) return request.codexDriver;
+    if (!this.options.codexDriver) return 'exec';
+    try {
+      return await this.options.codexDriver(request.binary);
+    } catch (error) {
+      this.log.warn('could not decide the codex driver; using codex exec', { error: String(error) });
+      return 'exec';
+    }
   }
 
   /** At start: removes turn directories (and the MCP configs in them) a crash left behind. */
@@ -109,6 +141,17 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     try {
       turn = await createTurnDir(this.options.workRoot, request.unitId);
       this.activeDirs.add(turn.root);
+      if (request.runtime === 'codex' && (await this.codexDriver(request)) === 'app-server') {
+        spawned = true;
+        return await runCodexAppServer(request, turn.cwd, {
+          pool: this.appServers(),
+          serverCwd: this.options.workRoot,
+          clock: this.clock,
+          log: this.log,
+          tailBytes: this.tailBytes,
+          interruptGraceMs: this.killGraceMs,
+        });
+      }
       const invocation = await this.invocation(request, turn);
       const outcome = await this.run(request, invocation, started, () => (spawned = true));
       return outcome;
@@ -223,6 +266,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       reason,
     );
     const usage = report.usage ? UsageSchema.safeParse(report.usage).data : undefined;
+    const usageLimit = status === 'failed' && reason !== 'timeout' ? parseUsageLimit(report.text ?? `${stdout.text().slice(-4_000)}\n${stderr.text().slice(-4_000)}`, this.clock.now()) : null;
     const outcome: ExecutionOutcome = {
       status,
       reason,
@@ -230,6 +274,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       exitCode: child.exitCode,
       ...(usage ? { usage } : {}),
       ...(report.sessionId ? { sessionId: report.sessionId } : {}),
+      ...(usageLimit ? { usageLimit: { ...usageLimit, message: redactText(usageLimit.message, secrets) } } : {}),
       outputTail,
       durationMs: this.clock.now() - started,
       outputBytes: stdout.totalBytes + stderr.totalBytes,
