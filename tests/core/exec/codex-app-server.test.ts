@@ -248,7 +248,8 @@ describe('codex app-server driver (scripted server)', () => {
   it('through the executor: a usage-limit failure is reported as such, with the reset time', async () => {
     const logging = testLogging();
     const clock = new FakeClock();
-    const executor = new LocalRuntimeExecutor({ workRoot: path.join(dir, 'work'), log: logging.log, clock, killGraceMs: 300 });
+    // The turn's clock is fake (the reset instant is exact); stopping processes runs on real time.
+    const executor = new LocalRuntimeExecutor({ workRoot: path.join(dir, 'work'), log: logging.log, clock, killGraceMs: 300, appServerPool: pool() });
     const outcome = await executor.execute({
       unitId: 'u-limit',
       kind: 'turn_execution',
