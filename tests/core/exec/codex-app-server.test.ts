@@ -148,7 +148,7 @@ describe('codex app-server driver (scripted server)', () => {
 
   it('a timed-out turn that did work is interrupted with its ids and resumed on its thread (fake clock)', async () => {
     const clock = new FakeClock();
-    const p = pool(clock);
+    const p = pool();
     const connection = await p.acquire(specFor({ turn: 'hang-then-resume' }));
     let advanced = false;
     const result = await turn(connection, p, {
@@ -170,7 +170,7 @@ describe('codex app-server driver (scripted server)', () => {
 
   it('a timeout that is not resumed still interrupts the turn by its ids instead of leaving it running (B15.8)', async () => {
     const clock = new FakeClock();
-    const p = pool(clock);
+    const p = pool();
     const connection = await p.acquire(specFor({ turn: 'hang' }));
     let timeouts = 0;
     const result = await turn(connection, p, {
