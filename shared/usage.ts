@@ -83,3 +83,10 @@ export function bindingWindow(
   }
   return best;
 }
+
+export const UsageNoticeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('threshold'), account: z.string(), remainingPercent: z.number(), threshold: z.number() }),
+  z.object({ kind: z.literal('limited'), account: z.string(), message: z.string(), until: z.number().nullable() }),
+  z.object({ kind: z.literal('recovered'), account: z.string() }),
+]);
+export type UsageNotice = z.infer<typeof UsageNoticeSchema>;

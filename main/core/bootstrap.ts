@@ -25,6 +25,8 @@ import { ResumeCache } from './work/resume-cache';
 import { RunningJournal } from './work/running-journal';
 import { TurnRegistry } from './work/turn-registry';
 import { WorkManager } from './work/work-manager';
+import { AppServerSupport } from './work/exec/codex-app-server/support';
+import { createUsage } from './usage/usage-wiring';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -129,11 +131,40 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       interactiveClaimMs: Math.min(s.interactiveClaimMs, s.heartbeatMs),
       maxSessions: s.maxSessions,
       modelAccountAlias: s.modelAccountAlias,
-      modelAccountState: s.modelAccountState,
+      modelAccountState: usage.accountState(),
       expectedTenantId: s.expectedTenantId ?? null,
     };
   };
-  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(), clock, options.runtimeBinaries);
+  const commandRunner = options.commandRunner ?? createCommandRunner();
+  const capabilities = new CapabilityDetector(commandRunner, clock, options.runtimeBinaries);
+  const appServerSupport = new AppServerSupport(commandRunner);
+  const localExecutor = new LocalRuntimeExecutor({
+    workRoot: path.join(paths.dataDir, 'turns'),
+    log: log.child('exec'),
+    clock,
+    clientVersion: options.appVersion,
+    codexDriver: async (binary) => {
+      const choice = settings.get().codexDriver;
+      if (choice !== 'auto') return choice;
+      return (await appServerSupport.check(binary)) ? 'app-server' : 'exec';
+    },
+  });
+  const usage = createUsage({
+    dataDir: paths.dataDir,
+    clock,
+    log,
+    settings: () => settings.get(),
+    stateOverridden: () => options.overrideSources?.modelAccountState !== undefined,
+    capabilities,
+    executor: options.executor ?? localExecutor,
+    probeCodex: async () => {
+      const codex = (await capabilities.get()).codex;
+      if (!codex.installed || !codex.path) return null;
+      return localExecutor.readCodexRateLimits(codex.path, options.runtimeEnv ?? {}, secretList());
+    },
+    emit: (event) => hub.emit(event),
+  });
+  await usage.start();
   const runner = new Runner({
     clock,
     log: log.child('runner'),
@@ -154,6 +185,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     registerSecret,
   });
   const unsubscribeSettings = settings.onChange(() => {
+    usage.service.refresh();
     runner.reconfigure();
     // Every window, the tray and the login item follow the stored settings, whoever changed them.
     hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
@@ -195,7 +227,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     }),
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
-    executor: options.executor ?? new LocalRuntimeExecutor({ workRoot: path.join(paths.dataDir, 'turns'), log: log.child('exec'), clock }),
+    executor: usage.executor,
+    admission: usage.admission,
     capabilities,
     knownSecrets: secretList,
     ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
@@ -246,6 +279,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       overrideSources: options.overrideSources ?? {},
       desktop: options.desktop ?? null,
       operator,
+      usage: usage.service,
     }),
   });
   await host.start();
@@ -266,6 +300,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         unsubscribeSettings();
         unsubscribeWake();
         await host.stop();
+        await usage.stop();
+        await localExecutor.stop();
         await logging.close();
       })();
       return shutting;

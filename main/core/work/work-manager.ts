@@ -4,6 +4,7 @@ import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
 import type { CapabilityDetector, RuntimePreference } from '../runner/capabilities';
+import type { ClaimAdmission } from './claim-admission';
 import type { UnitExecutor } from './executor-port';
 import type { ResultOutbox } from './outbox';
 import type { ResumeCache } from './resume-cache';
@@ -45,6 +46,8 @@ export interface WorkManagerDeps {
    * `seed`: the seed CLI's cadence, kept for the benchmark baseline.
    */
   strategy?: 'adaptive' | 'seed';
+  /** Usage admission (reserve and limits of the lent accounts); absent: always admitted. */
+  admission?: ClaimAdmission;
 }
 
 const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
@@ -65,6 +68,7 @@ export class WorkManager {
   private readonly runs = new Map<string, UnitRun>();
   private readonly settled = new Set<() => void>();
   private offHeartbeat: (() => void) | null = null;
+  private offAdmission: (() => void) | null = null;
 
   constructor(private readonly deps: WorkManagerDeps) {}
 
@@ -86,6 +90,7 @@ export class WorkManager {
     await this.recoverInterrupted();
     this.deps.outbox.start();
     this.offHeartbeat = this.deps.host.onHeartbeat(() => this.afterHeartbeat());
+    this.offAdmission = this.deps.admission?.onChange(() => this.wake()) ?? null;
   }
 
   async stop(): Promise<void> {
@@ -93,6 +98,8 @@ export class WorkManager {
     this.running = false;
     this.offHeartbeat?.();
     this.offHeartbeat = null;
+    this.offAdmission?.();
+    this.offAdmission = null;
     this.stopClaiming();
     this.deps.outbox.stop();
   }
@@ -165,7 +172,8 @@ export class WorkManager {
       !this.draining &&
       !this.deps.host.paused() &&
       this.deps.host.credentials() !== null &&
-      this.runs.size + this.launching < this.deps.host.config().maxSessions
+      this.runs.size + this.launching < this.deps.host.config().maxSessions &&
+      (this.deps.admission?.allowsClaim() ?? true)
     );
   }
 

@@ -100,7 +100,7 @@ describe('createSettingsStore (memory backend)', () => {
     expect(store.get()).toMatchObject({ runnerName: 'old-name', modelAccountAlias: 'team', heartbeatMs: 4000 });
     expect(store.warnings).toEqual([]);
     expect(backend.backups).toEqual([v1]);
-    expect(backend.data).toEqual({ schemaVersion: 2, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
   });
 
   it('runs migrations in order as pure functions', () => {
@@ -108,6 +108,10 @@ describe('createSettingsStore (memory backend)', () => {
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: {} }, steps)).toEqual({ ok: true, fromVersion: 1, settings: { a: 1, b: 2 } });
     expect(migrateSettingsDocument({ schemaVersion: 2, settings: { a: 5 } }, steps)).toEqual({ ok: true, fromVersion: 2, settings: { a: 5, b: 6 } });
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: { name: 'n', runnerName: 'kept' } })).toMatchObject({ settings: { runnerName: 'kept' } });
+    // v2 → v3: placeholder account states give way to the measured state; real text stays an override.
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: ' OK ', maxSessions: 2 } })).toEqual({ ok: true, fromVersion: 2, settings: { maxSessions: 2 } });
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: 'unknown' } })).toEqual({ ok: true, fromVersion: 2, settings: {} });
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: 'team plan, shared' } })).toMatchObject({ settings: { modelAccountState: 'team plan, shared' } });
   });
 
   it.each([
@@ -131,7 +135,7 @@ describe('createSettingsStore (memory backend)', () => {
     const store = createSettingsStore({ backend, hostname: 'box' });
     expect(store.get()).toMatchObject({ heartbeatMs: 30_000, runnerName: 'ok' });
     expect(store.warnings[0]).toContain('heartbeatMs, bogus (unknown)');
-    expect(backend.data).toEqual({ schemaVersion: 2, settings: { runnerName: 'ok' } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'ok' } });
   });
 
   it('does not rewrite a bad file it could not copy', () => {
@@ -157,7 +161,7 @@ describe('conf backend (real files)', () => {
     const backend = createConfSettingsBackend({ dir });
     const store = createSettingsStore({ backend, hostname: 'box' });
     store.update({ runtime: 'claude' });
-    expect(JSON.parse(readFileSync(backend.path, 'utf8'))).toEqual({ schemaVersion: 2, settings: { runtime: 'claude' } });
+    expect(JSON.parse(readFileSync(backend.path, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runtime: 'claude' } });
     expect(statSync(backend.path).mode & 0o777).toBe(0o600);
     expect(createSettingsStore({ backend: createConfSettingsBackend({ dir }), hostname: 'box' }).get().runtime).toBe('claude');
   });
@@ -174,7 +178,7 @@ describe('conf backend (real files)', () => {
       `Settings file could not be read (it is not valid JSON); defaults are used for what was lost, and a copy of the old file is at ${copy}.`,
     ]);
     expect(readFileSync(copy, 'utf8')).toBe(corrupt);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: 2, settings: {} });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: {} });
     expect(readdirSync(dir).sort()).toEqual(['settings.json', 'settings.json.2026-12-01T10-00-00-000Z.bak']);
   });
 });

@@ -8,6 +8,9 @@ import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerPool } from './codex-app-server/server-pool';
+import { RateLimitsReadResultSchema } from './codex-app-server/protocol';
+import { readingFromWire } from './codex-app-server/rate-limits';
+import type { RateLimitReading } from '../../../../shared/usage';
 import { parseUsageLimit } from '../../usage/limit-messages';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason, type OutcomeStatus } from './outcome';
@@ -90,6 +93,17 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   /** Stops the long-lived codex app-servers (at quit). */
   async stop(): Promise<void> {
     await this.pool?.stopAll();
+  }
+
+  /**
+   * Asks codex's app-server for the account's current windows (the usage probe). Null when
+   * the account has none (an API-key account: codex answers "authentication required").
+   */
+  async readCodexRateLimits(binary: string, env: Record<string, string>, knownSecrets: readonly string[]): Promise<RateLimitReading | null> {
+    const command = commandFor(binary, ['app-server']);
+    const connection = await this.appServers().acquire({ command: command.command, args: command.args, cwd: this.options.workRoot, env: childEnv(knownSecrets, env, command.env) });
+    const answer = RateLimitsReadResultSchema.parse(await connection.request('account/rateLimits/read', undefined, 30_000));
+    return readingFromWire(answer.rateLimits);
   }
 
   private appServers(): AppServerPool {

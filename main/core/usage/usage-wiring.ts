@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { DEFAULT_MODEL_ACCOUNT_STATE, parseAlertPercents, type Settings } from '../../../shared/settings';
+import type { HostEvent } from '../../../shared/contract';
+import type { Clock, Logger } from '../ports';
+import { chooseRuntime, type CapabilityDetector } from '../runner/capabilities';
+import type { ClaimAdmission } from '../work/claim-admission';
+import type { UnitExecutor } from '../work/executor-port';
+import { MeteredExecutor } from './metered-executor';
+import { UsageBook, type RuntimeName } from './usage-book';
+import { UsageLog } from './usage-log';
+import { UsageService } from './usage-service';
+
+/**
+ * The usage accounts put together for the composition root: the book and log in the data
+ * folder, the service with its probe, the executor that meters turns, the claim admission
+ * for the work manager, and the heartbeat's account state.
+ */
+export interface UsageWiringOptions {
+  dataDir: string;
+  clock: Clock;
+  log: Logger;
+  settings(): Settings;
+  /** Whether the account state setting comes from an env variable (always an override). */
+  stateOverridden(): boolean;
+  capabilities: CapabilityDetector;
+  executor: UnitExecutor;
+  /** codex's own answer about its windows (the app-server's account/rateLimits/read). */
+  probeCodex?(): Promise<import('../../../shared/usage').RateLimitReading | null>;
+  emit(event: HostEvent): void;
+}
+
+export interface UsageWiring {
+  service: UsageService;
+  executor: UnitExecutor;
+  admission: ClaimAdmission;
+  /** The heartbeat's model account state: the setting when it overrides, else the measured one. */
+  accountState(): string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createUsage(options: UsageWiringOptions): UsageWiring {
+  const dir = path.join(options.dataDir, 'usage');
+  const log = options.log.child('usage');
+  const book = new UsageBook(path.join(dir, 'accounts.json'));
+  const usageLog = new UsageLog({ dir, log, now: () => options.clock.now() });
+  const service = new UsageService({
+    clock: options.clock,
+    log,
+    book,
+    usageLog,
+    alias: () => options.settings().modelAccountAlias,
+    reservePercent: () => options.settings().usageReservePercent,
+    alertThresholds: () => parseAlertPercents(options.settings().usageAlertPercents),
+    probe: async (runtime) => (runtime === 'codex' && options.probeCodex ? options.probeCodex() : null),
+    onNotice: (notice) => options.emit({ event: 'usage:notice', payload: notice }),
+  });
+  service.onChange(() => options.emit({ event: 'usage:update', payload: service.snapshot() }));
+
+  /** The runtime a unit without a brain of its own would run with. */
+  const claimRuntime = (): RuntimeName | null => {
+    const preference = options.settings().runtime;
+    const capabilities = options.capabilities.peek();
+    if (!capabilities) return preference === 'auto' ? null : preference;
+    const choice = chooseRuntime('auto', preference, capabilities);
+    return choice.ok ? choice.runtime : null;
+  };
+
+  return {
+    service,
+    executor: new MeteredExecutor(options.executor, service, () => options.settings().modelAccountAlias),
+    admission: {
+      allowsClaim: () => {
+        const runtime = claimRuntime();
+        return runtime === null || service.admits(runtime);
+      },
+      onChange: (listener) => service.onChange(listener),
+    },
+    accountState: () => {
+      const stored = options.settings().modelAccountState;
+      if (options.stateOverridden() || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
+      const runtime = claimRuntime();
+      return runtime ? service.heartbeatState(runtime) : stored;
+    },
+    async start() {
+      const loaded = await book.load();
+      if (loaded.warning) log.warn(loaded.warning);
+      service.start();
+    },
+    async stop() {
+      service.stop();
+      await book.flush();
+      await usageLog.flush();
+    },
+  };
+}
