@@ -15,6 +15,8 @@ export interface AdmissionInput {
   limited: { since: number; until: number | null; message: string } | null;
   /** The last probe of this account (epoch ms), or null. */
   probedAt: number | null;
+  /** When the windows were reported (epoch ms), or null. */
+  observedAt?: number | null;
 }
 
 function clock(at: number): string {
@@ -43,6 +45,6 @@ export function decideAdmission(account: AdmissionInput, reservePercent: number,
       (resetsAt !== null ? `; resets at ${clock(resetsAt)}` : '; no reset time known, re-checking every 15 min'),
     remainingPercent: binding.remaining,
     resumesAt: resetsAt,
-    probeAt: resetsAt === null ? probeAt(now) : null,
+    probeAt: resetsAt === null ? probeAt(account.observedAt ?? now) : null,
   };
 }
