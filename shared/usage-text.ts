@@ -28,10 +28,17 @@ export function spanText(ms: number): string {
   return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
+/** "at 16:30" today or within a day; "on Sat 16:30" further out. */
+function whenText(at: number, now: number): string {
+  return at - now < 86_400_000 ? `at ${wallClock(at)}` : `on ${WEEKDAYS[new Date(at).getDay()]} ${wallClock(at)}`;
+}
+
 export function resetText(resetsAt: number | null, now: number): string {
   if (resetsAt === null) return 'reset time not reported';
   if (resetsAt <= now) return 'has reset';
-  return `resets in ${spanText(resetsAt - now)} (at ${wallClock(resetsAt)})`;
+  return `resets in ${spanText(resetsAt - now)} (${whenText(resetsAt, now)})`;
 }
 
 export function windowName(window: UsageWindow, which: 'primary' | 'secondary'): string {
@@ -51,7 +58,7 @@ export function percentText(value: number): string {
 export function admissionText(admission: Admission, now: number): string {
   if (admission.state === 'claiming') return 'claiming';
   const left = admission.remainingPercent !== null ? `${percentText(admission.remainingPercent)} left` : 'limited';
-  if (admission.resumesAt !== null && admission.resumesAt > now) return `deferred: ${left}, resumes at ${wallClock(admission.resumesAt)}`;
+  if (admission.resumesAt !== null && admission.resumesAt > now) return `deferred: ${left}, resumes ${whenText(admission.resumesAt, now)}`;
   if (admission.probeAt !== null) return `deferred: ${left}, re-checking at ${wallClock(admission.probeAt)}`;
   return `deferred: ${left}`;
 }

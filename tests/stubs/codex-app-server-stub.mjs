@@ -12,6 +12,10 @@
 //   answer: the agent message text
 import { appendFileSync } from 'node:fs';
 
+if (process.argv.includes('--version')) {
+  process.stdout.write('codex-cli 0.171.0\n');
+  process.exit(0);
+}
 if (process.argv.includes('--help')) {
   process.stdout.write('[experimental] Run the app server or related tooling\n  --listen <URL>\n');
   process.exit(0);

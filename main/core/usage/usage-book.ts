@@ -37,6 +37,10 @@ const HISTORY_STEP_MS = 5 * 60_000;
 
 export type RuntimeName = 'claude' | 'codex';
 
+function emptyAccount(runtime: RuntimeName, alias: string): AccountRecord {
+  return { runtime, alias, windows: { primary: null, secondary: null }, observedAt: null, limited: null, probedAt: null, turns: [], history: [] };
+}
+
 export function accountKey(runtime: RuntimeName, alias: string): string {
   return `${runtime}:${alias}`;
 }
@@ -71,18 +75,18 @@ export class UsageBook {
     return [...this.accounts.values()];
   }
 
+  /** The account, or an empty one that is not kept (reading never creates accounts). */
   get(runtime: RuntimeName, alias: string): AccountRecord {
-    const key = accountKey(runtime, alias);
-    let account = this.accounts.get(key);
-    if (!account) {
-      account = { runtime, alias, windows: { primary: null, secondary: null }, observedAt: null, limited: null, probedAt: null, turns: [], history: [] };
-      this.accounts.set(key, account);
-    }
-    return account;
+    return this.accounts.get(accountKey(runtime, alias)) ?? emptyAccount(runtime, alias);
   }
 
   update(runtime: RuntimeName, alias: string, change: (account: AccountRecord) => void): AccountRecord {
-    const account = this.get(runtime, alias);
+    const key = accountKey(runtime, alias);
+    let account = this.accounts.get(key);
+    if (!account) {
+      account = emptyAccount(runtime, alias);
+      this.accounts.set(key, account);
+    }
     change(account);
     this.save();
     return account;

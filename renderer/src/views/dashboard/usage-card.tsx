@@ -1,4 +1,4 @@
-import type { UsageAccountView, UsageWindow } from '../../../../shared/usage';
+import type { TokenTotals, UsageAccountView, UsageWindow } from '../../../../shared/usage';
 import { accountTitle, admissionText, percentText, resetText, usd, windowName } from '../../../../shared/usage-text';
 import { useHostStore } from '../../store';
 import { formatTokens } from '../format';
@@ -57,7 +57,13 @@ function AccountMeters({ account, now }: { account: UsageAccountView; now: numbe
           Usage limit reached{account.limited.until !== null ? `; ${resetText(account.limited.until, now)}` : '; re-checked every 15 min'}
         </p>
       ) : null}
-      {windows.length === 0 ? <p className="subtle usage-no-windows">The runtime has not reported plan windows for this account.</p> : null}
+      {windows.length === 0 ? (
+        <p className="subtle usage-no-windows">
+          {account.runtime === 'claude'
+            ? 'Claude reports no plan windows; a usage-limit failure marks the account limited until its reset.'
+            : 'Codex has not reported plan windows for this account yet (API-key accounts have none).'}
+        </p>
+      ) : null}
       {windows.map(({ which, w }) => (
         <WindowBar key={which} label={windowName(w, which)} window={w} now={now} testId={`usage-window-${which}`} />
       ))}
@@ -65,18 +71,28 @@ function AccountMeters({ account, now }: { account: UsageAccountView; now: numbe
         <div className="fact-row">
           <dt>Today</dt>
           <dd data-testid="usage-today">
-            {formatTokens(account.today.inputTokens)} in · {formatTokens(account.today.outputTokens)} out · {usd(account.today.costUsd)} · {account.today.turns} turns
+            <Totals totals={account.today} runtime={account.runtime} />
           </dd>
         </div>
         <div className="fact-row">
           <dt>This week</dt>
           <dd data-testid="usage-week">
-            {formatTokens(account.week.inputTokens)} in · {formatTokens(account.week.outputTokens)} out · {usd(account.week.costUsd)} · {account.week.turns} turns
+            <Totals totals={account.week} runtime={account.runtime} />
           </dd>
         </div>
       </dl>
       <Sparkline points={account.history} now={now} />
     </article>
+  );
+}
+
+/** Tokens, cost (codex reports none, so it is left out rather than shown as $0) and turns. */
+function Totals({ totals, runtime }: { totals: TokenTotals; runtime: UsageAccountView['runtime'] }) {
+  const cost = runtime === 'codex' && totals.costUsd === 0 ? '' : ` · ${usd(totals.costUsd)}`;
+  return (
+    <>
+      {formatTokens(totals.inputTokens)} in · {formatTokens(totals.outputTokens)} out{cost} · {totals.turns} {totals.turns === 1 ? 'turn' : 'turns'}
+    </>
   );
 }
 
