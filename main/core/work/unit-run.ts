@@ -92,6 +92,7 @@ export class UnitRun {
     const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
     const resumeSessionId = deps.resume.get(key);
     deps.patch({ phase: 'running', runtime });
+    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
     this.startLease();
     let outcome: ExecutionOutcome;
     try {
@@ -109,6 +110,7 @@ export class UnitRun {
         knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
         onSpawn: (pid) => deps.patch({ pid }),
         onOutput: (tail) => deps.patch({ outputTail: tail }),
+        ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
       });
     } finally {
       this.stopLease();

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../../main/core/ports';
 import { isRunning } from '../../../main/core/work/exec/process-tree';
 import type { AppServerConnection } from '../../../main/core/work/exec/codex-app-server/connection';
-import type { DynamicToolSet } from '../../../main/core/work/exec/codex-app-server/dynamic-tools';
+import { sechroomTools, type Closeout } from '../../../main/core/work/exec/codex-app-server/sechroom-tools';
 import { AppServerPool } from '../../../main/core/work/exec/codex-app-server/server-pool';
 import { runAppServerTurn, type AppServerTurnSpec } from '../../../main/core/work/exec/codex-app-server/turn-runner';
 import { LocalRuntimeExecutor } from '../../../main/core/work/exec/executor';
@@ -121,28 +121,20 @@ describe('codex app-server driver (scripted server)', () => {
   it('a closeout via a dynamic tool: the nudge turn is really waited for (B15.7)', async () => {
     const p = pool();
     const connection = await p.acquire(specFor({ turn: 'closeout-on-nudge' }));
-    const calls: unknown[] = [];
-    const tools: DynamicToolSet = {
-      tools: [
-        {
-          name: 'sechroom_closeout',
-          description: 'Submit the closeout.',
-          inputSchema: { type: 'object', properties: { terminal_status: { type: 'string' }, summary: { type: 'string' } } },
-          handle: (args) => {
-            calls.push(args);
-            return { text: 'closeout accepted' };
-          },
-        },
-      ],
-      closeout: { tool: 'sechroom_closeout', nudge: 'The turn ended without a closeout. Call sechroom_closeout now.' },
-    };
+    const calls: Closeout[] = [];
+    const tools = sechroomTools({ onCloseout: (c) => calls.push(c) });
     const result = await turn(connection, p, { tools });
     expect(result).toMatchObject({ status: 'completed', nudged: true, closeout: { terminal_status: 'completed', summary: 'closed out on the nudge' } });
-    expect(calls).toHaveLength(1);
+    expect(calls).toEqual([{ terminal_status: 'completed', summary: 'closed out on the nudge' }]);
     expect(result.lastAgentMessage).toBe('closeout reply: closeout accepted');
     expect(result.turnIds).toHaveLength(2);
     const start = sent().find((m) => m.method === 'thread/start');
-    expect(start?.params?.dynamicTools).toEqual([expect.objectContaining({ type: 'function', name: 'sechroom_closeout' })]);
+    expect(start?.params?.dynamicTools).toEqual([
+      expect.objectContaining({ type: 'function', name: 'sechroom_closeout' }),
+      expect.objectContaining({ type: 'function', name: 'sechroom_lifecycle_signal' }),
+    ]);
+    // The nudge turn asked for the closeout by name.
+    expect(sent().filter((m) => m.method === 'turn/start').at(-1)?.params).toMatchObject({ input: [{ text: expect.stringContaining('sechroom_closeout') }] });
     expect(connection.subscriberCount).toBe(0);
   });
 

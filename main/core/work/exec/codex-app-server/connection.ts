@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { redactText } from '../../../../../shared/redact';
 import type { Clock, Logger } from '../../../ports';
 import { APPROVAL_REPLIES, IncomingSchema, type RequestId } from './protocol';
 
@@ -80,7 +81,8 @@ export class AppServerConnection {
     child.stdout.on('data', (chunk: Buffer) => this.read(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8').trim();
-      if (text) this.log.debug('codex app-server stderr', { text: text.slice(0, STDERR_LOG_CHARS) });
+      // Per-unit tokens travel in thread configs; whatever codex prints is redacted by shape too.
+      if (text) this.log.debug('codex app-server stderr', { text: redactText(text.slice(0, STDERR_LOG_CHARS)) });
     });
     // A closed pipe (the server died) must not crash the runner.
     child.stdin.on('error', (error) => this.log.debug('codex app-server stdin closed', { error: error.message }));
@@ -170,13 +172,13 @@ export class AppServerConnection {
       json = JSON.parse(line);
     } catch {
       this.unreadable++;
-      this.log.debug('codex app-server printed a line that is not JSON', { line: line.slice(0, 200) });
+      this.log.debug('codex app-server printed a line that is not JSON', { line: redactText(line.slice(0, 200)) });
       return;
     }
     const parsed = IncomingSchema.safeParse(json);
     if (!parsed.success) {
       this.unreadable++;
-      this.log.debug('codex app-server sent a message that is not JSON-RPC; ignored', { line: line.slice(0, 200) });
+      this.log.debug('codex app-server sent a message that is not JSON-RPC; ignored', { line: redactText(line.slice(0, 200)) });
       return;
     }
     const message = parsed.data;

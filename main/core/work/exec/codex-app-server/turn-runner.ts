@@ -383,10 +383,12 @@ class AppServerTurn {
       spec.log.warn('codex called a dynamic tool this turn does not have', { tool: name });
       return toolResponse({ text: `unknown tool ${name}`, success: false });
     }
-    if (spec.tools?.closeout?.tool === name) this.closeout = args ?? null;
     spec.onLine?.(`[tool ${name}]`);
     try {
-      return toolResponse(await tool.handle(args));
+      const reply = await tool.handle(args);
+      // A closeout the handler refused (bad arguments) does not count: the model is told why.
+      if (spec.tools?.closeout?.tool === name && reply.success !== false) this.closeout = args ?? null;
+      return toolResponse(reply);
     } catch (error) {
       return toolResponse({ text: error instanceof Error ? error.message : String(error), success: false });
     }
