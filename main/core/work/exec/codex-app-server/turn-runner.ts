@@ -118,6 +118,7 @@ class AppServerTurn {
   private killed = false;
   /** The turn whose end decides the status (not the closeout nudge after it). */
   private workTurnId: string | null = null;
+  private readonly ignored = new Set<string>();
   private readonly requestMs: number;
 
   constructor(private readonly spec: AppServerTurnSpec) {
@@ -354,6 +355,11 @@ class AppServerTurn {
         return;
       }
       default:
+        // Logged once per kind and turn: codex sends many notifications this runner has no use for.
+        if (!this.ignored.has(method)) {
+          this.ignored.add(method);
+          spec.log.debug('codex notification not used by this runner; ignored', { method });
+        }
         return;
     }
   }
