@@ -26,6 +26,7 @@ export interface AppServerRunOptions {
 }
 
 const OUTPUT_EMIT_INTERVAL_MS = 250;
+const RESUME_BOUND_MS = 15 * 60_000;
 
 export function appServerConfig(mcp: ExecutionRequest['mcp']): Record<string, unknown> | undefined {
   if (!mcp) return undefined;
@@ -87,6 +88,8 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
       config: appServerConfig(request.mcp),
       ...(request.tools ? { tools: request.tools } : {}),
       timeoutMs: request.timeoutMs,
+      // One continuation after a timeout, bounded apart: a stuck turn never gets a second full budget.
+      resumeTimeoutMs: Math.min(request.timeoutMs, RESUME_BOUND_MS),
       ...(options.interruptGraceMs !== undefined ? { interruptGraceMs: options.interruptGraceMs } : {}),
       signal: request.signal,
       clock: options.clock,
