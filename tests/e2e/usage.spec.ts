@@ -51,14 +51,15 @@ test('a codex turn through the app-server fills the meters; at 1.8 % left the ru
 
   const card = page.getByTestId('usage-account-codex:default');
   await expect(card).toBeVisible({ timeout: 10_000 });
-  await expect(card.getByTestId('usage-window-primary')).toContainText(`98.2 % used · resets in 2 h 14 min (at ${wallClock(resetsAt)})`);
+  // The countdown may tick over a minute while the test runs; the instant it names does not.
+  await expect(card.getByTestId('usage-window-primary')).toContainText(new RegExp(`98\\.2 % used · resets in 2 h 1[34] min \\(at ${wallClock(resetsAt)}\\)`));
   await expect(card.getByTestId('usage-window-primary')).toContainText('5-hour');
   await expect(card.getByTestId('usage-window-secondary')).toContainText('Weekly');
   await expect(card.getByTestId('usage-window-secondary')).toContainText('41 % used');
   await expect(card.getByTestId('usage-admission')).toHaveText(`deferred: 1.8 % left, resumes at ${wallClock(resetsAt)}`);
   await expect(card.getByTestId('usage-admission')).toHaveAttribute('title', /is at or below the 2% reserve/);
   await expect(card.getByTestId('usage-today')).toContainText('1 turn');
-  await expect(card.locator('meter').first()).toHaveAttribute('aria-label', /98\.2 % used, resets in 2 h 14 min/);
+  await expect(card.locator('meter').first()).toHaveAttribute('aria-label', /98\.2 % used, resets in 2 h 1[34] min/);
 
   // Deferred: a new unit is not claimed, though heartbeats go on.
   const second = stack.emu.admin.enqueueTurnExecution({ brain: 'codex', prompt: 'Another change' });
