@@ -264,4 +264,14 @@ describe('codex app-server driver (scripted server)', () => {
     expect(start?.params?.config).toMatchObject({ 'mcp_servers.rost.http_headers': { Authorization: 'Bearer mcp-token-abcdef123456' } });
     expect(JSON.stringify(logging.entries)).not.toContain('mcp-token-abcdef123456');
   });
+
+  it('the usage probe asks the app-server for the windows (account/rateLimits/read); an API-key account has none', async () => {
+    const logging = testLogging();
+    const executor = new LocalRuntimeExecutor({ workRoot: path.join(dir, 'work'), log: logging.log, killGraceMs: 300, appServerPool: pool() });
+    const windows = { limitId: 'codex', primary: { usedPercent: 98.2, windowDurationMins: 300, resetsAt: null }, secondary: null };
+    const env = { STUB_SCENARIO: JSON.stringify({ rateLimits: windows, probeRateLimits: { ...windows, primary: { ...windows.primary, usedPercent: 12 } } }), STUB_LOG: logFile };
+    expect(await executor.readCodexRateLimits(STUB, env, [])).toEqual({ primary: { usedPercent: 12, windowMinutes: 300, resetsAt: null }, secondary: null });
+    expect(sent().filter((m) => m.method === 'account/rateLimits/read')).toHaveLength(1);
+    await expect(executor.readCodexRateLimits(STUB, { STUB_SCENARIO: '{}', STUB_LOG: logFile }, [])).rejects.toThrow(/authentication required/);
+  });
 });

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageSchema, type Usage } from '../../../../shared/protocol';
 import { redactText } from '../../../../shared/redact';
@@ -101,6 +102,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
    */
   async readCodexRateLimits(binary: string, env: Record<string, string>, knownSecrets: readonly string[]): Promise<RateLimitReading | null> {
     const command = commandFor(binary, ['app-server']);
+    await mkdir(this.options.workRoot, { recursive: true, mode: 0o700 });
     const connection = await this.appServers().acquire({ command: command.command, args: command.args, cwd: this.options.workRoot, env: childEnv(knownSecrets, env, command.env) });
     const answer = RateLimitsReadResultSchema.parse(await connection.request('account/rateLimits/read', undefined, 30_000));
     return readingFromWire(answer.rateLimits);
