@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wallClock } from '../../shared/usage-text';
-import { FAKE_RUNTIME, pairThroughEmulator, startStack, type Stack } from './stack';
+import { FAKE_RUNTIME, pairThroughEmulator, pendingCode, startStack, type Stack } from './stack';
 
 // The usage meters and the deferral in the window, over the real headless host and the
 // emulator. codex is the scripted app-server stub: its turn reports the plan's primary
@@ -123,10 +123,13 @@ test.describe('screenshot', () => {
     );
     const shot = await startStack({ args: ['--runtime', 'codex', '--name', 'studio-mac', '--data-dir', dataDir], runtime: FAKE_RUNTIME });
     try {
+      shot.emu.admin.approvePairing(await pendingCode(shot.emu));
+      await shot.emu.admin.waitForEvent('runner.heartbeat', { timeoutMs: 15_000 });
       for (const scheme of ['light', 'dark'] as const) {
         const context = await browser.newContext({ viewport: { width: 900, height: 640 }, colorScheme: scheme, deviceScaleFactor: 1 });
         const p = await context.newPage();
         await p.goto(`${shot.host.url}#dashboard`);
+        await expect(p.getByTestId('fig-heartbeat')).toContainText(/ago/, { timeout: 10_000 });
         await expect(p.getByTestId('usage-account-codex:default').getByTestId('usage-admission')).toContainText('deferred: 1.8 % left');
         await p.getByTestId('usage-card').scrollIntoViewIfNeeded();
         await p.screenshot({ path: `docs/screenshots/usage-meters-${scheme}.png`, caret: 'hide' });
