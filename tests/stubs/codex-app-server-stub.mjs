@@ -10,6 +10,8 @@
 //   ignoreInterrupt: true → turn/interrupt is acknowledged but the turn never ends
 //   exitAfterTurn: true → the process exits right after the first turn/completed
 //   answer: the agent message text
+//   noise: true → each turn also prints a line that is not JSON, a JSON line that is not
+//          JSON-RPC, and a server request of a method no client knows
 import { appendFileSync } from 'node:fs';
 
 if (process.argv.includes('--version')) {
@@ -58,6 +60,11 @@ async function startTurn(threadId, turnId, text) {
   note('turn/started', { threadId, turn: { id: turnId, items: [], status: 'inProgress', error: null } });
   // An unknown notification the client must ignore.
   note('thread/prediction/updated', { threadId, whatever: true });
+  if (scenario.noise) {
+    process.stdout.write('warning: this is not JSON\n');
+    process.stdout.write('{"hello":"world"}\n');
+    record({ unknownRequestReply: await ask('future/unknownRequest', { threadId }) });
+  }
   if (scenario.rateLimits) note('account/rateLimits/updated', { rateLimits: scenario.rateLimits });
   const kind = scenario.turn || 'complete';
   const nudge = /closeout/i.test(text);

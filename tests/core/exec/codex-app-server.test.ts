@@ -107,6 +107,16 @@ describe('codex app-server driver (scripted server)', () => {
     expect(sent().find((m) => m.method === 'turn/start')?.params).toMatchObject({ input: [{ type: 'text', text: 'do the work' }] });
   });
 
+  it('lines that are not JSON-RPC and requests of unknown methods are logged and ignored; the turn goes on', async () => {
+    const p = pool();
+    const connection = await p.acquire(specFor({ noise: true, answer: 'fine' }));
+    const result = await turn(connection, p);
+    expect(result).toMatchObject({ status: 'completed', lastAgentMessage: 'fine' });
+    expect(connection.unreadable).toBe(2);
+    // The stub ends the turn only after it had our answer.
+    expect(sent().find((m) => 'unknownRequestReply' in m)).toMatchObject({ unknownRequestReply: { code: -32601 } });
+  });
+
   it('declines an approval request and shows it in the turn', async () => {
     const p = pool();
     const connection = await p.acquire(specFor({ turn: 'approval' }));

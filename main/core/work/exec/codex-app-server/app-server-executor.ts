@@ -147,7 +147,8 @@ function toOutcome(request: ExecutionRequest, r: AppServerTurnResult, outputTail
     case 'interrupted':
     case 'crashed': {
       const text = `codex turn failed: ${r.error ?? r.status}`;
-      const limit = r.usageLimited ? (parseUsageLimit(`usage limit reached: ${r.error ?? ''}`, now) ?? { message: r.error ?? 'usage limit', resetsAt: null }) : null;
+      const found = r.usageLimited ? (parseUsageLimit(`usage limit reached: ${r.error ?? ''}`, now) ?? { message: r.error ?? 'usage limit', resetsAt: null }) : null;
+      const limit = found ? { ...found, message: redactText(r.error ?? found.message, secrets) } : null;
       return { ...base, status: 'failed', reason: 'runtime_error', summary: summary(text), ...(limit ? { usageLimit: limit } : {}) };
     }
   }
