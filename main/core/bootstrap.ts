@@ -183,7 +183,9 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     cpuCount: os.cpus().length,
     emit: (event) => hub.emit(event),
     registerSecret,
+    claimsDeferred: () => usage.claimsDeferred(),
   });
+  const unsubscribeUsage = usage.service.onChange(() => runner.refreshStatus());
   const unsubscribeSettings = settings.onChange(() => {
     usage.service.refresh();
     runner.reconfigure();
@@ -299,6 +301,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
         unsubscribeSettings();
         unsubscribeWake();
+        unsubscribeUsage();
         await host.stop();
         await usage.stop();
         await localExecutor.stop();

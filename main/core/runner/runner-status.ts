@@ -12,6 +12,8 @@ export interface StatusInputs {
   active: number;
   max: number;
   connected: boolean;
+  /** Why claims wait although nothing else stops them (a usage reserve or limit), or null. */
+  claimsDeferred?: string | null;
 }
 
 /** Derives the one status line from the runner's facts; pure, so every state is testable. */
@@ -40,5 +42,6 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };
   }
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
+  if (s.claimsDeferred) return { state: 'idle', reason: s.claimsDeferred };
   return { state: 'idle', reason: 'Connected and waiting for work.' };
 }

@@ -55,6 +55,8 @@ export interface RunnerDeps {
   emit(event: HostEvent): void;
   /** Registers a secret with the logger's redaction. */
   registerSecret(secret: string): void;
+  /** Why claims wait on a usage reserve or limit (shown as the idle status), or null. */
+  claimsDeferred?(): string | null;
 }
 
 export class CommandRefused extends Error {
@@ -283,7 +285,13 @@ export class Runner {
       active: this.active,
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
+      claimsDeferred: this.deps.claimsDeferred?.() ?? null,
     });
+  }
+
+  /** Re-derives the status and snapshot (after something outside the runner changed them). */
+  refreshStatus(): void {
+    this.changed();
   }
 
   snapshot(): RunnerSnapshot {

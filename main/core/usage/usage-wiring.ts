@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_MODEL_ACCOUNT_STATE, parseAlertPercents, type Settings } from '../../../shared/settings';
+import { accountTitle, admissionText, wallClock } from '../../../shared/usage-text';
 import type { HostEvent } from '../../../shared/contract';
 import type { Clock, Logger } from '../ports';
 import { chooseRuntime, type CapabilityDetector } from '../runner/capabilities';
@@ -35,6 +36,8 @@ export interface UsageWiring {
   admission: ClaimAdmission;
   /** The heartbeat's model account state: the setting when it overrides, else the measured one. */
   accountState(): string;
+  /** Why claims wait, for the runner's status line, or null when they do not. */
+  claimsDeferred(): string | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -81,6 +84,18 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
       if (options.stateOverridden() || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
       const runtime = claimRuntime();
       return runtime ? service.heartbeatState(runtime) : stored;
+    },
+    claimsDeferred: () => {
+      const runtime = claimRuntime();
+      if (runtime === null || service.admits(runtime)) return null;
+      const admission = service.admission(runtime);
+      const title = accountTitle({ runtime, alias: options.settings().modelAccountAlias });
+      const now = options.clock.now();
+      if (admission.state === 'deferred' && admission.reason.startsWith('usage limit reached')) {
+        const when = admission.resumesAt !== null ? `resumes at ${wallClock(admission.resumesAt)}` : 're-checked every 15 min';
+        return `Not claiming: ${title} reached its usage limit; ${when}.`;
+      }
+      return `Not claiming: ${title} ${admissionText(admission, now).replace(/^deferred: /, 'has ')}.`;
     },
     async start() {
       const loaded = await book.load();

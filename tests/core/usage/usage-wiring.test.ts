@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../../shared/contract';
 import { defaultSettings, type Settings } from '../../../shared/settings';
+import { wallClock } from '../../../shared/usage-text';
 import type { CapabilityDetector } from '../../../main/core/runner/capabilities';
 import { createUsage } from '../../../main/core/usage/usage-wiring';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../../../main/core/work/executor-port';
@@ -76,6 +77,7 @@ describe('usage wiring', () => {
     await w.executor.execute(request('codex'));
     expect(w.admission.allowsClaim()).toBe(false);
     expect(w.accountState()).toMatch(/^reserve reached until /);
+    expect(w.claimsDeferred()).toBe(`Not claiming: Codex · default has 1 % left, resumes at ${wallClock(clock.now() + 3_600_000)}.`);
     expect(events.some((e) => e.event === 'usage:update')).toBe(true);
 
     const refused = await w.executor.execute(request('codex'));
@@ -106,6 +108,7 @@ describe('usage wiring', () => {
     const result = await w.executor.execute(request('claude'));
     expect(result.summary.split('\n')[0]).toBe(`not run to the end: the usage limit of the claude account "default" was reached; it resets at ${new Date(1796236200_000).toISOString()}`);
     expect(w.service.admission('claude')).toMatchObject({ state: 'deferred', resumesAt: 1796236200_000 });
+    expect(w.claimsDeferred()).toBe(`Not claiming: Claude · default reached its usage limit; resumes at ${wallClock(1796236200_000)}.`);
     await w.stop();
   });
 });
