@@ -70,6 +70,8 @@ describe.sequential('real codex app-server', () => {
     expect(mcp.toolCalls).toEqual([{ name: 'report_progress', arguments: { message: 'app-server halfway' }, token: TOKEN }]);
     expect(outcome.usage).toEqual({ input_tokens: 2 * STUB_RESPONSES_USAGE.input_tokens, output_tokens: 2 * STUB_RESPONSES_USAGE.output_tokens });
     expect(outcome.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    // thread/tokenUsage/updated: the context of the last request and the model's window.
+    expect(outcome.context).toEqual({ modelId: 'stub-model', used: STUB_RESPONSES_USAGE.input_tokens + STUB_RESPONSES_USAGE.output_tokens, window: expect.any(Number) });
     expect(readings.at(-1)?.primary).toMatchObject({ windowMinutes: 300, resetsAt: resetAt * 1000 });
     expect(readings.at(-1)?.primary?.usedPercent).toBeGreaterThanOrEqual(98);
     expect(readings.at(-1)?.secondary).toMatchObject({ usedPercent: 40, windowMinutes: 10080 });

@@ -10,7 +10,18 @@ import type { Logger } from '../ports';
  * goes on without it (usage never stops work).
  */
 export type UsageLogRecord =
-  | { type: 'usage'; account: string; unitId: string; status: string; modelId?: string | null; tokensIn: number; tokensOut: number; costUsd: number | null }
+  | {
+      type: 'usage';
+      account: string;
+      unitId: string;
+      status: string;
+      modelId?: string | null;
+      tokensIn: number;
+      tokensOut: number;
+      costUsd: number | null;
+      contextUsed?: number;
+      contextWindow?: number | null;
+    }
   | { type: 'rate-limits'; account: string; primary: unknown; secondary: unknown; remainingPercent: number | null }
   | { type: 'admission'; account: string; ok: boolean; reservePercent: number; reason: string | null; resumesAt: string | null };
 

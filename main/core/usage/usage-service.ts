@@ -105,7 +105,16 @@ export class UsageService {
         a.limited = null;
       }
     });
-    void this.deps.usageLog.append({ type: 'usage', account: key, unitId, status: outcome.status, tokensIn: input, tokensOut: output, costUsd: cost });
+    void this.deps.usageLog.append({
+      type: 'usage',
+      account: key,
+      unitId,
+      status: outcome.status,
+      tokensIn: input,
+      tokensOut: output,
+      costUsd: cost,
+      ...(outcome.context ? { modelId: outcome.context.modelId, contextUsed: outcome.context.used, contextWindow: outcome.context.window } : {}),
+    });
     if (limit && account.limited) this.notice({ kind: 'limited', account: key, message: account.limited.message, until: account.limited.until });
     this.changed();
   }

@@ -66,6 +66,8 @@ export interface ExecutionOutcome {
   usageLimit?: UsageLimitHit;
   /** app-server: the closeout tool's arguments, when the model called it. */
   closeout?: unknown;
+  /** app-server: the model and how full its context was at the last request. */
+  context?: { modelId: string | null; used: number; window: number | null };
 }
 
 export interface UnitExecutor {

@@ -113,6 +113,9 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
     nudged: result.nudged,
     denied: result.deniedRequests.length,
     killed: result.killed,
+    ...(result.tokens
+      ? { model: result.tokens.modelId, tokensIn: result.tokens.inputTokens, tokensOut: result.tokens.outputTokens, contextUsed: result.tokens.contextUsed, contextWindow: result.tokens.contextWindow }
+      : {}),
   });
   return outcome;
 }
@@ -129,6 +132,7 @@ function toOutcome(request: ExecutionRequest, r: AppServerTurnResult, outputTail
     ...(r.threadId ? { sessionId: r.threadId } : {}),
     ...(r.tokens ? { usage: { input_tokens: r.tokens.inputTokens, output_tokens: r.tokens.outputTokens } } : {}),
     ...(r.closeout !== undefined ? { closeout: r.closeout } : {}),
+    ...(r.tokens ? { context: { modelId: r.tokens.modelId, used: r.tokens.contextUsed, window: r.tokens.contextWindow } } : {}),
   };
   const summary = (text: string) => clampSummary(redactText(text + denied, secrets), null);
   switch (r.status) {
