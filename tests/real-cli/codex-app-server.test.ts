@@ -5,6 +5,7 @@ import { AppServerPool } from '../../main/core/work/exec/codex-app-server/server
 import { LocalRuntimeExecutor } from '../../main/core/work/exec/executor';
 import { isRunning } from '../../main/core/work/exec/process-tree';
 import type { RateLimitReading } from '../../shared/usage';
+import { sechroomTools, type Closeout } from '../../main/core/work/exec/codex-app-server/sechroom-tools';
 import { testLogging } from '../helpers/test-logger';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { callFunctionThenText, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';
@@ -76,6 +77,22 @@ describe.sequential('real codex app-server', () => {
     expect(readings.at(-1)?.primary?.usedPercent).toBeGreaterThanOrEqual(98);
     expect(readings.at(-1)?.secondary).toMatchObject({ usedPercent: 40, windowMinutes: 10080 });
     expect(JSON.stringify(logging.entries)).not.toContain(TOKEN);
+  });
+
+  it('a dynamic tool (the Sechroom closeout) called by the model reaches the connector', async () => {
+    api.headers = {};
+    api.respond = callFunctionThenText({ name: 'sechroom_closeout', arguments: { terminal_status: 'completed', summary: 'closed by real codex' } }, 'CLOSED');
+    const closeouts: Closeout[] = [];
+    const outcome = await executor.execute(
+      realRequest({ runtime: 'codex', binary: CODEX_BIN, env, tools: sechroomTools({ onCloseout: (c) => closeouts.push(c) }), developerInstructions: 'Close out when done.' }),
+    );
+    expect(outcome).toMatchObject({ status: 'succeeded', summary: 'CLOSED', closeout: { terminal_status: 'completed', summary: 'closed by real codex' } });
+    expect(closeouts).toEqual([{ terminal_status: 'completed', summary: 'closed by real codex' }]);
+    // The model saw both tools, and the tool's answer came back to it.
+    const first = api.requests.at(-2)!;
+    expect(first.raw).toContain('"sechroom_closeout"');
+    expect(first.raw).toContain('"sechroom_lifecycle_signal"');
+    expect(api.requests.at(-1)!.raw).toContain('closeout accepted');
   });
 
   it('cancel by turn/interrupt: the turn ends canceled and the same server runs the next unit', async () => {
