@@ -8,7 +8,7 @@ import type { RateLimitReading } from '../../shared/usage';
 import { sechroomTools, type Closeout } from '../../main/core/work/exec/codex-app-server/sechroom-tools';
 import { testLogging } from '../helpers/test-logger';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
-import { callFunctionThenText, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';
+import { callFunctionThenText, hasFunctionOutput, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';
 import { CODEX_BIN, codexEnv, realRequest, tempDir } from './real-cli-env';
 
 // The real `codex app-server` (codex-cli 0.171.0) driven by the executor end to end against
@@ -93,6 +93,24 @@ describe.sequential('real codex app-server', () => {
     expect(first.raw).toContain('"sechroom_closeout"');
     expect(first.raw).toContain('"sechroom_lifecycle_signal"');
     expect(api.requests.at(-1)!.raw).toContain('closeout accepted');
+  });
+
+  it('a turn that times out after real work is interrupted and resumed on its thread (thread/resume on the live server)', async () => {
+    api.headers = {};
+    let hung = false;
+    api.respond = (req) => {
+      if (req.raw.includes('Resume the interrupted work')) return { kind: 'text', text: 'RESUMED AND DONE' };
+      if (!hasFunctionOutput(req)) return { kind: 'function_call', name: 'report_progress', namespace: 'mcp__rost', arguments: { message: 'before the hang' } };
+      hung = true;
+      return { kind: 'hang' };
+    };
+    const outcome = await executor.execute(
+      realRequest({ runtime: 'codex', binary: CODEX_BIN, env, mcp: { serverUrl: mcp.url, token: TOKEN }, knownSecrets: [TOKEN], timeoutMs: 4_000 }),
+    );
+    expect(hung).toBe(true);
+    expect(outcome).toMatchObject({ status: 'succeeded', summary: 'RESUMED AND DONE' });
+    expect(logging.entries.some((e) => e.msg === 'codex turn timed out with substantial work; resuming the thread')).toBe(true);
+    expect(logging.entries.some((e) => e.msg.startsWith('the codex turn did not stop'))).toBe(false);
   });
 
   it('cancel by turn/interrupt: the turn ends canceled and the same server runs the next unit', async () => {
