@@ -58,4 +58,28 @@ describe('usage limits against the emulator', () => {
     const snapshot = await h.invoke<UsageSnapshot>('usage:get');
     expect(snapshot.accounts.find((a) => a.key === 'claude:default')).toMatchObject({ admission: { state: 'claiming' }, limited: null, today: { turns: 2 } });
   });
+
+  it('with runtime auto, a limited claude account sends units without a brain to codex instead', async () => {
+    h = await startHarness({
+      settings: { runtime: 'auto', maxSessions: 1 },
+      emulator: { config: { longPollMaxMs: 2_000, caps: { tenant: 8, project: 8, defaultAccount: 8 } } },
+      core: { runtimeBinaries: { claude: FAKE, codex: FAKE } },
+    });
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true && s.runtimes.codex.installed);
+
+    const resetSec = Math.ceil(Date.now() / 1000) + 3600;
+    const limited = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `fake:json limit:${resetSec}` });
+    expect((await finished(h, limited.id)).phase).toBe('failed');
+    await h.waitForEvent('usage:update', (u) => u.accounts.some((a) => a.key === 'claude:default' && a.admission.state === 'deferred'));
+
+    const auto = h.emu.admin.enqueueTurnExecution({ brain: 'auto', prompt: 'fake:text result:on-codex' });
+    const view = await finished(h, auto.id);
+    expect(view).toMatchObject({ phase: 'succeeded', runtime: 'codex' });
+    // The next heartbeats say that claude is limited while codex works.
+    const saysLimited = () => /^(unknown|available); claude limited until /.test(h!.emu.admin.listHeartbeats({ limit: 1 })[0]?.model_account_state ?? '');
+    await h.emu.admin.waitForEvent((e) => e.type === 'runner.heartbeat' && saysLimited(), { timeoutMs: 10_000, since: 0 });
+  });
 });

@@ -4,7 +4,7 @@ import { accountTitle, admissionText, wallClock } from '../../../shared/usage-te
 import type { HostEvent } from '../../../shared/contract';
 import type { Clock, Logger } from '../ports';
 import { chooseRuntime, type CapabilityDetector } from '../runner/capabilities';
-import type { ClaimAdmission } from '../work/claim-admission';
+import { admittedCapabilities, type ClaimAdmission } from '../work/claim-admission';
 import type { UnitExecutor } from '../work/executor-port';
 import { MeteredExecutor } from './metered-executor';
 import { UsageBook, type RuntimeName } from './usage-book';
@@ -60,12 +60,20 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
   });
   service.onChange(() => options.emit({ event: 'usage:update', payload: service.snapshot() }));
 
-  /** The runtime a unit without a brain of its own would run with. */
+  /** The runtimes this runner may run units with (the preference, or every installed one with `auto`). */
+  const claimRuntimes = (): RuntimeName[] => {
+    const preference = options.settings().runtime;
+    if (preference !== 'auto') return [preference];
+    const capabilities = options.capabilities.peek();
+    return capabilities ? (['claude', 'codex'] as const).filter((r) => capabilities[r].installed) : [];
+  };
+  /** The runtime a unit without a brain of its own would run with now (an admitted one first). */
   const claimRuntime = (): RuntimeName | null => {
     const preference = options.settings().runtime;
     const capabilities = options.capabilities.peek();
     if (!capabilities) return preference === 'auto' ? null : preference;
-    const choice = chooseRuntime('auto', preference, capabilities);
+    const choosable = preference === 'auto' ? admittedCapabilities(capabilities, (r) => service.admits(r)) : capabilities;
+    const choice = chooseRuntime('auto', preference, choosable);
     return choice.ok ? choice.runtime : null;
   };
 
@@ -73,17 +81,24 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
     service,
     executor: new MeteredExecutor(options.executor, service, () => options.settings().modelAccountAlias),
     admission: {
+      // Claim while a runtime a unit could use is admitted: with `auto`, units without a brain
+      // of their own go to the admitted one (a unit that needs the deferred one is reported).
       allowsClaim: () => {
-        const runtime = claimRuntime();
-        return runtime === null || service.admits(runtime);
+        const runtimes = claimRuntimes();
+        return runtimes.length === 0 || runtimes.some((r) => service.admits(r));
       },
+      admits: (runtime) => service.admits(runtime),
       onChange: (listener) => service.onChange(listener),
     },
     accountState: () => {
       const stored = options.settings().modelAccountState;
       if (options.stateOverridden() || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
       const runtime = claimRuntime();
-      return runtime ? service.heartbeatState(runtime) : stored;
+      if (!runtime) return stored;
+      const state = service.heartbeatState(runtime);
+      // With `auto`, a deferred other runtime is worth saying too (the state is ≤ 80 characters).
+      const other = claimRuntimes().find((r) => r !== runtime && !service.admits(r));
+      return other ? `${state}; ${other} ${service.heartbeatState(other)}`.slice(0, 80) : state;
     },
     claimsDeferred: () => {
       const runtime = claimRuntime();

@@ -6,6 +6,7 @@ import { isConnectorError } from '../connectors/errors';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import { chooseRuntime, type Capabilities, type RuntimePreference } from '../runner/capabilities';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
+import { admittedCapabilities } from './claim-admission';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
 import { resumeKey } from './resume-cache';
@@ -29,6 +30,8 @@ export interface UnitRunDeps {
   onRevoked(): void;
   /** Called once the unit is started at the server, before anything runs. */
   onStarted(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /** Usage admission per runtime (absent: every runtime is admitted). */
+  admits?(runtime: 'claude' | 'codex'): boolean;
 }
 
 export interface UnitRunResult {
@@ -79,8 +82,11 @@ export class UnitRun {
 
     const packet = checkContextPacket(unit.context_packet);
     const brain = brainOf(unit.brain);
+    // A unit without a brain of its own goes to a runtime whose account is not deferred.
+    const choosable =
+      brain === 'auto' && deps.runtimePreference === 'auto' && deps.admits ? admittedCapabilities(deps.capabilities, deps.admits) : deps.capabilities;
     const choice = brain
-      ? chooseRuntime(brain, deps.runtimePreference, deps.capabilities)
+      ? chooseRuntime(brain, deps.runtimePreference, choosable)
       : ({ ok: false, reason: `This runner cannot execute a ${String(unit.brain).slice(0, 40)} turn (it runs claude or codex).` } as const);
     await deps.onStarted(choice.ok ? choice.runtime : null);
     if (!packet.ok) return this.failed(packet.reason, null);

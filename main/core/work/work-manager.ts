@@ -309,6 +309,7 @@ export class WorkManager {
       resume: this.deps.resume,
       knownSecrets: this.deps.knownSecrets,
       ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
+      ...(this.deps.admission ? { admits: (runtime: 'claude' | 'codex') => this.deps.admission!.admits(runtime) } : {}),
       patch: (patch) => this.deps.registry.patch(unit.id, patch),
       onRevoked: () => void this.deps.host.markRevoked(),
       onStarted: (runtime) =>

@@ -89,6 +89,21 @@ describe('usage wiring', () => {
     await w.stop();
   });
 
+  it('with runtime auto, claims go on while one runtime is admitted, and units without a brain go to it', async () => {
+    const w = wiring();
+    await w.start();
+    await w.executor.execute(request('codex')); // codex: 1 % left
+    expect(w.admission.allowsClaim()).toBe(true);
+    expect(w.admission.admits('codex')).toBe(false);
+    expect(w.claimsDeferred()).toBeNull();
+    expect(w.accountState()).toMatch(/^unknown; codex reserve reached until /);
+    outcome = { ...outcome, status: 'failed', usageLimit: { message: 'Claude AI usage limit reached', resetsAt: clock.now() + 7_200_000 } };
+    await w.executor.execute(request('claude'));
+    expect(w.admission.allowsClaim()).toBe(false);
+    expect(w.claimsDeferred()).toMatch(/^Not claiming: Claude · default reached its usage limit; resumes at /);
+    await w.stop();
+  });
+
   it('the account state setting (or its env variable) overrides the measured state', async () => {
     settings = { ...settings, runtime: 'codex', modelAccountState: 'shared team plan' };
     const w = wiring();
