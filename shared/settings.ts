@@ -10,6 +10,11 @@ export const RUNTIMES = ['auto', 'claude', 'codex'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 export const SECRET_BACKENDS = ['keychain', 'file'] as const;
 export type SecretBackendChoice = (typeof SECRET_BACKENDS)[number];
+/** How codex turns run: `codex exec` per turn, or a long-lived `codex app-server`; auto = app-server where installed codex has it. */
+export const CODEX_DRIVERS = ['auto', 'exec', 'app-server'] as const;
+export type CodexDriverChoice = (typeof CODEX_DRIVERS)[number];
+export const DEFAULT_USAGE_RESERVE_PERCENT = 2;
+export const DEFAULT_USAGE_ALERT_PERCENTS = '20, 5';
 
 export const DEFAULT_CONTROL_PLANE_URL = 'http://127.0.0.1:7457';
 export const DEFAULT_MODEL_ACCOUNT_ALIAS = 'default';
@@ -42,6 +47,11 @@ export interface Settings {
   runtimeEnvAllow: string;
   /** Unattended turns use the operator's own claude/codex settings, MCP servers and hooks. Off by default. */
   useOwnAgentConfig: boolean;
+  codexDriver: CodexDriverChoice;
+  /** Claims are deferred when an account's remaining percent is at or below this (the seed's --usage-reserve). */
+  usageReservePercent: number;
+  /** Percent-left thresholds that notify, normalized `20, 5` (empty: none). */
+  usageAlertPercents: string;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -49,7 +59,7 @@ export type SettingsPatch = Partial<Settings>;
 export const SETTING_KEYS = [
   'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
   'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
-  'runtimeEnvAllow', 'useOwnAgentConfig',
+  'runtimeEnvAllow', 'useOwnAgentConfig', 'codexDriver', 'usageReservePercent', 'usageAlertPercents',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -70,6 +80,9 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   runWork: 'Run work on this machine',
   runtimeEnvAllow: 'Extra environment variables for runtimes',
   useOwnAgentConfig: 'Use my own claude/codex settings',
+  codexDriver: 'Codex driver',
+  usageReservePercent: 'Usage reserve (%)',
+  usageAlertPercents: 'Usage alerts (% left)',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
@@ -88,6 +101,9 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   runWork: 'must be true or false.',
   runtimeEnvAllow: 'must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner\'s own (RUNNER_*, ROST_*, DBUS_*, …).',
   useOwnAgentConfig: 'must be true or false.',
+  codexDriver: 'must be auto, exec or app-server.',
+  usageReservePercent: 'must be a number from 0 to 50.',
+  usageAlertPercents: 'must be a comma-separated list of numbers from 1 to 99.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -142,6 +158,18 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .transform((v) => v.split(/[\s,]+/).filter((n) => n.length > 0))
         .refine((names) => names.every(canAddEnvName), { error })
         .transform((names) => names.join(', '));
+    case 'codexDriver':
+      return z.enum(CODEX_DRIVERS, { error });
+    case 'usageReservePercent':
+      return z.number({ error }).min(0, { error }).max(50, { error });
+    case 'usageAlertPercents':
+      return z
+        .string({ error })
+        .trim()
+        .max(100, { error })
+        .regex(/^(\s*\d{1,2}(\.\d+)?\s*(,\s*\d{1,2}(\.\d+)?\s*)*)?$/, { error })
+        .transform((v) => formatAlertPercents(parseAlertPercents(v)))
+        .refine((v) => parseAlertPercents(v).every((n) => n >= 1 && n <= 99), { error });
   }
 }
 
@@ -174,6 +202,9 @@ export function defaultSettings(hostname: string): Settings {
     runWork: true,
     runtimeEnvAllow: '',
     useOwnAgentConfig: false,
+    codexDriver: 'auto',
+    usageReservePercent: DEFAULT_USAGE_RESERVE_PERCENT,
+    usageAlertPercents: DEFAULT_USAGE_ALERT_PERCENTS,
   };
 }
 
@@ -197,6 +228,16 @@ export function canAddEnvName(pattern: string): boolean {
   if (NEVER_PASSED_ENV.some((p) => envMatches(stem, p))) return false;
   // A prefix that covers a never-passed family (`RUN*`) would let it through.
   return !(pattern.endsWith('*') && NEVER_PASSED_ENV.some((p) => p.startsWith(stem)));
+}
+
+/** `20, 5` → [20, 5] (descending, no repeats). */
+export function parseAlertPercents(text: string): number[] {
+  const values = text.split(',').map((v) => v.trim()).filter(Boolean).map(Number).filter((n) => Number.isFinite(n));
+  return [...new Set(values)].sort((a, b) => b - a);
+}
+
+export function formatAlertPercents(values: readonly number[]): string {
+  return values.join(', ');
 }
 
 export interface SettingsIssue {

@@ -26,6 +26,8 @@ import { ResumeCache } from './work/resume-cache';
 import { RunningJournal } from './work/running-journal';
 import { TurnRegistry } from './work/turn-registry';
 import { WorkManager } from './work/work-manager';
+import { AppServerSupport } from './work/exec/codex-app-server/support';
+import { createUsage } from './usage/usage-wiring';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -136,7 +138,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       interactiveClaimMs: Math.min(s.interactiveClaimMs, s.heartbeatMs),
       maxSessions: s.maxSessions,
       modelAccountAlias: s.modelAccountAlias,
-      modelAccountState: s.modelAccountState,
+      modelAccountState: usage.accountState(),
       expectedTenantId: s.expectedTenantId ?? null,
       runWork: s.runWork,
     };
@@ -146,6 +148,41 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     options.isolationProbe ??
     new IsolationProbe({ platform: process.platform, which: (name) => commandRunner.which(name), works: commandWorks });
   const capabilities = new CapabilityDetector(commandRunner, clock, options.runtimeBinaries, () => isolation.refresh());
+  const appServerSupport = new AppServerSupport(commandRunner);
+  const localExecutor = new LocalRuntimeExecutor({
+    workRoot: path.join(paths.dataDir, 'turns'),
+    log: log.child('exec'),
+    clock,
+    clientVersion: options.appVersion,
+    codexDriver: async (binary) => {
+      const choice = settings.get().codexDriver;
+      if (choice !== 'auto') return choice;
+      return (await appServerSupport.check(binary)) ? 'app-server' : 'exec';
+    },
+    isolation: {
+      tools: () => isolation.get(),
+      extraEnvAllow: () => parseAllowList(settings.get().runtimeEnvAllow),
+      ownConfig: () => settings.get().useOwnAgentConfig,
+      // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
+      hidden: [paths.dataDir],
+    },
+  });
+  const usage = createUsage({
+    dataDir: paths.dataDir,
+    clock,
+    log,
+    settings: () => settings.get(),
+    stateOverridden: () => options.overrideSources?.modelAccountState !== undefined,
+    capabilities,
+    executor: options.executor ?? localExecutor,
+    probeCodex: async () => {
+      const codex = (await capabilities.get()).codex;
+      if (!codex.installed || !codex.path) return null;
+      return localExecutor.readCodexRateLimits(codex.path, options.runtimeEnv ?? {}, secretList());
+    },
+    emit: (event) => hub.emit(event),
+  });
+  await usage.start();
   const runner = new Runner({
     clock,
     log: log.child('runner'),
@@ -165,8 +202,11 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     emit: (event) => hub.emit(event),
     registerSecret,
     operatorPairingStart: (input) => operator.runnerPairingStart(input),
+    claimsDeferred: () => usage.claimsDeferred(),
   });
+  const unsubscribeUsage = usage.service.onChange(() => runner.refreshStatus());
   const unsubscribeSettings = settings.onChange(() => {
+    usage.service.refresh();
     runner.reconfigure();
     // Every window, the tray and the login item follow the stored settings, whoever changed them.
     hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
@@ -208,20 +248,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     }),
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
-    executor:
-      options.executor ??
-      new LocalRuntimeExecutor({
-        workRoot: path.join(paths.dataDir, 'turns'),
-        log: log.child('exec'),
-        clock,
-        isolation: {
-          tools: () => isolation.get(),
-          extraEnvAllow: () => parseAllowList(settings.get().runtimeEnvAllow),
-          ownConfig: () => settings.get().useOwnAgentConfig,
-          // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
-          hidden: [paths.dataDir],
-        },
-      }),
+    executor: usage.executor,
+    admission: usage.admission,
     capabilities,
     knownSecrets: secretList,
     registerTurnSecret: (secret) => logging.addTurnSecret(secret),
@@ -274,6 +302,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       overrideSources: options.overrideSources ?? {},
       desktop: options.desktop ?? null,
       operator,
+      usage: usage.service,
     }),
   });
   await host.start();
@@ -294,7 +323,10 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
         unsubscribeSettings();
         unsubscribeWake();
+        unsubscribeUsage();
         await host.stop();
+        await usage.stop();
+        await localExecutor.stop();
         await logging.close();
       })();
       return shutting;

@@ -6,6 +6,7 @@ import type { Clock, DesktopPort, LogFeed } from './ports';
 import { createOperatorHandlers, type OperatorService } from './operator';
 import type { Runner } from './runner/runner';
 import type { CapacityHistory } from './runner/telemetry';
+import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { WorkManager } from './work/work-manager';
 
@@ -23,6 +24,7 @@ export interface CommandServices {
   /** Where each overridden setting came from (headless env and flags). */
   overrideSources: Partial<Record<SettingKey, string>>;
   operator: OperatorService;
+  usage: UsageService;
 }
 
 /** One handler per contract command: the only place commands meet the services. */
@@ -83,6 +85,7 @@ export function createHandlers(s: CommandServices): Handlers {
       return settingsView(s.settings, s.overrideSources);
     },
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
+    'usage:get': () => s.usage.snapshot(),
     ...createOperatorHandlers(s.operator),
   };
 }

@@ -1,4 +1,6 @@
 import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
+import type { UsageSnapshot } from '../../shared/usage';
+import { accountSummaryLine } from '../../shared/usage-text';
 import type { MenuItemSpec } from './electron-api';
 
 /** Where the tray can open the window. */
@@ -13,6 +15,8 @@ export interface TrayFacts {
   activeTurns: number;
   /** Waiting for running turns to finish before quitting. */
   quitting: boolean;
+  /** The lent model accounts (absent until the first usage:get / usage:update). */
+  usage?: UsageSnapshot | null;
 }
 
 /** Everything the tray shows; the menu is rebuilt only when this changes. */
@@ -23,6 +27,8 @@ export interface TrayMenuModel {
   pause: 'pause' | 'resume' | null;
   pairing: 'pair' | 'show-code' | 'unpair';
   quit: 'now' | 'drain' | 'draining';
+  /** One line per model account: "Codex · default: 1.8 % left, resets in 2 h 14 min (at 16:30)". */
+  usageLines: string[];
 }
 
 export interface TrayView {
@@ -63,6 +69,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       pause: paired ? (facts.paused ? 'resume' : 'pause') : null,
       pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
       quit,
+      usageLines: (facts.usage?.accounts ?? []).map((account) => accountSummaryLine(account, now)),
     },
   };
 }
@@ -80,6 +87,10 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
       ? { label: `${plural(model.activeTurns, 'turn', 'turns')} running…`, click: () => actions.open('turns') }
       : { label: 'No turns running', enabled: false },
   );
+  if (model.usageLines.length > 0) {
+    items.push({ type: 'separator' });
+    for (const line of model.usageLines) items.push({ label: line, click: () => actions.open('dashboard') });
+  }
   items.push({ type: 'separator' });
   if (model.pause === 'pause') {
     items.push(

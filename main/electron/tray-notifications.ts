@@ -1,6 +1,8 @@
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import type { RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
+import type { UsageNotice } from '../../shared/usage';
+import { percentText, wallClock } from '../../shared/usage-text';
 import type { ElectronApi, NotificationApi } from './electron-api';
 import type { TrayTarget } from './tray-menu';
 
@@ -46,6 +48,22 @@ export function failedTurnsNotice(finished: TurnView[]): TrayNotice | null {
   if (failed.length > 1) return { title: `${failed.length} turns failed`, body: 'Open the turns to see why.', target: 'turns' };
   const turn = failed[0]!;
   return { title: 'A turn failed', body: oneLine(`${seatOf(turn)}: ${turn.reason ?? turn.summary ?? 'no reason given'}`), target: 'turns' };
+}
+
+/** A usage threshold crossed, an account limited, or recovered (usage:notice). */
+export function usageNotice(notice: UsageNotice): TrayNotice {
+  switch (notice.kind) {
+    case 'threshold':
+      return { title: 'Model account running low', body: oneLine(`${notice.account} has ${percentText(notice.remainingPercent)} left.`), target: 'dashboard' };
+    case 'limited':
+      return {
+        title: 'Usage limit reached',
+        body: oneLine(`${notice.account}: ${notice.message}. ${notice.until !== null ? `Claims wait until ${wallClock(notice.until)}.` : 'Claims wait; re-checked every 15 min.'}`),
+        target: 'dashboard',
+      };
+    case 'recovered':
+      return { title: 'Claiming again', body: oneLine(`${notice.account} has room again; the runner takes work.`), target: 'dashboard' };
+  }
 }
 
 /**

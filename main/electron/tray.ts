@@ -4,7 +4,8 @@ import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
 import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
-import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, TrayNotifier } from './tray-notifications';
+import type { UsageSnapshot } from '../../shared/usage';
+import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, TrayNotifier, usageNotice } from './tray-notifications';
 
 export { type TrayTarget, type TrayView } from './tray-menu';
 
@@ -101,8 +102,13 @@ export class TrayController {
 
   private async loadFacts(): Promise<void> {
     // Answers that are not there (a host without these commands) leave the defaults.
-    const [snapshot, settings] = await Promise.all([this.options.host.invoke('runner:snapshot', {}), this.options.host.invoke('settings:get', {})]);
+    const [snapshot, settings, usage] = await Promise.all([
+      this.options.host.invoke('runner:snapshot', {}),
+      this.options.host.invoke('settings:get', {}),
+      this.options.host.invoke('usage:get', {}),
+    ]);
     if (!this.tray) return;
+    if (usage.ok && this.facts) this.facts = { ...this.facts, usage: usage.value as UsageSnapshot };
     if (snapshot.ok) this.applySnapshot(snapshot.value as RunnerSnapshot, false);
     if (settings.ok) this.notifier.setEnabled((settings.value as { settings: { notifications: boolean } }).settings.notifications);
     this.refresh();
@@ -125,6 +131,12 @@ export class TrayController {
           break;
         case 'settings:changed':
           this.notifier.setEnabled(event.payload.settings.notifications);
+          break;
+        case 'usage:update':
+          this.facts = { ...this.facts, usage: event.payload };
+          break;
+        case 'usage:notice':
+          this.notifier.notify(usageNotice(event.payload));
           break;
         default:
           break;

@@ -5,6 +5,7 @@ import type { Settings } from '../../shared/settings';
 import { defaultSettings } from '../../shared/settings';
 import type { RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
+import type { UsageSnapshot } from '../../shared/usage';
 import type { Host } from '../../main/core/host';
 
 /**
@@ -15,6 +16,8 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
   readonly invoked: Array<{ name: string; input: unknown }> = [];
   snapshot: RunnerSnapshot = snapshotOf({ state: 'unpaired', reason: 'Not paired yet.' });
   settings: Settings = defaultSettings('test-host');
+  /** null: the host answers usage:get with an error (as a host without usage would). */
+  usage: UsageSnapshot | null = null;
   private readonly listeners = new Set<(batch: HostEvent[]) => void>();
 
   status(): RunnerStatus {
@@ -42,6 +45,8 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
       case 'runner:resume':
         this.push({ ...this.snapshot, paused: null, status: { state: 'idle', reason: 'Connected and waiting for work.' } });
         return { ok: true, value: this.snapshot };
+      case 'usage:get':
+        return this.usage ? { ok: true, value: this.usage } : { ok: false, error: { code: 'unknown_command', message: 'no usage in this test host' } };
       case 'pairing:start':
         return { ok: true, value: { phase: 'starting' } };
       default:

@@ -14,6 +14,8 @@ export interface StatusInputs {
   connected: boolean;
   /** "Run work on this machine" is off (`RUNNER_EXECUTE=0`): connected, but claiming nothing. */
   heartbeatOnly?: boolean;
+  /** Why claims wait although nothing else stops them (a usage reserve or limit), or null. */
+  claimsDeferred?: string | null;
 }
 
 const FAULT_REASON: Record<ControlPlaneFault, string> = {
@@ -62,5 +64,6 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   }
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
   if (s.heartbeatOnly) return { state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' };
+  if (s.claimsDeferred) return { state: 'idle', reason: s.claimsDeferred };
   return { state: 'idle', reason: 'Connected and waiting for work.' };
 }

@@ -64,6 +64,8 @@ export interface RunnerDeps {
    * null when nobody is or the server lacks it (then the unauthenticated start is used).
    */
   operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
+  /** Why claims wait on a usage reserve or limit (shown as the idle status), or null. */
+  claimsDeferred?(): string | null;
 }
 
 const secretAccount = runnerAccount;
@@ -194,7 +196,7 @@ export class Runner {
         }
       } catch (error) {
         this.deps.log.warn('the signed-in start of pairing failed; using the device-code start', {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorText(error),
         });
       }
     }
@@ -305,7 +307,7 @@ export class Runner {
         this.heartbeat?.beatNow();
         this.changed();
       })
-      .catch((error: unknown) => this.deps.log.warn('could not store the new runner name', { error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown) => this.deps.log.warn('could not store the new runner name', { error: errorText(error) }));
   }
 
   async refreshRuntimes(): Promise<void> {
@@ -338,7 +340,13 @@ export class Runner {
       max: config.maxSessions,
       connected: this.lastOkAt !== null,
       heartbeatOnly: !config.runWork,
+      claimsDeferred: this.deps.claimsDeferred?.() ?? null,
     });
+  }
+
+  /** Re-derives the status and snapshot (after something outside the runner changed them). */
+  refreshStatus(): void {
+    this.changed();
   }
 
   snapshot(): RunnerSnapshot {

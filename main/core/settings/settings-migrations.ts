@@ -57,8 +57,20 @@ function dropPlainHttpControlPlane(settings: StoredSettings): StoredSettings {
   return rest;
 }
 
+/**
+ * v4 → v5: the model account state is measured now (usage accounts), and a stored value
+ * overrides the measurement. Placeholders operators typed because the field was free
+ * text ("ok", "available", "unknown", empty) are dropped so the real state is reported;
+ * anything else stays as the operator's explicit override.
+ */
+function dropPlaceholderAccountState(settings: StoredSettings): StoredSettings {
+  const { modelAccountState: state, ...rest } = settings;
+  if (typeof state === 'string' && /^\s*(ok|okay|available|unknown|)\s*$/i.test(state)) return rest;
+  return state === undefined ? rest : { ...rest, modelAccountState: state };
+}
+
 /** Index i migrates version i+1 to version i+2. */
-export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork, dropPlainHttpControlPlane];
+export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork, dropPlainHttpControlPlane, dropPlaceholderAccountState];
 
 export const CURRENT_SETTINGS_VERSION = SETTINGS_MIGRATIONS.length + 1;
 

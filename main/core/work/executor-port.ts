@@ -1,4 +1,6 @@
 import type { Usage } from '../../../shared/protocol';
+import type { RateLimitReading } from '../../../shared/usage';
+import type { DynamicToolSet } from './exec/codex-app-server/dynamic-tools';
 
 /**
  * The port through which the work manager runs a unit with a local runtime; the real
@@ -32,6 +34,21 @@ export interface ExecutionRequest {
   onSpawn?(pid: number): void;
   /** The redacted output tail, at most 4 times a second. */
   onOutput?(tail: string): void;
+  /** codex: `exec` (one process per turn) or `app-server` (a long-lived JSON-RPC server); default exec. */
+  codexDriver?: 'exec' | 'app-server';
+  /** app-server: developer instructions of the thread (the prompt then starts the turn). */
+  developerInstructions?: string | null;
+  /** app-server: tools a connector lends the model for this unit (e.g. a closeout). */
+  tools?: DynamicToolSet;
+  /** Rate-limit windows as the runtime reports them during the turn. */
+  onRateLimits?(reading: RateLimitReading): void;
+}
+
+/** The turn failed because the model account's usage limit was reached. */
+export interface UsageLimitHit {
+  message: string;
+  /** When the limit resets (epoch ms), when the runtime said. */
+  resetsAt: number | null;
 }
 
 export interface ExecutionOutcome {
@@ -49,6 +66,12 @@ export interface ExecutionOutcome {
   durationMs: number;
   /** Bytes the runtime printed (stdout + stderr), including what was dropped at the cap. */
   outputBytes: number;
+  /** Set when the turn failed because the account's usage limit was reached. */
+  usageLimit?: UsageLimitHit;
+  /** app-server: the closeout tool's arguments, when the model called it. */
+  closeout?: unknown;
+  /** app-server: the model and how full its context was at the last request. */
+  context?: { modelId: string | null; used: number; window: number | null };
 }
 
 export interface UnitExecutor {

@@ -9,6 +9,7 @@ import type { Clock, Logger, TimerHandle } from '../ports';
 import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference } from '../runner/capabilities';
 import { readyRuntimes } from '../runner/runtime-readiness';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
+import { admittedCapabilities } from './claim-admission';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
 import { resumeKey } from './resume-cache';
@@ -33,6 +34,8 @@ export interface UnitRunDeps {
   onRevoked(): void;
   /** Called once the unit is started at the server, before anything runs. */
   onStarted(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /** Usage admission per runtime (absent: every runtime is admitted). */
+  admits?(runtime: 'claude' | 'codex'): boolean;
 }
 
 /**
@@ -80,7 +83,10 @@ export class UnitRun {
 
     const packet = checkContextPacket(unit.context_packet);
     const brain = brainOf(unit.brain);
-    const ready = readyRuntimes({ capabilities: deps.capabilities, preference: deps.runtimePreference });
+    // A unit without a brain of its own goes to a runtime whose account is not deferred.
+    const choosable =
+      brain === 'auto' && deps.runtimePreference === 'auto' && deps.admits ? admittedCapabilities(deps.capabilities, deps.admits) : deps.capabilities;
+    const ready = readyRuntimes({ capabilities: choosable, preference: deps.runtimePreference });
     const choice = brain
       ? chooseRuntime(brain, deps.runtimePreference, ready)
       : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
@@ -96,6 +102,7 @@ export class UnitRun {
     const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
     if (mcpUrl && !mcpUrl.ok) return this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime);
     deps.patch({ phase: 'running', runtime });
+    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
     this.startLease();
     let outcome: ExecutionOutcome;
     try {
@@ -113,6 +120,7 @@ export class UnitRun {
         knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
         onSpawn: (pid) => deps.patch({ pid }),
         onOutput: (tail) => deps.patch({ outputTail: tail }),
+        ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
       });
     } finally {
       this.stopLease();

@@ -6,6 +6,7 @@ import type { Clock, Logger, TimerHandle } from '../ports';
 import { backoffDelay } from '../runner/backoff';
 import type { CapabilityDetector, RuntimeName, RuntimePreference } from '../runner/capabilities';
 import { describeNotReady, runtimeReadiness } from '../runner/runtime-readiness';
+import type { ClaimAdmission } from './claim-admission';
 import type { UnitExecutor } from './executor-port';
 import type { ResultOutbox } from './outbox';
 import type { ResumeCache } from './resume-cache';
@@ -52,6 +53,8 @@ export interface WorkManagerDeps {
   strategy?: 'adaptive' | 'seed';
   /** false: claim only when asked (`runOne`, for `--once`); heartbeats still resume the outbox. */
   autoClaim?: boolean;
+  /** Usage admission (reserve and limits of the lent accounts); absent: always admitted. */
+  admission?: ClaimAdmission;
 }
 
 /** What `runOne` did: whether a unit was claimed, and whether anything on the way failed. */
@@ -82,6 +85,7 @@ export class WorkManager {
   /** Why claims are withheld now (logged once per change), or null while they are not. */
   private withheld: string | null = null;
   private lastRunError: string | null = null;
+  private offAdmission: (() => void) | null = null;
 
   constructor(private readonly deps: WorkManagerDeps) {}
 
@@ -103,6 +107,7 @@ export class WorkManager {
     await this.recoverInterrupted();
     this.deps.outbox.start();
     this.offHeartbeat = this.deps.host.onHeartbeat(() => this.afterHeartbeat());
+    this.offAdmission = this.deps.admission?.onChange(() => this.wake()) ?? null;
   }
 
   async stop(): Promise<void> {
@@ -110,6 +115,8 @@ export class WorkManager {
     this.running = false;
     this.offHeartbeat?.();
     this.offHeartbeat = null;
+    this.offAdmission?.();
+    this.offAdmission = null;
     this.stopClaiming();
     this.deps.outbox.stop();
   }
@@ -184,7 +191,8 @@ export class WorkManager {
       !this.deps.host.paused() &&
       this.deps.host.credentials() !== null &&
       this.runs.size + this.launching < this.deps.host.config().maxSessions &&
-      this.claimableRuntimes().length > 0
+      this.claimableRuntimes().length > 0 &&
+      (this.deps.admission?.allowsClaim() ?? true)
     );
   }
 
@@ -322,7 +330,7 @@ export class WorkManager {
         void this.deps.host.markRevoked();
         return null;
       }
-      this.lastRunError = `claim failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.lastRunError = `claim failed: ${errorText(error)}`;
       const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
       this.deps.log.warn('claim failed; backing off', { error: errorText(error), retryInMs: delay });
       this.retryTimer = this.deps.clock.setTimeout(() => {
@@ -372,6 +380,7 @@ export class WorkManager {
       resume: this.deps.resume,
       knownSecrets: this.deps.knownSecrets,
       ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
+      ...(this.deps.admission ? { admits: (runtime: 'claude' | 'codex') => this.deps.admission!.admits(runtime) } : {}),
       patch: (patch) => this.deps.registry.patch(unit.id, patch),
       onRevoked: () => void this.deps.host.markRevoked(),
       onStarted: (runtime) =>

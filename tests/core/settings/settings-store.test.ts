@@ -134,6 +134,12 @@ describe('createSettingsStore (memory backend)', () => {
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: {} }, steps)).toEqual({ ok: true, fromVersion: 1, settings: { a: 1, b: 2 } });
     expect(migrateSettingsDocument({ schemaVersion: 2, settings: { a: 5 } }, steps)).toEqual({ ok: true, fromVersion: 2, settings: { a: 5, b: 6 } });
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: { name: 'n', runnerName: 'kept' } })).toMatchObject({ settings: { runnerName: 'kept' } });
+    // v4 → v5: placeholder account states give way to the measured state; real text stays an override.
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: ' OK ', maxSessions: 2 } })).toEqual({ ok: true, fromVersion: 4, settings: { maxSessions: 2 } });
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'unknown' } })).toEqual({ ok: true, fromVersion: 4, settings: {} });
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'team plan, shared' } })).toMatchObject({ settings: { modelAccountState: 'team plan, shared' } });
+    // A file from before the step takes it too: a v2 placeholder is dropped on the way.
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: 'available', runWork: false } })).toEqual({ ok: true, fromVersion: 2, settings: { runWork: false } });
   });
 
   it.each([

@@ -20,5 +20,5 @@ export { bubblewrapArgs } from './bubblewrap';
 export { seatbeltProfile } from './seatbelt';
 export { isolate, probeIsolation, commandWorks, systemLayout, type IsolationTools, type ProbeDeps } from './isolate';
 export { IsolationProbe } from './probe-cache';
-export { prepareTurn, isolateTurn, ENVIRONMENT_ONLY, type TurnIsolationOptions, type PreparedTurn } from './turn-isolation';
+export { prepareTurn, isolateTurn, ENVIRONMENT_ONLY, type TurnIsolationOptions, type PreparedTurn, type TurnContext } from './turn-isolation';
 export type { IsolationSpec, IsolatedCommand, SignInFile } from './spec';
