@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { startStack, type Stack } from './stack';
+import { openView, startStack, type Stack } from './stack';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -49,7 +49,7 @@ test('every setting, checked inline with the core messages, saved together', asy
 });
 
 test('what a turn can reach: extra variable names are checked, and using my own agent settings warns', async ({ page }) => {
-  await page.goto(`${stack.host.url}#settings`);
+  await stack.host.open(page, '#settings');
   const field = (key: string) => page.getByTestId(`setting-${key}`);
   await field('runtimeEnvAllow').fill('AWS_PROFILE, RUNNER_NAME');
   await expect(page.getByTestId('error-runtimeEnvAllow')).toContainText("none of the runner's own");
@@ -60,9 +60,9 @@ test('what a turn can reach: extra variable names are checked, and using my own 
   await expect(page.getByTestId('warning-useOwnAgentConfig')).toContainText('your personal MCP servers, hooks and instructions');
   await page.getByTestId('settings-save').click();
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
-  await page.goto(`${stack.host.url}#dashboard`);
+  await openView(page, 'dashboard');
   await expect(page.getByTestId('own-config-warning')).toBeVisible();
-  await page.goto(`${stack.host.url}#settings`);
+  await openView(page, 'settings');
   await field('useOwnAgentConfig').uncheck();
   await field('runtimeEnvAllow').fill('');
   await page.getByTestId('settings-save').click();

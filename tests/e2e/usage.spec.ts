@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wallClock } from '../../shared/usage-text';
-import { FAKE_RUNTIME, pairThroughEmulator, pendingCode, startStack, type Stack } from './stack';
+import { FAKE_RUNTIME, openView, pairThroughEmulator, pendingCode, startStack, type Stack } from './stack';
 
 // The usage meters and the deferral in the window, over the real headless host and the
 // emulator. codex is the scripted app-server stub: its turn reports the plan's primary
@@ -23,7 +23,8 @@ test.beforeAll(async () => {
     env: {
       RUNNER_TRAY_CLAUDE_BIN: FAKE_RUNTIME,
       RUNNER_TRAY_CODEX_BIN: APP_SERVER_STUB,
-      STUB_SCENARIO: JSON.stringify({
+      // The host passes its turns only allowlisted variables: CODEX_* reach the app-server.
+      CODEX_STUB_SCENARIO: JSON.stringify({
         answer: 'codex done',
         rateLimits: {
           limitId: 'codex',
@@ -72,11 +73,11 @@ test('a codex turn through the app-server fills the meters; at 1.8 % left the ru
 });
 
 test('the reserve is a setting: lowering it to 1 % lets the runner claim again', async ({ page }) => {
-  await page.goto(`${stack.host.url}#settings`);
+  await stack.host.open(page, '#settings');
   await expect(page.getByTestId('view-settings')).toBeVisible();
   await page.getByTestId('setting-usageReservePercent').fill('1');
   await page.getByTestId('settings-save').click();
-  await page.goto(`${stack.host.url}#dashboard`);
+  await openView(page, 'dashboard');
   await expect(page.getByTestId('usage-account-codex:default').getByTestId('usage-admission')).toHaveText('claiming', { timeout: 10_000 });
   const queued = stack.emu.admin.listUnits({}).find((u) => u.status === 'queued');
   if (queued) await stack.emu.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === queued.id, { timeoutMs: 20_000, since: 0 });

@@ -26,7 +26,9 @@ if (process.argv.includes('--help')) {
 }
 
 if (process.env.STUB_ENV_FILE) writeFileSync(process.env.STUB_ENV_FILE, JSON.stringify({ env: process.env, cwd: process.cwd() }));
-const scenario = JSON.parse(process.env.STUB_SCENARIO || '{}');
+// CODEX_STUB_SCENARIO: the same, for a host whose turns get only allowlisted variables
+// (CODEX_* pass, as a real codex's own would; STUB_* is given only as an explicit runtime env).
+const scenario = JSON.parse(process.env.STUB_SCENARIO || process.env.CODEX_STUB_SCENARIO || '{}');
 const logFile = process.env.STUB_LOG || null;
 let threads = 0;
 let turns = 0;
