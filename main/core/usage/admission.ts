@@ -6,7 +6,7 @@ import { bindingWindow, type Admission, type RateLimitReading } from '../../../s
  * limit a failed turn reported. Unlike the seed, a deferral without a known reset time is
  * not forever: it carries a probe instant at which the account is checked again.
  */
-export const DEFAULT_RESERVE_PERCENT = 2;
+
 /** The bounded re-check when no reset time is known: at most once per this period. */
 export const PROBE_INTERVAL_MS = 15 * 60_000;
 

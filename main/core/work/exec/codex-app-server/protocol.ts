@@ -47,7 +47,6 @@ export const TokenUsageUpdatedSchema = z.looseObject({
     modelContextWindow: z.number().nonnegative().nullable().optional(),
   }),
 });
-export type TokenUsageUpdated = z.infer<typeof TokenUsageUpdatedSchema>;
 
 const RateLimitWindowSchema = z.looseObject({
   usedPercent: z.number().min(0).max(100),
@@ -106,7 +105,6 @@ export const DynamicToolCallSchema = z.looseObject({
   tool: z.string().min(1),
   arguments: z.unknown().optional(),
 });
-export type DynamicToolCall = z.infer<typeof DynamicToolCallSchema>;
 
 /** Server requests that ask a human; an unattended runner answers each with a refusal. */
 export const APPROVAL_REPLIES: Readonly<Record<string, unknown>> = {

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { IsolationSpec } from './spec';
 
 /**
@@ -53,8 +52,3 @@ export function bubblewrapArgs(spec: IsolationSpec, layout: SystemLayout): strin
   return args;
 }
 
-/** Whether `inner` is `outer` or inside it. */
-export function within(inner: string, outer: string): boolean {
-  const rel = path.relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}

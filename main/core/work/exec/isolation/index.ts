@@ -15,10 +15,10 @@
  * `cwd`, or build an IsolationSpec and call `isolate` directly). The level is
  * `options.tools()`; report it as `cmd.level`.
  */
-export { canAllow, cleanEnv, parseAllowList, isNeverPassed } from './clean-env';
+export { canAllow, cleanEnv, parseAllowList } from './clean-env';
 export { bubblewrapArgs } from './bubblewrap';
 export { seatbeltProfile } from './seatbelt';
-export { isolate, probeIsolation, commandWorks, systemLayout, type IsolationTools, type ProbeDeps } from './isolate';
+export { isolate, probeIsolation, commandWorks, type IsolationTools } from './isolate';
 export { IsolationProbe } from './probe-cache';
 export { prepareTurn, isolateTurn, ENVIRONMENT_ONLY, type TurnIsolationOptions, type PreparedTurn, type TurnContext } from './turn-isolation';
-export type { IsolationSpec, IsolatedCommand, SignInFile } from './spec';
+export type { IsolationSpec } from './spec';
