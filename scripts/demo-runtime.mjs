@@ -7,14 +7,16 @@
 //   prompt `demo:ms=N`   works for N ms (default: 8–25 s at random, or DEMO_RUNTIME_MS)
 //   prompt `demo:fail`   ends with an error (about one turn in six fails anyway, unless
 //                        DEMO_RUNTIME_NO_FAIL=1), so failures are part of the demo too
-// It reads nothing, writes nothing and calls no model.
+// It reads only its prompt (stdin), writes nothing and calls no model.
 const argv = process.argv.slice(2);
 if (argv.includes('--version')) {
   process.stdout.write(argv[0] === 'exec' || process.env.DEMO_RUNTIME_KIND === 'codex' ? 'codex-cli 0.171.0\n' : '2.1.197 (Claude Code)\n');
   process.exit(0);
 }
 const codex = argv[0] === 'exec';
-const prompt = argv.at(-1) ?? '';
+// The runner sends the prompt on stdin (never argv), as to the real CLIs.
+const { readFileSync } = await import('node:fs');
+const prompt = readFileSync(0, 'utf8');
 const fixedMs = Number(/demo:ms=(\d+)/.exec(prompt)?.[1] ?? process.env.DEMO_RUNTIME_MS ?? Number.NaN);
 const durationMs = Number.isFinite(fixedMs) ? fixedMs : 8_000 + Math.floor(Math.random() * 17_000);
 const fail = prompt.includes('demo:fail') || (process.env.DEMO_RUNTIME_NO_FAIL !== '1' && !prompt.includes('demo:') && Math.random() < 1 / 6);

@@ -8,6 +8,7 @@ import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
 import { CapacitySampleSchema } from './telemetry';
 import { TurnsSnapshotSchema, TurnsUpdateSchema } from './turns';
+import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
 
 /**
  * The one contract between the UI and the host. Every command the UI may invoke and
@@ -100,6 +101,8 @@ export const commands = {
     z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict().optional(),
     z.array(LogEntrySchema),
   ),
+  /** The lent model accounts: windows, this runner's tokens and cost, and claim admission. */
+  'usage:get': command(NoInput, UsageSnapshotSchema),
   ...operatorCommands,
 } as const;
 
@@ -113,6 +116,10 @@ export const events = {
   'log:entries': z.array(LogEntrySchema),
   /** After a change of the effective settings, from any window or tab (same shape as settings:get). */
   'settings:changed': SettingsViewSchema,
+  /** After any change of the usage accounts or their admission. */
+  'usage:update': UsageSnapshotSchema,
+  /** A threshold crossed (percent left), an account limited, or recovered (the tray notifies). */
+  'usage:notice': UsageNoticeSchema,
   ...operatorEvents,
 } as const;
 

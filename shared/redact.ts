@@ -84,6 +84,45 @@ function looksLikeToken(value: string): boolean {
   return value.length >= 32 && value.length <= 4096 && /^[A-Za-z0-9_\-+/=.~]+$/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
 }
 
+function utf8Bytes(text: string): number[] {
+  const bytes: number[] = [];
+  for (const ch of text) {
+    const c = ch.codePointAt(0) as number;
+    if (c < 0x80) bytes.push(c);
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return bytes;
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+function base64(bytes: readonly number[]): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]! + B64[(n >> 6) & 63]! + B64[n & 63]!;
+  }
+  return out;
+}
+
+/**
+ * The base64 text a secret turns into wherever it sits in an encoded stream: for each of
+ * the three alignments, only the characters made of the secret's own bits (so the form is
+ * found whatever came before or after it), in the standard and the URL-safe alphabet.
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = utf8Bytes(secret);
+  const forms: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const encoded = base64([...Array.from({ length: k }, () => 0), ...bytes]);
+    const form = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
+    forms.push(form, form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
+}
+
 function redactKnown(text: string, knownSecrets: readonly string[] | undefined): string {
   if (!knownSecrets || knownSecrets.length === 0) return text;
   const forms = new Set<string>();
@@ -92,10 +131,18 @@ function redactKnown(text: string, knownSecrets: readonly string[] | undefined):
     forms.add(JSON.stringify(secret).slice(1, -1)); // as it appears inside JSON text
     forms.add(secret);
     try {
-      forms.add(encodeURIComponent(secret)); // as it appears in a query string
+      const encoded = encodeURIComponent(secret); // as it appears in a query string
+      forms.add(encoded);
+      forms.add(encoded.replace(/%20/g, '+')); // form encoding
+      forms.add(encodeURIComponent(encoded)); // encoded twice (a URL inside a URL)
     } catch {
       // lone surrogates cannot be URI-encoded; the verbatim form is still covered
     }
+    // Sent out base64- or hex-encoded: long enough forms only (a short run of base64 is ordinary text).
+    for (const form of base64Forms(secret)) if (form.length >= 12) forms.add(form);
+    const hex = utf8Bytes(secret).map((b) => b.toString(16).padStart(2, '0')).join('');
+    forms.add(hex);
+    forms.add(hex.toUpperCase());
   }
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...forms].filter((f) => f.length >= MIN_KNOWN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
@@ -248,6 +295,11 @@ const TOKEN_SHAPES: readonly RegExp[] = [
   /^(?:AKIA|ASIA)[0-9A-Z]{16}$/, // AWS access key id
   /^AIza[0-9A-Za-z_-]{35}/, // Google API key
   /^npm_[A-Za-z0-9]{36}/,
+  // The control planes' own bearers (emulator/crypto.ts newSecret: `<prefix>_` + 32 random
+  // bytes base64url): runner secret, unit MCP token, operator access/refresh tokens, OAuth
+  // device code, session cookie, CSRF token.
+  // Random, so mixed case; a tool name (`mcp__rost__…`) or an identifier is neither.
+  /^(?:rsec|mcp|oat|ort|odc|ses|csrf)_(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z0-9])[A-Za-z0-9_-]{32,}$/,
 ];
 
 function isJwt(run: string): boolean {
@@ -267,7 +319,7 @@ function redactTokenShapes(text: string): string {
 
 /**
  * Replaces secret-shaped values in `text` with `[REDACTED]`: the `knownSecrets` verbatim
- * (also JSON- and URL-encoded), bearer tokens, `Authorization`/`Cookie` header values,
+ * (also JSON-, URL-, base64- and hex-encoded), bearer tokens, `Authorization`/`Cookie` header values,
  * values of secret-named keys in JSON, YAML, env and query-string syntax, credentials in
  * URLs, PEM private keys, and well-known API key and JWT shapes.
  */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deviceCodeStateSchemas } from './device-code';
+import { IsolationLevelSchema } from './isolation';
 import { RunnerStatusSchema } from './status';
 
 /** What the UI may know about pairing: the code and address are meant to be shown. */
@@ -19,6 +20,9 @@ export const RuntimeInfoSchema = z.object({
   ready: z.boolean().optional(),
   /** Why an installed runtime is not ready, for the operator (shown in amber). */
   problem: z.string().optional(),
+  /** How this runtime's turns are isolated here (shared/isolation.ts). */
+  isolation: IsolationLevelSchema.optional(),
+  isolationNote: z.string().optional(),
 });
 
 export const SecretStorageInfoSchema = z.object({

@@ -4,11 +4,17 @@
 // as the label, which reproduces the `rost runner serve` wording (`--heartbeat-ms must
 // be an integer >= 1000.`), and the UI passes a human label.
 import { z } from 'zod';
+import { plainHttpProblem } from './transport-security';
 
 export const RUNTIMES = ['auto', 'claude', 'codex'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 export const SECRET_BACKENDS = ['keychain', 'file'] as const;
 export type SecretBackendChoice = (typeof SECRET_BACKENDS)[number];
+/** How codex turns run: `codex exec` per turn, or a long-lived `codex app-server`; auto = app-server where installed codex has it. */
+export const CODEX_DRIVERS = ['auto', 'exec', 'app-server'] as const;
+export type CodexDriverChoice = (typeof CODEX_DRIVERS)[number];
+export const DEFAULT_USAGE_RESERVE_PERCENT = 2;
+export const DEFAULT_USAGE_ALERT_PERCENTS = '20, 5';
 
 export const DEFAULT_CONTROL_PLANE_URL = 'http://127.0.0.1:7457';
 export const DEFAULT_MODEL_ACCOUNT_ALIAS = 'default';
@@ -42,6 +48,15 @@ export interface Settings {
   runWork: boolean;
   /** How long "quit after the running turns" waits before it cancels what still runs. */
   quitDrainMs: number;
+  /** Extra variable names (or `PREFIX_*`) a runtime may see, beyond the built-in allowlist. */
+  runtimeEnvAllow: string;
+  /** Unattended turns use the operator's own claude/codex settings, MCP servers and hooks. Off by default. */
+  useOwnAgentConfig: boolean;
+  codexDriver: CodexDriverChoice;
+  /** Claims are deferred when an account's remaining percent is at or below this (the seed's --usage-reserve). */
+  usageReservePercent: number;
+  /** Percent-left thresholds that notify, normalized `20, 5` (empty: none). */
+  usageAlertPercents: string;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -50,6 +65,7 @@ export const SETTING_KEYS = [
   'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
   'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
   'quitDrainMs',
+  'runtimeEnvAllow', 'useOwnAgentConfig', 'codexDriver', 'usageReservePercent', 'usageAlertPercents',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -69,10 +85,15 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   notifications: 'Notifications',
   runWork: 'Run work on this machine',
   quitDrainMs: 'Quitting waits for running turns (ms)',
+  runtimeEnvAllow: 'Extra environment variables for runtimes',
+  useOwnAgentConfig: 'Use my own claude/codex settings',
+  codexDriver: 'Codex driver',
+  usageReservePercent: 'Usage reserve (%)',
+  usageAlertPercents: 'Usage alerts (% left)',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
-  controlPlaneUrl: 'must be an http:// or https:// URL without a user name or password.',
+  controlPlaneUrl: 'must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
   runnerName: 'must be 1–100 characters.',
   runtime: 'must be auto, claude or codex.',
   heartbeatMs: `must be an integer >= ${MIN_HEARTBEAT_MS}.`,
@@ -86,6 +107,11 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   notifications: 'must be true or false.',
   runWork: 'must be true or false.',
   quitDrainMs: `must be an integer from 0 to ${MAX_QUIT_DRAIN_MS}.`,
+  runtimeEnvAllow: 'must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner\'s own (RUNNER_*, ROST_*, DBUS_*, …).',
+  useOwnAgentConfig: 'must be true or false.',
+  codexDriver: 'must be auto, exec or app-server.',
+  usageReservePercent: 'must be a number from 0 to 50.',
+  usageAlertPercents: 'must be a comma-separated list of numbers from 1 to 99.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -104,6 +130,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .trim()
         .pipe(z.url({ protocol: /^https?$/, error }))
         .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), { error })
+        .refine((u) => plainHttpProblem(u) === null, { error })
         .transform((u) => u.replace(/\/+$/, ''));
     case 'runnerName':
       return z.string({ error }).trim().min(1, { error }).max(100, { error });
@@ -130,9 +157,29 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
     case 'launchAtLogin':
     case 'notifications':
     case 'runWork':
+    case 'useOwnAgentConfig':
       return z.boolean({ error });
     case 'quitDrainMs':
       return int(0, MAX_QUIT_DRAIN_MS);
+    case 'runtimeEnvAllow':
+      return z
+        .string({ error })
+        .max(2000, { error })
+        .transform((v) => v.split(/[\s,]+/).filter((n) => n.length > 0))
+        .refine((names) => names.every(canAddEnvName), { error })
+        .transform((names) => names.join(', '));
+    case 'codexDriver':
+      return z.enum(CODEX_DRIVERS, { error });
+    case 'usageReservePercent':
+      return z.number({ error }).min(0, { error }).max(50, { error });
+    case 'usageAlertPercents':
+      return z
+        .string({ error })
+        .trim()
+        .max(100, { error })
+        .regex(/^(\s*\d{1,2}(\.\d+)?\s*(,\s*\d{1,2}(\.\d+)?\s*)*)?$/, { error })
+        .transform((v) => formatAlertPercents(parseAlertPercents(v)))
+        .refine((v) => parseAlertPercents(v).every((n) => n >= 1 && n <= 99), { error });
   }
 }
 
@@ -164,7 +211,44 @@ export function defaultSettings(hostname: string): Settings {
     notifications: true,
     runWork: true,
     quitDrainMs: DEFAULT_QUIT_DRAIN_MS,
+    runtimeEnvAllow: '',
+    useOwnAgentConfig: false,
+    codexDriver: 'auto',
+    usageReservePercent: DEFAULT_USAGE_RESERVE_PERCENT,
+    usageAlertPercents: DEFAULT_USAGE_ALERT_PERCENTS,
   };
+}
+
+/**
+ * Names the runner's own processes use and no setting can hand to a runtime; the same
+ * list the core enforces (main/core/work/exec/isolation/clean-env.ts `NEVER_PASS`).
+ */
+export const NEVER_PASSED_ENV = [
+  'RUNNER_*', 'ROST_*', 'SECHROOM_*', 'ELECTRON_*', 'DBUS_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GPG_AGENT_INFO',
+  'GNOME_KEYRING_*', 'XDG_RUNTIME_DIR', 'KRB5CCNAME', 'npm_config__authToken', 'NPM_TOKEN',
+] as const;
+
+function envMatches(name: string, pattern: string): boolean {
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+}
+
+/** Whether an operator may add `pattern` (a name or `PREFIX_*`): it must reach no never-passed name. */
+export function canAddEnvName(pattern: string): boolean {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*\*?$/.test(pattern)) return false;
+  const stem = pattern.endsWith('*') ? pattern.slice(0, -1) : pattern;
+  if (NEVER_PASSED_ENV.some((p) => envMatches(stem, p))) return false;
+  // A prefix that covers a never-passed family (`RUN*`) would let it through.
+  return !(pattern.endsWith('*') && NEVER_PASSED_ENV.some((p) => p.startsWith(stem)));
+}
+
+/** `20, 5` → [20, 5] (descending, no repeats). */
+export function parseAlertPercents(text: string): number[] {
+  const values = text.split(',').map((v) => v.trim()).filter(Boolean).map(Number).filter((n) => Number.isFinite(n));
+  return [...new Set(values)].sort((a, b) => b - a);
+}
+
+export function formatAlertPercents(values: readonly number[]): string {
+  return values.join(', ');
 }
 
 export interface SettingsIssue {

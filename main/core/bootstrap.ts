@@ -20,6 +20,7 @@ import { openSecretStore, type OpenSecretStoreResult } from './secrets/open-secr
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
 import { createSettingsStore, type PersistentSettingsStore, type SettingsBackend } from './settings/settings-store';
 import { LocalRuntimeExecutor } from './work/exec/executor';
+import { IsolationProbe, commandWorks, parseAllowList } from './work/exec/isolation';
 import type { UnitExecutor } from './work/executor-port';
 import { ResultOutbox } from './work/outbox';
 import { ResumeCache } from './work/resume-cache';
@@ -29,6 +30,8 @@ import { TurnHistoryStore } from './work/turn-history-store';
 import { HISTORY_LIMIT } from '../../shared/turns';
 import { WorkManager } from './work/work-manager';
 import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
+import { AppServerSupport } from './work/exec/codex-app-server/support';
+import { createUsage } from './usage/usage-wiring';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -57,6 +60,8 @@ export interface CoreOptions {
   desktop?: DesktopPort;
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
+  /** Which sandbox turns run in; default: the strongest this machine has (probed). */
+  isolationProbe?: IsolationProbe;
   workStrategy?: 'adaptive' | 'seed';
   /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
   workAutoClaim?: boolean;
@@ -148,15 +153,55 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       interactiveClaimMs: Math.min(s.interactiveClaimMs, s.heartbeatMs),
       maxSessions: s.maxSessions,
       modelAccountAlias: s.modelAccountAlias,
-      modelAccountState: s.modelAccountState,
+      modelAccountState: usage.accountState(),
       expectedTenantId: s.expectedTenantId ?? null,
       runWork: s.runWork,
     };
   };
   // Readiness is checked with the env the runtimes run with (their HOME holds their login).
   const runtimeEnv = { ...process.env, ...options.runtimeEnv };
-  const capabilities = new CapabilityDetector(options.commandRunner ?? createCommandRunner(runtimeEnv), clock, options.runtimeBinaries, runtimeEnv);
+  const commandRunner = options.commandRunner ?? createCommandRunner(runtimeEnv);
+  const isolation =
+    options.isolationProbe ??
+    new IsolationProbe({ platform: process.platform, which: (name) => commandRunner.which(name), works: commandWorks });
+  const capabilities = new CapabilityDetector(commandRunner, clock, options.runtimeBinaries, runtimeEnv, () => isolation.refresh());
   const breaker = new RuntimeBreaker();
+  const appServerSupport = new AppServerSupport(commandRunner);
+  const localExecutor = new LocalRuntimeExecutor({
+    workRoot: path.join(paths.dataDir, 'turns'),
+    log: log.child('exec'),
+    clock,
+    clientVersion: options.appVersion,
+    ...(options.parentDeathWatch !== undefined ? { parentDeathWatch: options.parentDeathWatch } : {}),
+    codexDriver: async (binary) => {
+      const choice = settings.get().codexDriver;
+      if (choice !== 'auto') return choice;
+      return (await appServerSupport.check(binary)) ? 'app-server' : 'exec';
+    },
+    isolation: {
+      tools: () => isolation.get(),
+      extraEnvAllow: () => parseAllowList(settings.get().runtimeEnvAllow),
+      ownConfig: () => settings.get().useOwnAgentConfig,
+      // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
+      hidden: [paths.dataDir],
+    },
+  });
+  const usage = createUsage({
+    dataDir: paths.dataDir,
+    clock,
+    log,
+    settings: () => settings.get(),
+    stateOverridden: () => options.overrideSources?.modelAccountState !== undefined,
+    capabilities,
+    executor: options.executor ?? localExecutor,
+    probeCodex: async () => {
+      const codex = (await capabilities.get()).codex;
+      if (!codex.installed || !codex.path) return null;
+      return localExecutor.readCodexRateLimits(codex.path, options.runtimeEnv ?? {}, secretList());
+    },
+    emit: (event) => hub.emit(event),
+  });
+  await usage.start();
   const runner = new Runner({
     clock,
     log: log.child('runner'),
@@ -178,8 +223,11 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     registerSecret,
     operatorPairingStart: (input) => operator.runnerPairingStart(input),
     knownSecrets: secretList,
+    claimsDeferred: () => usage.claimsDeferred(),
   });
+  const unsubscribeUsage = usage.service.onChange(() => runner.refreshStatus());
   const unsubscribeSettings = settings.onChange(() => {
+    usage.service.refresh();
     runner.reconfigure();
     // Every window, the tray and the login item follow the stored settings, whoever changed them.
     hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
@@ -237,15 +285,12 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     outbox,
     journal: new RunningJournal(path.join(paths.dataDir, 'running')),
     resume: new ResumeCache(state, () => clock.now()),
-    executor: options.executor ?? new LocalRuntimeExecutor({
-        workRoot: path.join(paths.dataDir, 'turns'),
-        log: log.child('exec'),
-        clock,
-        ...(options.parentDeathWatch !== undefined ? { parentDeathWatch: options.parentDeathWatch } : {}),
-      }),
+    executor: usage.executor,
+    admission: usage.admission,
     capabilities,
     breaker,
     knownSecrets: secretList,
+    registerTurnSecret: (secret) => logging.addTurnSecret(secret),
     ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
     ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
     ...(options.workAutoClaim === false ? { autoClaim: false } : {}),
@@ -308,6 +353,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       desktop: options.desktop ?? null,
       operator,
       quit,
+      usage: usage.service,
     }),
   });
   await host.start();
@@ -321,7 +367,10 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
         unsubscribeSettings();
         unsubscribeWake();
+        unsubscribeUsage();
         await host.stop();
+        await usage.stop();
+        await localExecutor.stop();
         await logging.close();
       })();
       return shutting;

@@ -6,6 +6,7 @@ import type { Clock, DesktopPort, LogFeed } from './ports';
 import { createOperatorHandlers, type OperatorService } from './operator';
 import type { Runner } from './runner/runner';
 import type { CapacityHistory } from './runner/telemetry';
+import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { WorkManager } from './work/work-manager';
 import type { QuitPolicy } from './quit-policy';
@@ -25,6 +26,7 @@ export interface CommandServices {
   overrideSources: Partial<Record<SettingKey, string>>;
   operator: OperatorService;
   quit: QuitPolicy;
+  usage: UsageService;
 }
 
 /** One handler per contract command: the only place commands meet the services. */
@@ -37,7 +39,7 @@ export function createHandlers(s: CommandServices): Handlers {
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
-      await desktop.openExternal(controlPlaneAddress(url, [s.settings.get().controlPlaneUrl, s.runner.identity?.controlPlaneUrl]));
+      await desktop.openExternal(controlPlaneAddress(url, openableOrigins(s.runner.identity?.controlPlaneUrl ?? null, s.settings.get().controlPlaneUrl)));
       return null;
     },
     'app:open-logs': async () => {
@@ -94,6 +96,7 @@ export function createHandlers(s: CommandServices): Handlers {
       return settingsView(s.settings, s.overrideSources);
     },
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
+    'usage:get': () => s.usage.snapshot(),
     ...createOperatorHandlers(s.operator),
   };
 }
@@ -113,6 +116,15 @@ function requireDesktop(s: CommandServices): DesktopPort {
 }
 
 /** Only http(s) addresses on the control plane we talk to may be opened for the operator. */
+/**
+ * Whose addresses the window may open: the paired control plane only; while unpaired, the
+ * one in the settings (where pairing and sign-in go). A settings URL changed after pairing
+ * is not a way to make the app open another site.
+ */
+export function openableOrigins(pairedControlPlane: string | null, settingsControlPlane: string): string[] {
+  return [pairedControlPlane ?? settingsControlPlane];
+}
+
 export function controlPlaneAddress(url: string, allowed: readonly (string | null | undefined)[]): string {
   let parsed: URL;
   try {
@@ -121,7 +133,7 @@ export function controlPlaneAddress(url: string, allowed: readonly (string | nul
     throw new CommandFailure('invalid_input', 'That is not a web address.');
   }
   const origins = new Set(allowed.filter((a): a is string => Boolean(a)).map((a) => new URL(a).origin));
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !origins.has(parsed.origin)) {
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || !origins.has(parsed.origin) || parsed.username || parsed.password) {
     throw new CommandFailure('refused', 'Only addresses on the control plane can be opened from here.');
   }
   return parsed.toString();

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Core, CoreOptions } from '../core/bootstrap';
 import type { Logger } from '../core/ports';
+import { refusedDebugSwitch } from './debug-switches';
 import { APP_NAME, appFiles, configureDataDir, trayIconPath } from './app-paths';
 import { installAppProtocol, registerAppScheme } from './app-protocol';
 import type { ElectronApi } from './electron-api';
@@ -42,7 +43,7 @@ export interface Shell {
   readonly ipc: IpcDoor;
 }
 
-export type ShellStart = { kind: 'running'; shell: Shell } | { kind: 'not-primary' };
+export type ShellStart = { kind: 'running'; shell: Shell } | { kind: 'not-primary' } | { kind: 'refused'; reason: string };
 
 /**
  * The Electron adapter's composition root: Electron glue around one core. The order is
@@ -52,6 +53,15 @@ export type ShellStart = { kind: 'running'; shell: Shell } | { kind: 'not-primar
 export async function startShell(options: ShellOptions): Promise<ShellStart> {
   const { electron, platform } = options;
   const { app } = electron;
+
+  // Before anything else exists: a packaged build never runs with a debugging door open.
+  const debugSwitch = app.isPackaged ? refusedDebugSwitch(options.argv, platform) : null;
+  if (debugSwitch) {
+    const reason = `Runner Tray does not start with ${debugSwitch}: it would let any program on this computer control the app.`;
+    console.error(reason);
+    app.exit(1);
+    return { kind: 'refused', reason };
+  }
 
   const dataDir = configureDataDir(app, options.env);
   if (!app.requestSingleInstanceLock()) {

@@ -1,4 +1,6 @@
 import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
+import type { UsageSnapshot } from '../../shared/usage';
+import { accountSummaryLine } from '../../shared/usage-text';
 import type { MenuItemSpec } from './electron-api';
 
 /** Where the tray can open the window. */
@@ -15,6 +17,8 @@ export interface TrayFacts {
   quitting: boolean;
   /** Finished turns' results the control plane does not have yet. */
   undelivered?: number;
+  /** The lent model accounts (absent until the first usage:get / usage:update). */
+  usage?: UsageSnapshot | null;
 }
 
 /** Everything the tray shows; the menu is rebuilt only when this changes. */
@@ -27,6 +31,8 @@ export interface TrayMenuModel {
   pairing: 'pair' | 'show-code' | 'unpair';
   /** `draining`: the core waits for running turns; `stopping`: it cancels them or is about to exit. */
   quit: 'now' | 'drain' | 'draining' | 'stopping';
+  /** One line per model account: "Codex · default: 1.8 % left, resets in 2 h 14 min (at 16:30)". */
+  usageLines: string[];
 }
 
 export interface TrayView {
@@ -65,6 +71,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       pause: paired ? (facts.paused ? 'resume' : 'pause') : null,
       pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
       quit,
+      usageLines: (facts.usage?.accounts ?? []).map((account) => accountSummaryLine(account, now)),
     },
   };
 }
@@ -87,6 +94,10 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
       : { label: 'No turns running', enabled: false },
   );
   if (model.undelivered > 0) items.push({ label: `${undeliveredLine(model.undelivered)}…`, click: () => actions.open('turns') });
+  if (model.usageLines.length > 0) {
+    items.push({ type: 'separator' });
+    for (const line of model.usageLines) items.push({ label: line, click: () => actions.open('dashboard') });
+  }
   items.push({ type: 'separator' });
   if (model.pause === 'pause') {
     items.push(

@@ -1,6 +1,8 @@
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import type { RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
+import type { UsageNotice } from '../../shared/usage';
+import { percentText, wallClock } from '../../shared/usage-text';
 import type { ElectronApi, NotificationApi } from './electron-api';
 import type { TrayTarget } from './tray-menu';
 
@@ -51,6 +53,34 @@ export function failedTurnsNotice(finished: TurnView[]): TrayNotice | null {
 /** The circuit breaker paused a runtime: the queue is not being drained, and the operator must act. */
 export function runtimePausedNotice(message: string): TrayNotice {
   return { title: 'Claiming paused', body: oneLine(message), target: 'dashboard' };
+
+}
+
+/** A usage threshold crossed, an account limited, or recovered (usage:notice). */
+export function usageNotice(notice: UsageNotice): TrayNotice {
+  switch (notice.kind) {
+    case 'threshold':
+      return { title: 'Model account running low', body: oneLine(`${notice.account} has ${percentText(notice.remainingPercent)} left.`), target: 'dashboard' };
+    case 'limited':
+      return {
+        title: 'Usage limit reached',
+        body: oneLine(`${notice.account}: ${notice.message}. ${notice.until !== null ? `Claims wait until ${wallClock(notice.until)}.` : 'Claims wait; re-checked every 15 min.'}`),
+        target: 'dashboard',
+      };
+    case 'recovered':
+      return { title: 'Claiming again', body: oneLine(`${notice.account} has room again; the runner takes work.`), target: 'dashboard' };
+  }
+}
+
+/**
+ * Freedesktop notification servers may render a markup subset in the body (`<b>`, `<a>`,
+ * `<img>`), so text that came from a control plane or a runtime (a seat name, a failure
+ * reason) could style itself, link somewhere or load an image. On Linux the body is
+ * escaped; elsewhere notifications are plain text.
+ */
+export function notificationText(text: string, platform: string): string {
+  if (platform !== 'linux' && platform !== 'freebsd' && platform !== 'openbsd') return text;
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /**
@@ -65,6 +95,7 @@ export class TrayNotifier {
   constructor(
     private readonly electron: Pick<ElectronApi, 'Notification'>,
     private readonly open: (target: TrayTarget) => void,
+    private readonly platform: string = process.platform,
   ) {}
 
   /** Follows the `notifications` setting. */
@@ -78,7 +109,7 @@ export class TrayNotifier {
 
   notify(notice: TrayNotice | null): void {
     if (!notice || !this.enabled || !this.electron.Notification.isSupported()) return;
-    const notification = new this.electron.Notification({ title: notice.title, body: notice.body });
+    const notification = new this.electron.Notification({ title: notice.title, body: notificationText(notice.body, this.platform) });
     this.live.add(notification);
     notification.on('click', () => {
       this.live.delete(notification);

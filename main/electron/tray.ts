@@ -4,7 +4,8 @@ import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
 import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
-import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, runtimePausedNotice, TrayNotifier } from './tray-notifications';
+import type { UsageSnapshot } from '../../shared/usage';
+import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, runtimePausedNotice, TrayNotifier, usageNotice } from './tray-notifications';
 
 export { type TrayTarget, type TrayView } from './tray-menu';
 
@@ -41,7 +42,7 @@ export class TrayController {
 
   constructor(private readonly options: TrayControllerOptions) {
     this.now = options.now ?? Date.now;
-    this.notifier = new TrayNotifier(options.electron, (target) => options.onOpen(target));
+    this.notifier = new TrayNotifier(options.electron, (target) => options.onOpen(target), options.platform);
     this.actions = {
       open: (target) => options.onOpen(target),
       pause: (minutes) => void this.run('runner:pause', { minutes }),
@@ -93,8 +94,13 @@ export class TrayController {
 
   private async loadFacts(): Promise<void> {
     // Answers that are not there (a host without these commands) leave the defaults.
-    const [snapshot, settings] = await Promise.all([this.options.host.invoke('runner:snapshot', {}), this.options.host.invoke('settings:get', {})]);
+    const [snapshot, settings, usage] = await Promise.all([
+      this.options.host.invoke('runner:snapshot', {}),
+      this.options.host.invoke('settings:get', {}),
+      this.options.host.invoke('usage:get', {}),
+    ]);
     if (!this.tray) return;
+    if (usage.ok && this.facts) this.facts = { ...this.facts, usage: usage.value as UsageSnapshot };
     if (snapshot.ok) this.applySnapshot(snapshot.value as RunnerSnapshot, false);
     if (settings.ok) this.notifier.setEnabled((settings.value as { settings: { notifications: boolean } }).settings.notifications);
     this.refresh();
@@ -120,6 +126,12 @@ export class TrayController {
           break;
         case 'settings:changed':
           this.notifier.setEnabled(event.payload.settings.notifications);
+          break;
+        case 'usage:update':
+          this.facts = { ...this.facts, usage: event.payload };
+          break;
+        case 'usage:notice':
+          this.notifier.notify(usageNotice(event.payload));
           break;
         default:
           break;

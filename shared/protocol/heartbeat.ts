@@ -52,6 +52,13 @@ export const TelemetrySchema = z.object({
   active_sessions: z.number().int().nonnegative().max(1024).optional(),
   max_sessions: z.number().int().positive().max(1024).optional(),
   runtimes: z.array(z.string().max(40)).max(16).optional(),
+  /**
+   * How each runtime's turns are isolated on this machine: `bubblewrap`, `sandbox-exec`
+   * or `environment` (a clean environment only). Advisory. [v1]
+   */
+  isolation: z
+    .object({ claude: z.string().max(40).optional(), codex: z.string().max(40).optional() })
+    .optional(),
   model_account: ModelAccountSchema.optional(),
 });
 export type Telemetry = z.infer<typeof TelemetrySchema>;

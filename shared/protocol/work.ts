@@ -21,6 +21,13 @@ export const ClaimRequestSchema = z.object({
   runtimes: z.array(z.enum(['claude', 'codex'])).max(2).optional(),
 });
 
+/**
+ * The largest prompt a unit may carry, in UTF-8 bytes, as the runtime receives it (the
+ * unit's prompt with its context packet). A larger one is reported failed before
+ * anything runs. [v1]
+ */
+export const UNIT_PROMPT_MAX_BYTES = 1024 * 1024;
+
 export const UnitMcpSchema = z.object({
   url: z.string().min(1).default('/mcp'),
   /** Short-lived, unit-scoped bearer for the MCP endpoint: treat as a secret. */

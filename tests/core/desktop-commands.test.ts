@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlPlaneAddress } from '../../main/core/commands';
+import { controlPlaneAddress, openableOrigins } from '../../main/core/commands';
 import { CommandFailure } from '../../main/core/dispatch';
 
 describe('opening addresses for the operator', () => {
@@ -17,7 +17,16 @@ describe('opening addresses for the operator', () => {
     'javascript:alert(1)',
     'http://127.0.0.1:7458/device',
     'not a url',
+    'https://user:pw@forge.example.com/device',
   ])('refuses %s', (url) => {
     expect(() => controlPlaneAddress(url, allowed)).toThrow(CommandFailure);
+  });
+});
+
+describe('whose addresses may be opened', () => {
+  it('the paired control plane only; the settings URL only while unpaired', () => {
+    expect(openableOrigins('https://forge.example.com', 'https://other.example.com')).toEqual(['https://forge.example.com']);
+    expect(() => controlPlaneAddress('https://other.example.com/device', openableOrigins('https://forge.example.com', 'https://other.example.com'))).toThrow(CommandFailure);
+    expect(controlPlaneAddress('https://other.example.com/device', openableOrigins(null, 'https://other.example.com'))).toBe('https://other.example.com/device');
   });
 });

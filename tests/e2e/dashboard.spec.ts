@@ -41,6 +41,9 @@ test('live figures, runtimes and charts for a paired runner', async ({ page }) =
   await expect(page.getByTestId('fig-account')).toContainText('default');
   await expect(page.getByTestId('runtimes')).toContainText('Claude Code');
   await expect(page.getByTestId('runtimes')).toContainText('installed');
+  // How its turns are isolated: the strongest level this machine has (bubblewrap on CI).
+  const bwrapHere = process.platform === 'linux' && (await import('node:child_process')).spawnSync('sh', ['-c', 'command -v bwrap']).status === 0;
+  await expect(page.getByTestId('runtime-isolation').first()).toContainText(bwrapHere ? 'sandboxed (bubblewrap)' : 'environment only');
   await page.getByTestId('runtimes-refresh').click();
   await expect(page.getByTestId('runtimes-refresh')).toHaveText('Refresh');
   // Three small charts, each one canvas, labelled for screen readers with the latest value.

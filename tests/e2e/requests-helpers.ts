@@ -8,7 +8,7 @@ import { pendingCode, startStack } from './stack';
 import type { RunningHost } from './headless-host';
 
 /** Prompt `fake:wait:<ms>` works that long and succeeds; `fake:sleep` runs until killed. */
-export const TIMED_RUNTIME = fileURLToPath(new URL('../core/operator/fixtures/timed-runtime.mjs', import.meta.url));
+export const TIMED_RUNTIME = fileURLToPath(new URL('../fixtures/timed-runtime.mjs', import.meta.url));
 
 export interface RequestsStack {
   emu: RunningEmulator;

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { startStack, type Stack } from './stack';
+import { openView, startStack, type Stack } from './stack';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -46,6 +46,27 @@ test('every setting, checked inline with the core messages, saved together', asy
   await expect(field('heartbeatMs')).toHaveValue('2000');
   await expect(field('notifications')).not.toBeChecked();
   await expect(page.getByTestId('settings-status')).toHaveText('All changes saved.');
+});
+
+test('what a turn can reach: extra variable names are checked, and using my own agent settings warns', async ({ page }) => {
+  await stack.host.open(page, '#settings');
+  const field = (key: string) => page.getByTestId(`setting-${key}`);
+  await field('runtimeEnvAllow').fill('AWS_PROFILE, RUNNER_NAME');
+  await expect(page.getByTestId('error-runtimeEnvAllow')).toContainText("none of the runner's own");
+  await field('runtimeEnvAllow').fill('AWS_PROFILE, MY_*');
+  await expect(page.getByTestId('error-runtimeEnvAllow')).toHaveCount(0);
+  await expect(page.getByTestId('warning-useOwnAgentConfig')).toHaveCount(0);
+  await field('useOwnAgentConfig').check();
+  await expect(page.getByTestId('warning-useOwnAgentConfig')).toContainText('your personal MCP servers, hooks and instructions');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
+  await openView(page, 'dashboard');
+  await expect(page.getByTestId('own-config-warning')).toBeVisible();
+  await openView(page, 'settings');
+  await field('useOwnAgentConfig').uncheck();
+  await field('runtimeEnvAllow').fill('');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
 });
 
 test("the host's own error is shown on its field", async ({ page }) => {

@@ -7,7 +7,7 @@ import { DemoStopper } from '../../scripts/demo-stop.mjs';
 import { startHeadlessHost, type RunningHost } from '../e2e/headless-host';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const TIMED = fileURLToPath(new URL('../core/operator/fixtures/timed-runtime.mjs', import.meta.url));
+const TIMED = fileURLToPath(new URL('../fixtures/timed-runtime.mjs', import.meta.url));
 
 describe('npm run demo', () => {
   it('answers an unknown flag with the usage line, not a stack trace', () => {

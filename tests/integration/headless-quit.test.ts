@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const TIMED = fileURLToPath(new URL('../core/operator/fixtures/timed-runtime.mjs', import.meta.url));
+const TIMED = fileURLToPath(new URL('../fixtures/timed-runtime.mjs', import.meta.url));
 
 let emu: RunningEmulator | null = null;
 let dataDir = '';

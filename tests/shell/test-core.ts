@@ -58,6 +58,7 @@ export function createTestCore(): TestCore {
       return status;
     },
     'settings:get': () => ({ settings: defaultSettings('test-host'), overridden: [], warnings: [] }),
+    'usage:get': () => ({ accounts: [], reservePercent: 2 }),
     'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
   } as unknown as Handlers;
   const invoke = createDispatcher(handlers, logging.log.child('dispatch'));

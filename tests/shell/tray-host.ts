@@ -5,6 +5,7 @@ import type { Settings } from '../../shared/settings';
 import { defaultSettings } from '../../shared/settings';
 import type { RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
+import type { UsageSnapshot } from '../../shared/usage';
 import type { Host } from '../../main/core/host';
 
 /**
@@ -17,6 +18,8 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
   settings: Settings = defaultSettings('test-host');
   /** false: a host that cannot be asked to quit (the tray then quits through the app). */
   quitAnswers = true;
+  /** null: the host answers usage:get with an error (as a host without usage would). */
+  usage: UsageSnapshot | null = null;
   private readonly listeners = new Set<(batch: HostEvent[]) => void>();
 
   status(): RunnerStatus {
@@ -59,6 +62,8 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
         this.push({ ...this.snapshot, status });
         return { ok: true, value: status };
       }
+      case 'usage:get':
+        return this.usage ? { ok: true, value: this.usage } : { ok: false, error: { code: 'unknown_command', message: 'no usage in this test host' } };
       case 'pairing:start':
         return { ok: true, value: { phase: 'starting' } };
       default:

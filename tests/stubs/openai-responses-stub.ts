@@ -51,6 +51,8 @@ export interface ResponsesStub {
   baseUrl: string;
   requests: ResponsesRecordedRequest[];
   respond: ResponsesResponder;
+  /** Extra response headers, e.g. codex's `x-codex-primary-used-percent` rate-limit headers. */
+  headers: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -75,9 +77,9 @@ function outputItem(reply: Exclude<ResponsesReply, { kind: 'hang' }>, seq: numbe
   };
 }
 
-function streamReply(res: ServerResponse, reply: Exclude<ResponsesReply, { kind: 'hang' }>, seq: number): void {
+function streamReply(res: ServerResponse, reply: Exclude<ResponsesReply, { kind: 'hang' }>, seq: number, headers: Record<string, string>): void {
   const id = `resp_stub_${seq}`;
-  startSse(res);
+  startSse(res, headers);
   writeSse(res, 'response.created', { type: 'response.created', response: { id, status: 'in_progress' } });
   writeSse(res, 'response.output_item.done', { type: 'response.output_item.done', output_index: 0, item: outputItem(reply, seq) });
   writeSse(res, 'response.completed', {
@@ -98,7 +100,7 @@ function streamReply(res: ServerResponse, reply: Exclude<ResponsesReply, { kind:
 }
 
 export async function startResponsesStub(respond: ResponsesResponder = respondText('done')): Promise<ResponsesStub> {
-  const stub: Omit<ResponsesStub, 'baseUrl' | 'close'> = { requests: [], respond };
+  const stub: Omit<ResponsesStub, 'baseUrl' | 'close'> = { requests: [], respond, headers: {} };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://stub.invalid');
@@ -111,8 +113,8 @@ export async function startResponsesStub(respond: ResponsesResponder = respondTe
     const recorded: ResponsesRecordedRequest = { body: parsed.data, raw };
     stub.requests.push(recorded);
     const reply = stub.respond(recorded);
-    if (reply.kind === 'hang') return startSse(res); // close() ends it
-    streamReply(res, reply, stub.requests.length);
+    if (reply.kind === 'hang') return startSse(res, stub.headers); // close() ends it
+    streamReply(res, reply, stub.requests.length, stub.headers);
   };
 
   const server = await listenLoopback(handle);

@@ -163,6 +163,24 @@ describe('the requests view', () => {
     expect(screen.getByTestId('operator-bar')).toBeTruthy();
   });
 
+  it('in the desktop window, a pull request link goes through the host’s external-link check; a refusal shows the address', async () => {
+    const pr = 'https://github.com/acme/app/pull/7';
+    const withPr = { ...detail(), changesets: [{ id: 'c1', title: 'feat', status: 'open', branch: 'b', prUrl: pr, additions: 3, deletions: 1, taskId: null }] };
+    const refused = { ok: false, error: { code: 'refused', message: 'Only addresses on the control plane can be opened from here.' } };
+    const { calls } = fakeBridge(
+      { 'operator:status': () => signedIn('tenant_admin'), 'requests:list': () => board([summary(ID, 'Export')]), 'requests:show': () => withPr, 'app:open-external': () => refused },
+      'ipc',
+    );
+    render(<RequestsView />);
+    await settle();
+    fireEvent.click(screen.getByTestId('request-row'));
+    await settle();
+    fireEvent.click(screen.getByTestId('pr-link'));
+    await settle();
+    expect(calls.filter((c) => c.name === 'app:open-external')).toEqual([{ name: 'app:open-external', input: { url: pr } }]);
+    expect(screen.getByTestId('pr-link-refused').textContent).toContain(pr);
+  });
+
   it('in the desktop window, opens control-plane links through the host instead of a new window', async () => {
     const waiting: OperatorStatus = {
       controlPlane: 'http://127.0.0.1:7457',

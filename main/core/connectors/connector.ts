@@ -10,6 +10,7 @@ import type {
   ResultRequest,
   UnitKind,
 } from '../../../shared/protocol';
+import type { DynamicToolSet } from '../work/exec/codex-app-server/dynamic-tools';
 
 /** The runner's credentials; the secret lives in the SecretStore and only passes through here. */
 export interface RunnerCredentials {
@@ -54,4 +55,10 @@ export interface RunnerConnector {
   /** `null` when the server has no lease heartbeat endpoint (a seed-era server). */
   leaseHeartbeat(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, body: { elapsed_ms: number }): Promise<LeaseHeartbeatResponse | null>;
   report(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, result: ResultRequest): Promise<ResultDelivery>;
+  /**
+   * Tools this control plane lends the model for one unit when codex runs through its
+   * app-server (dynamic tools, e.g. Sechroom's closeout and lifecycle signal), with the
+   * thread's developer instructions. Absent or null: none (Rost's come through its MCP server).
+   */
+  unitTools?(credentials: RunnerCredentials, unit: ClaimedWork): { tools: DynamicToolSet; developerInstructions?: string | null } | null;
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import { describeZodError } from '../../../shared/result';
+import { plainHttpProblem } from '../../../shared/transport-security';
 import { ConnectorError } from './errors';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -42,6 +43,9 @@ export class JsonHttpClient {
 
   async request(req: JsonRequest): Promise<JsonResponse> {
     const url = new URL(req.path, this.baseUrl).toString();
+    // Bearers and secrets travel in these requests: plain HTTP only to this machine.
+    const insecure = plainHttpProblem(url);
+    if (insecure) throw new ConnectorError('rejected', `refusing to contact ${new URL(url).origin}: ${insecure}`);
     const timeout = AbortSignal.timeout(req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const headers: Record<string, string> = { accept: 'application/json' };

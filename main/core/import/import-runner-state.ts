@@ -6,7 +6,8 @@
 // file exactly as it was and puts the store back as it was; the answer says which step
 // failed and why, never the secret.
 import { timingSafeEqual } from 'node:crypto';
-import { lstat, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
@@ -31,6 +32,8 @@ export interface ImportRunnerStateOptions {
   settingsStore?: SettingsStore;
   /** For tests; default write-file-atomic. */
   writeFile?: StateFileWriter;
+  /** The user the file must belong to (default: this process's; POSIX only). */
+  ownerUid?: number;
 }
 
 export type ImportStep = 'read' | 'parse' | 'tenant' | 'store' | 'verify' | 'rewrite';
@@ -64,14 +67,34 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
   // Reasons quote error messages of other modules: scrub them of the secret, whatever they say.
   const failed = (step: ImportStep, reason: string): ImportRunnerStateResult => ({ ok: false, step, reason: redactText(reason, known) });
 
-  // 1. Read: a regular file only (the CLI's default lives in the shared temp directory).
+  // 1. Read: a regular file of this user that no one else can write (the CLI's default lives
+  // in the shared temp directory, where another user could plant a file with a secret of
+  // their own runner for us to take). Opened without following a symlink, then checked on
+  // the open handle, so the file read is the file checked.
   let stat;
   let text: string;
   try {
-    stat = await lstat(file);
-    if (!stat.isFile()) return failed('read', `${file} is not a regular file (a symlink or other); nothing was imported.`);
-    text = await readFile(file, 'utf8');
+    const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      stat = await handle.stat();
+      if (!stat.isFile()) return failed('read', `${file} is not a regular file; nothing was imported.`);
+      const owner = options.ownerUid ?? process.getuid?.();
+      if (process.platform !== 'win32' && owner !== undefined && stat.uid !== owner) {
+        return failed('read', `${file} belongs to another user (uid ${stat.uid}); only your own state file is imported. Nothing was imported.`);
+      }
+      if (process.platform !== 'win32' && (stat.mode & 0o022) !== 0) {
+        return failed(
+          'read',
+          `${file} can be changed by other users (mode 0${(stat.mode & 0o777).toString(8)}); run chmod go-w on it if it is yours. Nothing was imported.`,
+        );
+      }
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') return failed('read', `${file} is not a regular file (a symlink); nothing was imported.`);
     return failed('read', `The state file ${file} could not be read (${errorText(error)}); nothing was imported.`);
   }
 

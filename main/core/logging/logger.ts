@@ -37,6 +37,8 @@ export interface Logging extends LogFeed {
   readonly file: string | null;
   /** Redacts this exact value (and its JSON/URL encodings) from every later line. */
   addSecret(secret: string): void;
+  /** As addSecret, until the returned release is called (a unit's MCP token, for its turn). */
+  addTurnSecret(secret: string): () => void;
   setLevel(level: LogLevel): void;
   flush(): Promise<void>;
   /** Flushes, closes the file and drops listeners; later log calls reach the ring only. */
@@ -81,6 +83,7 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logging
   const ring = new LogRing(options.ringSize ?? 500);
   const known = new Set<string>();
   let knownList: string[] = [];
+  const temporary = new Map<string, number>();
   let seq = 0;
   let closed = false;
 
@@ -174,7 +177,21 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logging
     addSecret(secret) {
       if (typeof secret !== 'string' || secret.length < MIN_KNOWN_SECRET_LENGTH || known.has(secret)) return;
       known.add(secret);
-      knownList = [...known];
+      knownList = [...known, ...temporary.keys()];
+    },
+    addTurnSecret(secret) {
+      if (typeof secret !== 'string' || secret.length < MIN_KNOWN_SECRET_LENGTH || known.has(secret)) return () => undefined;
+      temporary.set(secret, (temporary.get(secret) ?? 0) + 1);
+      knownList = [...known, ...temporary.keys()];
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (temporary.get(secret) ?? 1) - 1;
+        if (left > 0) temporary.set(secret, left);
+        else temporary.delete(secret);
+        knownList = [...known, ...temporary.keys()];
+      };
     },
     setLevel(level) {
       root.level = level;

@@ -1,6 +1,7 @@
 import { RUNTIME_NAMES, runtimeLabel, type RuntimeId } from '../../../shared/runtimes';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { IsolationLevel } from '../../../shared/isolation';
 import type { Clock } from '../ports';
 import type { CommandRunner } from './process-runner';
 
@@ -15,7 +16,13 @@ export interface RuntimeCapability {
   signedIn?: boolean | undefined;
   /** Why an installed runtime cannot run turns, for the operator (amber in the window). */
   problem?: string | undefined;
+  /** How this runtime's turns are isolated on this machine (see work/exec/isolation). */
+  isolation?: IsolationLevel | undefined;
+  /** Why no stronger isolation is available, when it is not. */
+  isolationNote?: string | undefined;
 }
+
+export type IsolationSource = () => Promise<{ level: IsolationLevel; note: string | null }>;
 export type Capabilities = Record<RuntimeName, RuntimeCapability>;
 
 const REFRESH_MS = 10 * 60_000;
@@ -54,6 +61,7 @@ export class CapabilityDetector {
     private readonly binaries: Record<RuntimeName, string> = { claude: RUNTIME_NAMES.claude.binary, codex: RUNTIME_NAMES.codex.binary },
     /** The env the runtimes run with (where their auth state lives: HOME, CODEX_HOME, API keys). */
     private readonly env: Record<string, string | undefined> = process.env,
+    private readonly isolation?: IsolationSource | undefined,
   ) {}
 
   /** A turn failed for want of credentials: the runtime is not ready until the next check. */
@@ -80,8 +88,14 @@ export class CapabilityDetector {
   }
 
   private async detect(): Promise<Capabilities> {
-    const [claude, codex] = await Promise.all([this.detectOne('claude', this.binaries.claude), this.detectOne('codex', this.binaries.codex)]);
-    this.cached = { claude, codex };
+    const [claude, codex, isolation] = await Promise.all([
+      this.detectOne('claude', this.binaries.claude),
+      this.detectOne('codex', this.binaries.codex),
+      this.isolation ? this.isolation().catch(() => null) : Promise.resolve(null),
+    ]);
+    const withIsolation = (c: RuntimeCapability): RuntimeCapability =>
+      isolation && c.installed ? { ...c, isolation: isolation.level, ...(isolation.note ? { isolationNote: isolation.note } : {}) } : c;
+    this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
     return this.cached;
   }

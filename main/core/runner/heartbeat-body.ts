@@ -1,6 +1,6 @@
 import type { HeartbeatRequest } from '../../../shared/protocol';
 import type { CapacitySample } from '../../../shared/telemetry';
-import { capabilitiesForRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from './capabilities';
+import { capabilitiesForRuntime, type Capabilities, type RuntimeCapability, type RuntimePreference, type TrippedRuntimes } from './capabilities';
 
 export interface HeartbeatInputs {
   name: string;
@@ -20,8 +20,18 @@ export interface HeartbeatInputs {
 
 /** The heartbeat body of protocol §2, from what the runner already knows (no I/O here). */
 export function buildHeartbeat(inputs: HeartbeatInputs): HeartbeatRequest {
-  const capabilities = capabilitiesForRuntime(inputs.capabilities, inputs.runtime, inputs.tripped);
-  const runtimes = (['claude', 'codex'] as const).filter((r) => capabilities[r].installed);
+  const allowed = capabilitiesForRuntime(inputs.capabilities, inputs.runtime, inputs.tripped);
+  const runtimes = (['claude', 'codex'] as const).filter((r) => allowed[r].installed);
+  // The seed's capability shape, as it was; how each runtime is isolated goes in the telemetry [v1].
+  const capabilities = {
+    claude: seedCapability(allowed.claude),
+    codex: seedCapability(allowed.codex),
+  };
+  const isolation: Partial<Record<'claude' | 'codex', string>> = {};
+  for (const r of runtimes) {
+    const level = allowed[r].isolation;
+    if (level) isolation[r] = level;
+  }
   return {
     name: inputs.name,
     runner_version: inputs.runnerVersion,
@@ -37,7 +47,12 @@ export function buildHeartbeat(inputs: HeartbeatInputs): HeartbeatRequest {
       active_sessions: inputs.activeSessions,
       max_sessions: inputs.maxSessions,
       runtimes,
+      ...(Object.keys(isolation).length > 0 ? { isolation } : {}),
       model_account: { alias: inputs.modelAccount.alias.trim() || 'default', state: inputs.modelAccount.state || 'unknown' },
     },
   };
+}
+
+function seedCapability(c: RuntimeCapability): RuntimeCapability {
+  return { installed: c.installed, ...(c.version ? { version: c.version } : {}), ...(c.path ? { path: c.path } : {}) };
 }

@@ -18,6 +18,8 @@ export interface StatusInputs {
   heartbeatOnly?: boolean;
   /** Why no allowed runtime can take work (not signed in, breaker open), or null. */
   notReady?: string | null;
+  /** Why claims wait although nothing else stops them (a usage reserve or limit), or null. */
+  claimsDeferred?: string | null;
 }
 
 const FAULT_REASON: Record<ControlPlaneFault, string> = {
@@ -85,5 +87,6 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   if (s.notReady) return { state: 'idle', reason: `Not taking work: ${s.notReady}.` };
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
   if (s.heartbeatOnly) return { state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' };
+  if (s.claimsDeferred) return { state: 'idle', reason: s.claimsDeferred };
   return { state: 'idle', reason: 'Connected and waiting for work.' };
 }

@@ -70,6 +70,8 @@ export interface RunnerDeps {
   operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
   /** The secrets registered so far: status text is redacted with them before anyone sees it. */
   knownSecrets?(): readonly string[];
+  /** Why claims wait on a usage reserve or limit (shown as the idle status), or null. */
+  claimsDeferred?(): string | null;
 }
 
 const secretAccount = runnerAccount;
@@ -203,7 +205,7 @@ export class Runner {
         }
       } catch (error) {
         this.deps.log.warn('the signed-in start of pairing failed; using the device-code start', {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorText(error),
         });
       }
     }
@@ -420,7 +422,13 @@ export class Runner {
       connected: this.lastOkAt !== null,
       heartbeatOnly: !config.runWork,
       notReady: this.notReady(),
+      claimsDeferred: this.deps.claimsDeferred?.() ?? null,
     });
+  }
+
+  /** Re-derives the status and snapshot (after something outside the runner changed them). */
+  refreshStatus(): void {
+    this.changed();
   }
 
   snapshot(): RunnerSnapshot {

@@ -6,12 +6,26 @@
 // the file silently", so the store is opened with `tolerantJsonDeserialize`: an
 // unreadable file becomes a marker object, `read()` turns the marker into an error,
 // and the settings store keeps a copy before anything is written over it.
-import { constants, copyFileSync, existsSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
 import type { SettingsBackend } from './settings-store';
 
 const UNREADABLE = '__runnerTrayUnreadable__';
+
+/** Settings files are owner-only: they say which control plane gets the runner's secret. */
+export const SETTINGS_FILE_MODE = 0o600;
+
+/** Tightens an existing settings file to 0600 (conf's mode applies only when it creates one). POSIX only. */
+export function ownerOnlySettingsFile(path: string, platform: string = process.platform): void {
+  if (platform === 'win32') return;
+  try {
+    const stat = lstatSync(path);
+    if (stat.isFile() && (stat.mode & 0o077) !== 0) chmodSync(path, SETTINGS_FILE_MODE);
+  } catch {
+    // not there yet: conf creates it with SETTINGS_FILE_MODE
+  }
+}
 
 export class SettingsFileUnreadableError extends Error {
   override readonly name = 'SettingsFileUnreadableError';
@@ -87,11 +101,12 @@ export function createConfSettingsBackend(options: ConfSettingsBackendOptions): 
     (conf ??= new Conf<Record<string, unknown>>({
       cwd: options.dir,
       configName: options.name ?? 'settings',
-      configFileMode: 0o600,
+      configFileMode: SETTINGS_FILE_MODE,
       accessPropertiesByDotNotation: false,
       deserialize: tolerantJsonDeserialize,
       serialize: (value) => `${JSON.stringify(value, null, 2)}\n`,
     }));
+  ownerOnlySettingsFile(filePath);
   const lazy: ConfLike = {
     path: filePath,
     get store() {

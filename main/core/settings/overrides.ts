@@ -54,7 +54,7 @@ const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
 };
 const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir', '--token-file', '--health-port', '--health-host']);
 const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store', '--execute', '--no-execute']);
-const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions', 'quitDrainMs']);
+const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions', 'quitDrainMs', 'usageReservePercent']);
 
 /** Env names per setting (every flag's setting is here too); the first one defined wins (`??` semantics). */
 const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
@@ -68,6 +68,8 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
   ['modelAccountState', ['RUNNER_MODEL_ACCOUNT_STATE', 'ROST_RUNNER_MODEL_ACCOUNT_STATE']],
   // Runner Tray's own (the seed has no drain): how long a quit waits for running turns.
   ['quitDrainMs', ['RUNNER_TRAY_QUIT_DRAIN_MS']],
+  ['codexDriver', ['RUNNER_CODEX_DRIVER']],
+  ['usageReservePercent', ['RUNNER_USAGE_RESERVE']],
 ];
 
 export const OVERRIDES_USAGE =

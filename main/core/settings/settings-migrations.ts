@@ -13,6 +13,8 @@ import { errorText } from '../../../shared/errors';
 // exist on developer machines and because it exercises the machinery with a real
 // rename before the first release needs one.
 
+import { plainHttpProblem } from '../../../shared/transport-security';
+
 export type StoredSettings = Record<string, unknown>;
 export type SettingsMigration = (settings: StoredSettings) => StoredSettings;
 
@@ -38,8 +40,37 @@ function addRunWork(settings: StoredSettings): StoredSettings {
   return typeof runWork === 'boolean' ? { ...rest, runWork } : rest;
 }
 
+/**
+ * v3 → v4: the isolation settings (`runtimeEnvAllow`, `useOwnAgentConfig`) were added and
+ * `controlPlaneUrl` accepts http:// only for loopback. Nothing stored is renamed; a stored
+ * plain-http URL to another host is dropped (the default is used until the operator enters
+ * an https:// one), so the runner never sends its secret over plain HTTP after the update,
+ * and the rest of the file stays valid instead of being set aside whole. The version moves,
+ * so an older build meeting this file says it was written by a newer one instead of
+ * calling the new fields unknown.
+ */
+function dropPlainHttpControlPlane(settings: StoredSettings): StoredSettings {
+  const url = settings.controlPlaneUrl;
+  if (typeof url !== 'string' || plainHttpProblem(url.trim()) === null) return settings;
+  const rest = { ...settings };
+  delete rest.controlPlaneUrl;
+  return rest;
+}
+
+/**
+ * v4 → v5: the model account state is measured now (usage accounts), and a stored value
+ * overrides the measurement. Placeholders operators typed because the field was free
+ * text ("ok", "available", "unknown", empty) are dropped so the real state is reported;
+ * anything else stays as the operator's explicit override.
+ */
+function dropPlaceholderAccountState(settings: StoredSettings): StoredSettings {
+  const { modelAccountState: state, ...rest } = settings;
+  if (typeof state === 'string' && /^\s*(ok|okay|available|unknown|)\s*$/i.test(state)) return rest;
+  return state === undefined ? rest : { ...rest, modelAccountState: state };
+}
+
 /** Index i migrates version i+1 to version i+2. */
-export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork];
+export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyleFields, addRunWork, dropPlainHttpControlPlane, dropPlaceholderAccountState];
 
 export const CURRENT_SETTINGS_VERSION = SETTINGS_MIGRATIONS.length + 1;
 

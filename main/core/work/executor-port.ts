@@ -1,4 +1,6 @@
 import type { Usage } from '../../../shared/protocol';
+import type { RateLimitReading } from '../../../shared/usage';
+import type { DynamicToolSet } from './exec/codex-app-server/dynamic-tools';
 
 /**
  * The port through which the work manager runs a unit with a local runtime; the real
@@ -12,7 +14,7 @@ export interface ExecutionRequest {
   runtime: RuntimeName;
   /** Resolved path of the CLI (a .js/.mjs/.cjs path is run with this Node). */
   binary: string;
-  /** The final prompt text. */
+  /** The final prompt text (≤ UNIT_PROMPT_MAX_BYTES; sent on the runtime's stdin). */
   prompt: string;
   /** serverUrl absolute (http/https), e.g. http://127.0.0.1:7457/mcp */
   mcp: { serverUrl: string; token: string } | null;
@@ -21,13 +23,32 @@ export interface ExecutionRequest {
   timeoutMs: number;
   /** Abort = cancel: the whole process tree is stopped at once. */
   signal: AbortSignal;
-  /** Extra environment for the child, over the runner's own. */
+  /**
+   * Extra environment for the child, set by the host (tests point the CLIs at stubs), over
+   * the clean allowlisted environment (isolation/clean-env.ts): never the runner's own names
+   * nor a known secret's value.
+   */
   env?: Record<string, string>;
   /** Secrets to redact everywhere (the MCP token, the runner secret). */
   knownSecrets: readonly string[];
   onSpawn?(pid: number): void;
   /** The redacted output tail, at most 4 times a second. */
   onOutput?(tail: string): void;
+  /** codex: `exec` (one process per turn) or `app-server` (a long-lived JSON-RPC server); default exec. */
+  codexDriver?: 'exec' | 'app-server';
+  /** app-server: developer instructions of the thread (the prompt then starts the turn). */
+  developerInstructions?: string | null;
+  /** app-server: tools a connector lends the model for this unit (e.g. a closeout). */
+  tools?: DynamicToolSet;
+  /** Rate-limit windows as the runtime reports them during the turn. */
+  onRateLimits?(reading: RateLimitReading): void;
+}
+
+/** The turn failed because the model account's usage limit was reached. */
+export interface UsageLimitHit {
+  message: string;
+  /** When the limit resets (epoch ms), when the runtime said. */
+  resetsAt: number | null;
 }
 
 export interface ExecutionOutcome {
@@ -45,6 +66,12 @@ export interface ExecutionOutcome {
   durationMs: number;
   /** Bytes the runtime printed (stdout + stderr), including what was dropped at the cap. */
   outputBytes: number;
+  /** Set when the turn failed because the account's usage limit was reached. */
+  usageLimit?: UsageLimitHit;
+  /** app-server: the closeout tool's arguments, when the model called it. */
+  closeout?: unknown;
+  /** app-server: the model and how full its context was at the last request. */
+  context?: { modelId: string | null; used: number; window: number | null };
 }
 
 export interface UnitExecutor {

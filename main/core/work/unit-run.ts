@@ -1,6 +1,7 @@
 import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import { wireRuntime } from '../../../shared/runtimes';
+import { unitMcpUrl } from '../../../shared/transport-security';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
@@ -8,6 +9,7 @@ import type { Clock, Logger, TimerHandle } from '../ports';
 import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from '../runner/capabilities';
 import { readyRuntimes } from '../runner/runtime-readiness';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
+import { admittedCapabilities } from './claim-admission';
 import { checkContextPacket, composePrompt } from './prompt';
 import type { ResumeCache } from './resume-cache';
 import { resumeKey } from './resume-cache';
@@ -40,6 +42,8 @@ export interface UnitRunDeps {
   recordRunning(runtime: 'claude' | 'codex' | null): Promise<void>;
   /** The runtime's process started (its pid leads the process group). */
   onSpawn?(pid: number): void;
+  /** Usage admission per runtime (absent: every runtime is admitted). */
+  admits?(runtime: 'claude' | 'codex'): boolean;
 }
 
 /**
@@ -87,7 +91,10 @@ export class UnitRun {
     const { deps, unit } = this;
     const packet = checkContextPacket(unit.context_packet);
     const brain = brainOf(unit.brain);
-    const ready = readyRuntimes({ capabilities: deps.capabilities, preference: deps.runtimePreference, tripped: deps.tripped });
+    // A unit without a brain of its own goes to a runtime whose account is not deferred.
+    const choosable =
+      brain === 'auto' && deps.runtimePreference === 'auto' && deps.admits ? admittedCapabilities(deps.capabilities, deps.admits) : deps.capabilities;
+    const ready = readyRuntimes({ capabilities: choosable, preference: deps.runtimePreference, tripped: deps.tripped });
     const choice = brain
       ? chooseRuntime(brain, deps.runtimePreference, ready)
       : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
@@ -114,7 +121,10 @@ export class UnitRun {
 
     const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
     let resumeSessionId = deps.resume.get(key);
+    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
+    if (mcpUrl && !mcpUrl.ok) return this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime);
     deps.patch({ phase: 'running', runtime });
+    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
     this.startLease();
     const execute = (resume: string | null) =>
       deps.executor.execute({
@@ -123,7 +133,7 @@ export class UnitRun {
         runtime,
         binary,
         prompt: composePrompt(unit.prompt, packet.packet),
-        mcp: unit.mcp ? { serverUrl: new URL(unit.mcp.url || '/mcp', `${deps.controlPlaneUrl}/`).toString(), token: unit.mcp.token } : null,
+        mcp: unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null,
         resumeSessionId: resume,
         timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
         signal: this.abort.signal,
@@ -134,6 +144,7 @@ export class UnitRun {
           deps.onSpawn?.(pid);
         },
         onOutput: (tail) => deps.patch({ outputTail: tail }),
+        ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
       });
     let outcome: ExecutionOutcome;
     try {

@@ -7,6 +7,7 @@ import { backoffDelay } from '../runner/backoff';
 import { isAuthFailure, type CapabilityDetector, type RuntimeName, type RuntimePreference } from '../runner/capabilities';
 import type { RuntimeBreaker } from '../runner/runtime-breaker';
 import { describeNotReady, runtimeReadiness } from '../runner/runtime-readiness';
+import type { ClaimAdmission } from './claim-admission';
 import type { UnitExecutor } from './executor-port';
 import type { DeliveryEvent, ResultOutbox } from './outbox';
 import type { Delivery } from '../../../shared/turns';
@@ -51,6 +52,8 @@ export interface WorkManagerDeps {
   capabilities: CapabilityDetector;
   breaker?: RuntimeBreaker;
   knownSecrets(): readonly string[];
+  /** Registers a unit's own secret (its MCP token) with the logger until the release is called. */
+  registerTurnSecret?(secret: string): () => void;
   /** Extra env for runtime processes (tests point the CLIs at model stubs). */
   runtimeEnv?: Record<string, string>;
   /**
@@ -60,6 +63,8 @@ export interface WorkManagerDeps {
   strategy?: 'adaptive' | 'seed';
   /** false: claim only when asked (`runOne`, for `--once`); heartbeats still resume the outbox. */
   autoClaim?: boolean;
+  /** Usage admission (reserve and limits of the lent accounts); absent: always admitted. */
+  admission?: ClaimAdmission;
 }
 
 /** What `runOne` did: whether a unit was claimed, and whether anything on the way failed. */
@@ -95,6 +100,7 @@ export class WorkManager {
   /** Why claims are withheld now (logged once per change), or null while they are not. */
   private withheld: string | null = null;
   private lastRunError: string | null = null;
+  private offAdmission: (() => void) | null = null;
 
   constructor(private readonly deps: WorkManagerDeps) {}
 
@@ -120,6 +126,7 @@ export class WorkManager {
     await this.recoverInterrupted(leftovers);
     this.deps.outbox.start();
     this.offHeartbeat = this.deps.host.onHeartbeat(() => this.afterHeartbeat());
+    this.offAdmission = this.deps.admission?.onChange(() => this.wake()) ?? null;
   }
 
   async stop(): Promise<void> {
@@ -127,6 +134,8 @@ export class WorkManager {
     this.running = false;
     this.offHeartbeat?.();
     this.offHeartbeat = null;
+    this.offAdmission?.();
+    this.offAdmission = null;
     this.stopClaiming();
     this.deps.outbox.stop();
     for (const run of this.awaitingDelivery.values()) run.releaseLease();
@@ -249,7 +258,8 @@ export class WorkManager {
       this.deps.host.credentials() !== null &&
       !this.deps.host.notReady?.() &&
       this.runs.size + this.launching < this.deps.host.config().maxSessions &&
-      this.claimableRuntimes().length > 0
+      this.claimableRuntimes().length > 0 &&
+      (this.deps.admission?.allowsClaim() ?? true)
     );
   }
 
@@ -387,7 +397,7 @@ export class WorkManager {
         void this.deps.host.markRevoked();
         return null;
       }
-      this.lastRunError = `claim failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.lastRunError = `claim failed: ${errorText(error)}`;
       const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
       this.deps.log.warn('claim failed; backing off', { error: errorText(error), retryInMs: delay });
       this.retryTimer = this.deps.clock.setTimeout(() => {
@@ -449,6 +459,7 @@ export class WorkManager {
       resume: this.deps.resume,
       knownSecrets: this.deps.knownSecrets,
       ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
+      ...(this.deps.admission ? { admits: (runtime: 'claude' | 'codex') => this.deps.admission!.admits(runtime) } : {}),
       patch: (patch) => this.deps.registry.patch(unit.id, patch),
       onRevoked: () => void this.deps.host.markRevoked(),
       recordRunning: (runtime) => {
@@ -467,6 +478,7 @@ export class WorkManager {
     this.runs.set(unit.id, run);
     this.launching--;
     this.deps.host.setActive(this.runs.size);
+    const releaseToken = unit.mcp ? this.deps.registerTurnSecret?.(unit.mcp.token) : undefined;
     try {
       const outcome = await run.run();
       if (outcome?.refused) this.lastRunError = outcome.refused;
@@ -497,6 +509,7 @@ export class WorkManager {
       this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: errorText(error) });
       this.deps.registry.finish(unit.id, { ...failedView('the result could not be saved'), endedAt: new Date(this.deps.clock.now()).toISOString() });
     } finally {
+      releaseToken?.();
       this.runs.delete(unit.id);
       this.deps.host.setActive(this.runs.size);
       for (const check of [...this.settled]) check();

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { AppInfo, HostEvent, LogEntry, SettingsView } from '../../../shared/contract';
+import type { UsageSnapshot } from '../../../shared/usage';
 import type { ConnectionState } from '../bridge';
 import { mergeLogs } from './logs-slice';
 import { initialRunner, withSnapshot, withStatus, type RunnerSlice } from './runner-slice';
@@ -27,6 +28,8 @@ export interface HostState {
   telemetry: TelemetrySlice;
   logs: LogEntry[];
   settings: SettingsView | null;
+  /** The lent model accounts: windows, tokens, admission (usage:get, then usage:update). */
+  usage: UsageSnapshot | null;
   /** The first error of the last snapshot load, in one line. */
   lastError: string | null;
 }
@@ -41,6 +44,7 @@ export const initialHostState: HostState = {
   telemetry: initialTelemetry,
   logs: [],
   settings: null,
+  usage: null,
   lastError: null,
 };
 
@@ -48,7 +52,7 @@ export const useHostStore = create<HostState>(() => initialHostState);
 
 /** The state after one batch of events; the same object when nothing changed. */
 export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
-  let { runner, turns, telemetry, logs, settings } = state;
+  let { runner, turns, telemetry, logs, settings, usage } = state;
   for (const e of events) {
     switch (e.event) {
       case 'runner:status':
@@ -69,15 +73,25 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
       case 'settings:changed':
         if (!sameJson(settings, e.payload)) settings = e.payload;
         break;
+      case 'usage:update':
+        if (!sameJson(usage, e.payload)) usage = e.payload;
+        break;
       default:
         // Events of other surfaces (the operator contract) have their own stores.
         break;
     }
   }
-  if (runner === state.runner && turns === state.turns && telemetry === state.telemetry && logs === state.logs && settings === state.settings) {
+  if (
+    runner === state.runner &&
+    turns === state.turns &&
+    telemetry === state.telemetry &&
+    logs === state.logs &&
+    settings === state.settings &&
+    usage === state.usage
+  ) {
     return state;
   }
-  return { ...state, runner, turns, telemetry, logs, settings };
+  return { ...state, runner, turns, telemetry, logs, settings, usage };
 }
 
 /** Applies one batch in a single store update, so a batch costs at most one render. */

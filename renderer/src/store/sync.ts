@@ -24,13 +24,14 @@ export function syncStore(bridge: Bridge): () => void {
 
 /** Everything the window shows, asked for at once; events keep it current afterwards. */
 export async function loadSnapshot(bridge: Bridge): Promise<void> {
-  const [info, snapshot, turns, telemetry, logs, settings] = await Promise.all([
+  const [info, snapshot, turns, telemetry, logs, settings, usage] = await Promise.all([
     bridge.invoke('app:info'),
     bridge.invoke('runner:snapshot'),
     bridge.invoke('turns:list'),
     bridge.invoke('telemetry:history'),
     bridge.invoke('log:recent', { limit: 200 }),
     bridge.invoke('settings:get'),
+    bridge.invoke('usage:get'),
   ]);
   useHostStore.setState((state) => ({
     appInfo: info.ok ? info.value : state.appInfo,
@@ -40,7 +41,8 @@ export async function loadSnapshot(bridge: Bridge): Promise<void> {
     telemetry: telemetry.ok ? telemetryFromHistory(telemetry.value) : state.telemetry,
     logs: logs.ok ? mergeLogs([], logs.value) : state.logs,
     settings: settings.ok ? settings.value : state.settings,
-    lastError: firstError(info, snapshot, turns, telemetry, logs, settings),
+    usage: usage.ok ? usage.value : state.usage,
+    lastError: firstError(info, snapshot, turns, telemetry, logs, settings, usage),
   }));
 }
 

@@ -78,6 +78,13 @@ export function formatCount(n: number): string {
   return n.toLocaleString(undefined);
 }
 
+/** Token counts are large and approximate at a glance: 12.3k. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
 /** The first 8 characters of a long id, enough to tell turns apart on screen. */
 export function shortId(id: string): string {
   return id.length > 12 ? `${id.slice(0, 8)}…` : id;

@@ -18,7 +18,7 @@ const creds = { runnerId: 'r1', secret: 'rsec_0123456789abcdef0123' };
 describe('RostRunnerConnector bodies', () => {
   it("sends the seed's id field on start and result, and the ready runtimes on a claim", async () => {
     const server = recording([{ status: 204 }, { status: 200, body: { started: true } }, { status: 200, body: { accepted: true } }]);
-    const c = new RostRunnerConnector({ baseUrl: 'http://cp.test', fetch: server.fetch });
+    const c = new RostRunnerConnector({ baseUrl: 'https://cp.test', fetch: server.fetch });
     await c.claim(creds, { interactiveOnly: true, runtimes: ['codex'] });
     await c.start(creds, { id: 'u1', kind: 'turn_execution' });
     await c.report(creds, { id: 'w1', kind: 'work_order' }, { status: 'succeeded', summary: 'ok', idempotency_key: 'w1:1' });
@@ -31,7 +31,7 @@ describe('RostRunnerConnector bodies', () => {
 
   it("words a refused start as the seed, body redacted", async () => {
     const server = recording([{ status: 409, body: { error: 'not_startable', token: creds.secret } }]);
-    const c = new RostRunnerConnector({ baseUrl: 'http://cp.test', fetch: server.fetch, knownSecrets: () => [creds.secret] });
+    const c = new RostRunnerConnector({ baseUrl: 'https://cp.test', fetch: server.fetch, knownSecrets: () => [creds.secret] });
     const error = await c.start(creds, { id: 'w9', kind: 'work_order' }).catch((e: Error) => e);
     expect((error as Error).message).toMatch(/^Work order start failed 409: \{"error":"not_startable","token":"/);
     expect((error as Error).message).not.toContain(creds.secret);
@@ -39,7 +39,7 @@ describe('RostRunnerConnector bodies', () => {
 
   it('claims a pairing by user code with the runner details', async () => {
     const server = recording([{ status: 400, body: { error: 'authorization_pending' } }]);
-    const c = new RostRunnerConnector({ baseUrl: 'http://cp.test', fetch: server.fetch });
+    const c = new RostRunnerConnector({ baseUrl: 'https://cp.test', fetch: server.fetch });
     expect(await c.pollPairingByCode({ user_code: 'BDFG-HJKL', name: 'box', platform: 'linux' })).toEqual({ kind: 'pending' });
     expect(server.sent[0]).toEqual({ path: '/api/runner/pairing/claim', body: { user_code: 'BDFG-HJKL', name: 'box', platform: 'linux' } });
   });

@@ -43,7 +43,7 @@ describe('LocalRuntimeExecutor turn files', () => {
     delete process.env.TEST_RUNNER_SECRET;
   });
 
-  it('claude: writes the MCP config 0600 in a 0700 dir, passes it, closes stdin, removes it after', async () => {
+  it('claude: writes the MCP config 0600 in a 0700 dir, passes it, the prompt on stdin only, removes it after', async () => {
     const { executor, workRoot, turnDirs } = setup();
     const probe = inspect('claude');
     const outcome = await executor.execute(request(probe.env, { prompt: '-starts with a dash', resumeSessionId: 'sess-1' }));
@@ -55,10 +55,10 @@ describe('LocalRuntimeExecutor turn files', () => {
       mcpServers: { rost: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${MCP_TOKEN}` } } },
     });
     expect(seen.argv).toEqual([
-      '-p', '--strict-mcp-config', '--mcp-config', seen.configPath, '--allowedTools', 'mcp__rost',
-      '--output-format', 'json', '--resume', 'sess-1', '--', '-starts with a dash',
+      '-p', '--setting-sources', 'user', '--strict-mcp-config', '--mcp-config', seen.configPath, '--allowedTools', 'mcp__rost',
+      '--output-format', 'json', '--resume', 'sess-1',
     ]);
-    expect(seen.stdin).toBe('');
+    expect(seen.stdin).toBe('-starts with a dash');
     expect(seen.runnerSecretVar).toBeNull();
     // Resumable claude turns run in the one stable directory claude can find its sessions from.
     expect(seen.cwd).toBe(path.join(workRoot, 'claude-cwd'));
@@ -72,7 +72,8 @@ describe('LocalRuntimeExecutor turn files', () => {
     const probe = inspect('claude-wo');
     await executor.execute(request(probe.env, { kind: 'work_order', mcp: null }));
     const seen = probe.read();
-    expect(seen.argv).toEqual(['-p', '--strict-mcp-config', '--allowedTools', 'mcp__rost', '--output-format', 'text', '--', 'do the work']);
+    expect(seen.argv).toEqual(['-p', '--setting-sources', 'user', '--strict-mcp-config', '--allowedTools', 'mcp__rost', '--output-format', 'text']);
+    expect(seen.stdin).toBe('do the work');
     expect(path.dirname(path.dirname(seen.cwd))).toBe(workRoot);
     expect(path.basename(seen.cwd)).toBe('cwd');
     expect(existsSync(seen.cwd)).toBe(false);
@@ -87,14 +88,14 @@ describe('LocalRuntimeExecutor turn files', () => {
     expect(seen.argv.join(' ')).not.toContain(MCP_TOKEN);
     expect(seen.argv).toEqual([
       'exec', '--json', '--skip-git-repo-check', '--cd', seen.cwd, '--sandbox', 'workspace-write',
-      '-c', 'approval_policy="never"',
+      '-c', 'approval_policy="never"', '--ignore-rules',
       '-c', 'mcp_servers.rost.url="http://127.0.0.1:9/mcp"',
       '-c', 'mcp_servers.rost.bearer_token_env_var="ROST_MCP_TOKEN"',
       '-c', 'mcp_servers.rost.default_tools_approval_mode="approve"',
-      '--', 'do the work',
+      '-',
     ]);
     expect(seen.configPath).toBeNull();
-    expect(seen.stdin).toBe('');
+    expect(seen.stdin).toBe('do the work');
     expect(turnDirs()).toEqual([]);
   });
 

@@ -78,16 +78,21 @@ describe('LocalRuntimeExecutor process lifecycle', () => {
     expect(turnDirs()).toEqual([]);
   });
 
-  it('reports a prompt too long for the command line as spawn_error (E2BIG on Linux)', async () => {
+  it('runs a 300 KiB prompt (past the 128 KiB Linux argument cap): it travels on stdin', async () => {
     const { executor } = setup();
-    // Linux caps one argument at 128 KiB; other systems may accept it and run normally.
-    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { prompt: 'p'.repeat(300_000) }));
-    if (process.platform === 'linux') {
-      expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error' });
-      expect(outcome.summary).toMatch(/\[E2BIG\]: the prompt is too long for a command line/);
-    } else {
-      expect(outcome.status).toBe('succeeded');
-    }
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { prompt: 'p'.repeat(300 * 1024) }));
+    expect(outcome).toMatchObject({ status: 'succeeded', reason: 'exit' });
+  });
+
+  it('reports a prompt over the 1 MiB protocol bound failed before anything is spawned', async () => {
+    const { executor, turnDirs } = setup();
+    let spawned = false;
+    const prompt = 'é'.repeat(512 * 1024 + 1); // 2 bytes each in UTF-8: one byte over 1 MiB
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { prompt, onSpawn: () => (spawned = true) }));
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error', exitCode: null, outputBytes: 0 });
+    expect(outcome.summary).toBe("The unit's prompt is 1048578 bytes; a unit's prompt may be at most 1048576 bytes (1 MiB). Nothing was run.");
+    expect(spawned).toBe(false);
+    expect(turnDirs()).toEqual([]);
   });
 
   it('does not start at all when already canceled', async () => {

@@ -185,6 +185,20 @@ describe('importRunnerState', () => {
     expect(readFileSync(file, 'utf8')).toBe(original);
   });
 
+  it('reads only a file of this user that others cannot change, and leaves any other as it is', async () => {
+    const store = new MemoryStore();
+    chmodSync(file, 0o620);
+    const writable = await importRunnerState({ file, secretStore: store, account: ACCOUNT });
+    expect(writable).toMatchObject({ ok: false, step: 'read', reason: expect.stringMatching(/can be changed by other users \(mode 0620\)/) });
+    chmodSync(file, 0o602);
+    expect(await importRunnerState({ file, secretStore: store, account: ACCOUNT })).toMatchObject({ ok: false, step: 'read' });
+    chmodSync(file, 0o600);
+    const theirs = await importRunnerState({ file, secretStore: store, account: ACCOUNT, ownerUid: (process.getuid?.() ?? 0) + 1 });
+    expect(theirs).toMatchObject({ ok: false, step: 'read', reason: expect.stringMatching(/belongs to another user/) });
+    expect(await store.get(ACCOUNT)).toBeNull();
+    expect(readFileSync(file, 'utf8')).toBe(original);
+  });
+
   it('refuses a symlink and an unreadable or malformed file, saying why', async () => {
     const link = join(dir, 'link.json');
     symlinkSync(file, link);

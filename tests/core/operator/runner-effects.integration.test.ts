@@ -6,7 +6,7 @@ import type { TurnView } from '../../../shared/turns';
 import { startHarness, type Harness } from '../../integration/core-harness';
 import { signIn } from './operator-helpers';
 
-const FAKE = fileURLToPath(new URL('./fixtures/timed-runtime.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../../fixtures/timed-runtime.mjs', import.meta.url));
 
 let h: Harness | null = null;
 afterEach(async () => {

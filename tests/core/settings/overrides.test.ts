@@ -81,7 +81,7 @@ describe('resolveOverrides', () => {
     expect(message({ RUNNER_RUNTIME: 'gpt' }, [])).toBe('RUNNER_RUNTIME must be auto, claude or codex.');
     expect(message({}, ['--max-sessions', '9'])).toBe('--max-sessions must be an integer from 1 to 8.');
     expect(message({}, ['--control-plane', 'rost.example'])).toBe(
-      '--control-plane must be an http:// or https:// URL without a user name or password.',
+      '--control-plane must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
     );
     expect(message({}, ['--port', '70000'])).toBe('--port must be an integer from 0 to 65535.');
   });

@@ -41,8 +41,13 @@ describe('settings schema', () => {
   });
 
   it.each([
-    ['controlPlaneUrl', 'ftp://x.example', 'Control plane URL must be an http:// or https:// URL without a user name or password.'],
-    ['controlPlaneUrl', 'https://user:pw@x.example', 'Control plane URL must be an http:// or https:// URL without a user name or password.'],
+    ['controlPlaneUrl', 'ftp://x.example', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
+    ['controlPlaneUrl', 'https://user:pw@x.example', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
+    ['controlPlaneUrl', 'http://forge.example.com', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
+    ['controlPlaneUrl', 'http://127.0.0.1.example.com', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
+    ['runtimeEnvAllow', 'AWS_PROFILE, RUNNER_NAME', "Extra environment variables for runtimes must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …)."],
+    ['runtimeEnvAllow', 'RUN*', "Extra environment variables for runtimes must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …)."],
+    ['useOwnAgentConfig', 'yes', 'Use my own claude/codex settings must be true or false.'],
     ['runnerName', '   ', 'Runner name must be 1–100 characters.'],
     ['runnerName', 'x'.repeat(101), 'Runner name must be 1–100 characters.'],
     ['runtime', 'gpt', 'Runtime must be auto, claude or codex.'],

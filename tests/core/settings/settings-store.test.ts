@@ -109,11 +109,24 @@ describe('createSettingsStore (memory backend)', () => {
     const store = createSettingsStore({ backend, hostname: 'box' });
     expect(store.get()).toMatchObject({ runnerName: 'box-2', runWork: true });
     expect(backend.backups).toEqual([v2]);
-    expect(backend.data).toEqual({ schemaVersion: 3, settings: { runnerName: 'box-2', heartbeatMs: 4000 } });
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'box-2', heartbeatMs: 4000 } });
     expect(migrateSettingsDocument({ schemaVersion: 2, settings: { runWork: false } })).toMatchObject({ ok: true, settings: { runWork: false } });
     expect(migrateSettingsDocument({ schemaVersion: 2, settings: { runWork: 'no' } })).toMatchObject({ ok: true, settings: {} });
     const off = createSettingsStore({ backend: new MemoryBackend({ schemaVersion: 3, settings: { runWork: false } }), hostname: 'box' });
     expect(off.get().runWork).toBe(false);
+  });
+
+  it('migrates a v3 document to v4: a plain-http control plane off this machine is dropped, the rest kept', () => {
+    const v3 = { schemaVersion: 3, settings: { controlPlaneUrl: 'http://forge.example.com', runnerName: 'lab', runWork: false } };
+    const backend = new MemoryBackend(v3);
+    const store = createSettingsStore({ backend, hostname: 'box' });
+    expect(store.get()).toMatchObject({ controlPlaneUrl: 'http://127.0.0.1:7457', runnerName: 'lab', runWork: false, useOwnAgentConfig: false, runtimeEnvAllow: '' });
+    expect(backend.backups).toEqual([v3]);
+    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'lab', runWork: false } });
+    // An older file takes every step: a v2 file's plain-http URL off this machine is dropped too.
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { controlPlaneUrl: 'http://forge.example.com' } })).toMatchObject({ ok: true, settings: {} });
+    const loopback = new MemoryBackend({ schemaVersion: 3, settings: { controlPlaneUrl: 'http://localhost:7457' } });
+    expect(createSettingsStore({ backend: loopback, hostname: 'box' }).get().controlPlaneUrl).toBe('http://localhost:7457');
   });
 
   it('runs migrations in order as pure functions', () => {
@@ -121,6 +134,12 @@ describe('createSettingsStore (memory backend)', () => {
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: {} }, steps)).toEqual({ ok: true, fromVersion: 1, settings: { a: 1, b: 2 } });
     expect(migrateSettingsDocument({ schemaVersion: 2, settings: { a: 5 } }, steps)).toEqual({ ok: true, fromVersion: 2, settings: { a: 5, b: 6 } });
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: { name: 'n', runnerName: 'kept' } })).toMatchObject({ settings: { runnerName: 'kept' } });
+    // v4 → v5: placeholder account states give way to the measured state; real text stays an override.
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: ' OK ', maxSessions: 2 } })).toEqual({ ok: true, fromVersion: 4, settings: { maxSessions: 2 } });
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'unknown' } })).toEqual({ ok: true, fromVersion: 4, settings: {} });
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'team plan, shared' } })).toMatchObject({ settings: { modelAccountState: 'team plan, shared' } });
+    // A file from before the step takes it too: a v2 placeholder is dropped on the way.
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: 'available', runWork: false } })).toEqual({ ok: true, fromVersion: 2, settings: { runWork: false } });
   });
 
   it.each([

@@ -16,6 +16,8 @@ export interface ChildSpec {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed (the prompt: never argv). Without it stdin is closed at once. */
+  stdin?: string;
   timeoutMs: number;
   signal: AbortSignal;
   killGraceMs: number;
@@ -120,7 +122,7 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: spec.lifeline ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.lifeline ? (['pipe'] as const) : [])],
       // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -147,6 +149,11 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     return { ...base, endedBy: 'spawn_error', spawnError: spawnError ?? Object.assign(new Error('no pid'), { code: 'ESPAWN' }) };
   }
   const pid = child.pid;
+  if (spec.stdin !== undefined && child.stdin) {
+    // A runtime that exits without reading all of it closes the pipe: EPIPE is its business.
+    child.stdin.on('error', (error) => spec.log.debug('runtime stdin closed early', { error: error.message }));
+    child.stdin.end(spec.stdin, 'utf8');
+  }
   if (lifeline) {
     // Through the launcher, the runtime has started only when the launcher says so.
     const started = await launcherStart(lifeline, exited, spec.clock);

@@ -1,14 +1,25 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { UsageSchema } from '../../../../shared/protocol';
+import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../../shared/protocol';
 import { redactText } from '../../../../shared/redact';
+import { plainHttpProblem as mcpUrlProblem } from '../../../../shared/transport-security';
 import { systemClock, type Clock, type Logger } from '../../ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../executor-port';
-import { childEnv, commandFor } from './child-launch';
+import { commandFor } from './child-launch';
 import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
+import { runCodexAppServer } from './codex-app-server/app-server-executor';
+import { AppServerPool } from './codex-app-server/server-pool';
+import type { AppServerSpawnSpec } from './codex-app-server/spawn';
+import type { IsolationLevel } from '../../../../shared/isolation';
+import { RateLimitsReadResultSchema } from './codex-app-server/protocol';
+import { readingFromWire } from './codex-app-server/rate-limits';
+import type { RateLimitReading } from '../../../../shared/usage';
+import { parseUsageLimit } from '../../usage/limit-messages';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
+import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnContext, type TurnIsolationOptions } from './isolation';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
@@ -38,6 +49,28 @@ export interface LocalRuntimeExecutorOptions {
   tailBytes?: number;
   /** claude `--allowedTools` (default: every tool of the control plane's MCP server). */
   claudeAllowedTools?: readonly string[];
+  /** Sandbox, clean environment and private runtime config (default: environment only, no extra names). */
+  isolation?: TurnIsolationOptions;
+  /** How codex turns run when the request does not say (default: exec). */
+  codexDriver?: (binary: string) => Promise<'exec' | 'app-server'>;
+  /** The long-lived codex app-servers (default: a pool of this executor's own). */
+  appServerPool?: AppServerPool;
+  /** The runner's version, sent as the app-server client's version. */
+  clientVersion?: string;
+}
+
+const DEFAULT_ISOLATION: TurnIsolationOptions = {
+  tools: () => Promise.resolve(ENVIRONMENT_ONLY),
+  extraEnvAllow: () => [],
+  ownConfig: () => false,
+  hidden: [],
+};
+
+/** A codex app-server's own folder (CODEX_HOME, its turns' folders) and its prepared isolation. */
+interface AppServerProfile {
+  dir: TurnDir;
+  ctx: TurnContext;
+  prepared: PreparedTurn;
 }
 
 const OUTPUT_EMIT_INTERVAL_MS = 250;
@@ -71,6 +104,10 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly tailBytes: number;
   private readonly allowedTools: readonly string[];
   private readonly activeDirs = new Set<string>();
+  private readonly isolation: TurnIsolationOptions;
+  private pool: AppServerPool | null;
+  /** One prepared app-server profile per binary, request env and isolation choice (see appServerProfile). */
+  private readonly appServerProfiles = new Map<string, Promise<AppServerProfile>>();
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -80,6 +117,113 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.maxOutputBytes = options.maxOutputBytes ?? 4 * 1024 * 1024;
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
+    this.isolation = options.isolation ?? DEFAULT_ISOLATION;
+    this.pool = options.appServerPool ?? null;
+  }
+
+  /** Stops the long-lived codex app-servers (at quit) and removes their folders. */
+  async stop(): Promise<void> {
+    await this.pool?.stopAll();
+    const profiles = await Promise.allSettled(this.appServerProfiles.values());
+    this.appServerProfiles.clear();
+    for (const settled of profiles) {
+      if (settled.status !== 'fulfilled') continue;
+      await removeTurnDir(settled.value.dir.root).catch((error: unknown) =>
+        this.log.error('could not remove the app-server folder', { dir: settled.value.dir.root, error: errorText(error) }),
+      );
+      this.activeDirs.delete(settled.value.dir.root);
+    }
+  }
+
+  /**
+   * Asks codex's app-server for the account's current windows (the usage probe). Null when
+   * the account has none (an API-key account: codex answers "authentication required").
+   * The probe uses the same isolated server profile as turns with this environment.
+   */
+  async readCodexRateLimits(binary: string, env: Record<string, string>, knownSecrets: readonly string[]): Promise<RateLimitReading | null> {
+    const profile = await this.appServerProfile(binary, env);
+    const server = await this.appServerSpec(profile, binary, env, knownSecrets);
+    const connection = await this.appServers().acquire(server.spec);
+    const answer = RateLimitsReadResultSchema.parse(await connection.request('account/rateLimits/read', undefined, 30_000));
+    return readingFromWire(answer.rateLimits);
+  }
+
+  private appServers(): AppServerPool {
+    this.pool ??= new AppServerPool({ log: this.log, clock: this.clock, clientVersion: this.options.clientVersion ?? '0', killGraceMs: this.killGraceMs });
+    return this.pool;
+  }
+
+  /**
+   * The private state of the codex app-server for this binary and environment, prepared
+   * once per profile, not per turn. The exec driver prepares a private CODEX_HOME inside
+   * each turn's directory and deletes it with the turn; an app-server is long-lived and
+   * serves many turns, so its CODEX_HOME must outlive any one turn and must not change
+   * between turns (the pool keys servers by their launch, environment included: a per-turn
+   * CODEX_HOME would start a new server for every unit). So each profile gets a folder of
+   * its own under the work root (named like a turn folder, so a crash's leftovers are swept
+   * at the next start), holding the private CODEX_HOME (generated config.toml, the
+   * operator's auth.json) and the folders of the turns that server runs, which the sandbox
+   * makes writable as a whole. Units of one profile share the process anyway; units of
+   * other profiles and exec turns stay outside. A change of the isolation choice (the
+   * sandbox probe's level, "use my own settings") is a new profile, hence a new server.
+   */
+  private async appServerProfile(binary: string, env: Readonly<Record<string, string>>): Promise<AppServerProfile> {
+    const tools = await this.isolation.tools();
+    const ownConfig = this.isolation.ownConfig();
+    const sortedEnv = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1));
+    const key = createHash('sha256').update(JSON.stringify([binary, sortedEnv, tools.level, ownConfig])).digest('hex').slice(0, 16);
+    let profile = this.appServerProfiles.get(key);
+    if (!profile) {
+      profile = (async () => {
+        const dir = await createTurnDir(this.options.workRoot, `codex-app-server-${key}`);
+        this.activeDirs.add(dir.root);
+        const ctx = { runtime: 'codex' as const, workRoot: this.options.workRoot, turnRoot: dir.root, requestEnv: env, options: this.isolation };
+        return { dir, ctx, prepared: await prepareTurn(ctx) };
+      })();
+      this.appServerProfiles.set(key, profile);
+      // A profile that could not be prepared is tried again by the next turn.
+      profile.catch(() => {
+        if (this.appServerProfiles.get(key) === profile) this.appServerProfiles.delete(key);
+      });
+    }
+    return profile;
+  }
+
+  /**
+   * The server's launch through the isolation module: the clean environment (no RUNNER_*
+   * or other runner variables), the profile's private CODEX_HOME and, where bubblewrap or
+   * sandbox-exec is available, the sandbox around `codex app-server`. Built for every turn
+   * (cheap, and it follows the known secrets), it comes out the same for one profile, so
+   * the pool hands back the live server. `--ignore-rules` (exec's prepared option) is not
+   * an app-server option; the private CODEX_HOME holds no rules of the operator's.
+   */
+  private async appServerSpec(
+    profile: AppServerProfile,
+    binary: string,
+    env: Readonly<Record<string, string>>,
+    knownSecrets: readonly string[],
+  ): Promise<{ spec: AppServerSpawnSpec; level: IsolationLevel }> {
+    const command = commandFor(binary, ['app-server']);
+    const isolated = await isolateTurn({ ...profile.ctx, requestEnv: env }, profile.prepared, {
+      command: command.command,
+      args: command.args,
+      cwd: profile.dir.cwd,
+      binary,
+      ownEnv: [command.env],
+      knownSecrets,
+    });
+    return { spec: { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env }, level: isolated.level };
+  }
+
+  private async codexDriver(request: ExecutionRequest): Promise<'exec' | 'app-server'> {
+    if (request.codexDriver) return request.codexDriver;
+    if (!this.options.codexDriver) return 'exec';
+    try {
+      return await this.options.codexDriver(request.binary);
+    } catch (error) {
+      this.log.warn('could not decide the codex driver; using codex exec', { error: errorText(error) });
+      return 'exec';
+    }
   }
 
   /** At start: removes turn directories (and the MCP configs in them) a crash left behind. */
@@ -109,14 +253,41 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.log.error('invalid execution request', { unitId: request.unitId, issues: where });
       return failEarly('spawn_error', `invalid execution request (${where})`);
     }
+    const promptBytes = Buffer.byteLength(request.prompt, 'utf8');
+    if (promptBytes > UNIT_PROMPT_MAX_BYTES) {
+      this.log.warn('prompt over the protocol bound; nothing was run', { unitId: request.unitId, bytes: promptBytes });
+      return failEarly(
+        'spawn_error',
+        `The unit's prompt is ${promptBytes} bytes; a unit's prompt may be at most ${UNIT_PROMPT_MAX_BYTES} bytes (1 MiB). Nothing was run.`,
+      );
+    }
+    const mcpProblem = request.mcp ? mcpUrlProblem(request.mcp.serverUrl) : null;
+    if (mcpProblem) return failEarly('spawn_error', `The unit's MCP URL was refused: ${mcpProblem}. Nothing was run.`);
 
     let turn: TurnDir | null = null;
     let spawned = false;
     try {
+      if (request.runtime === 'codex' && (await this.codexDriver(request)) === 'app-server') {
+        const profile = await this.appServerProfile(request.binary, request.env ?? {});
+        const server = await this.appServerSpec(profile, request.binary, request.env ?? {}, request.knownSecrets);
+        // The turn's folder lives in its server's folder: the server's sandbox can write there.
+        turn = await createTurnDir(profile.dir.root, request.unitId);
+        spawned = true;
+        return await runCodexAppServer(request, turn.cwd, {
+          pool: this.appServers(),
+          server: server.spec,
+          isolation: server.level,
+          clock: this.clock,
+          log: this.log,
+          tailBytes: this.tailBytes,
+          interruptGraceMs: this.killGraceMs,
+        });
+      }
       turn = await createTurnDir(this.options.workRoot, request.unitId);
       this.activeDirs.add(turn.root);
-      const invocation = await this.invocation(request, turn);
-      const outcome = await this.run(request, invocation, started, () => (spawned = true));
+      const prepared = await prepareTurn(this.turnContext(request, turn));
+      const invocation = await this.invocation(request, turn, prepared);
+      const outcome = await this.run(request, turn, prepared, invocation, started, () => (spawned = true));
       return outcome;
     } catch (error) {
       const message = errorText(error);
@@ -132,10 +303,15 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     }
   }
 
-  private async invocation(request: ExecutionRequest, turn: TurnDir): Promise<Invocation & { cwd: string }> {
+  private turnContext(request: ExecutionRequest, turn: TurnDir) {
+    return { runtime: request.runtime, workRoot: this.options.workRoot, turnRoot: turn.root, requestEnv: request.env ?? {}, options: this.isolation };
+  }
+
+  private async invocation(request: ExecutionRequest, turn: TurnDir, prepared: PreparedTurn): Promise<Invocation & { cwd: string }> {
     if (request.runtime === 'codex') {
       if (request.resumeSessionId) this.log.warn('resume is claude only; running a fresh codex turn', { unitId: request.unitId });
-      return { ...codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp }), cwd: turn.cwd };
+      const codex = codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp, extraArgs: prepared.home.args });
+      return { ...codex, cwd: turn.cwd };
     }
     const mcpConfigPath = request.mcp
       ? await writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token))
@@ -148,11 +324,19 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       mcpConfigPath,
       resumeSessionId: request.resumeSessionId,
       allowedTools: this.allowedTools,
+      ownConfig: prepared.ownConfig,
     });
     return { ...invocation, cwd };
   }
 
-  private async run(request: ExecutionRequest, invocation: Invocation & { cwd: string }, started: number, markSpawned: () => void): Promise<ExecutionOutcome> {
+  private async run(
+    request: ExecutionRequest,
+    turn: TurnDir,
+    prepared: PreparedTurn,
+    invocation: Invocation & { cwd: string },
+    started: number,
+    markSpawned: () => void,
+  ): Promise<ExecutionOutcome> {
     const secrets = request.knownSecrets;
     const stdout = new CappedBuffer(this.maxOutputBytes);
     const stderr = new CappedBuffer(this.maxOutputBytes);
@@ -167,18 +351,27 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         this.log.warn('onOutput callback threw', { error: errorText(error) });
       }
     });
-    // The outermost layer: whatever runs the runtime is stopped if this host dies.
     const inner = commandFor(request.binary, invocation.args);
-    const command = this.lifeline ? withLifeline(inner) : inner;
     const log = this.log.child(`turn:${request.unitId}`);
+    const sandboxed = await isolateTurn(this.turnContext(request, turn), prepared, {
+      command: inner.command,
+      args: inner.args,
+      cwd: invocation.cwd,
+      binary: request.binary,
+      ownEnv: [invocation.env, inner.env],
+      knownSecrets: secrets,
+    });
+    // The outermost layer, around the sandbox: whatever runs the runtime is stopped if this host dies.
+    const isolated = this.lifeline ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
 
     let child: ChildResult;
     try {
       child = await runChild({
-        command: command.command,
-        args: command.args,
-        cwd: invocation.cwd,
-        env: childEnv(secrets, request.env ?? {}, invocation.env, command.env),
+        command: isolated.command,
+        args: isolated.args,
+        cwd: isolated.cwd,
+        env: isolated.env,
+        stdin: invocation.stdin,
         timeoutMs: request.timeoutMs,
         signal: request.signal,
         killGraceMs: this.killGraceMs,
@@ -187,7 +380,14 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         log,
         onSpawn: (pid) => {
           markSpawned();
-          log.info('runtime started', { runtime: request.runtime, kind: request.kind, pid, resumed: request.resumeSessionId !== null });
+          log.info('runtime started', {
+            runtime: request.runtime,
+            kind: request.kind,
+            pid,
+            resumed: request.resumeSessionId !== null,
+            isolation: isolated.level,
+            ownConfig: prepared.ownConfig,
+          });
           request.onSpawn?.(pid);
         },
         onStdout: (chunk) => {
@@ -232,6 +432,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       reason,
     );
     const usage = report.usage ? UsageSchema.safeParse(report.usage).data : undefined;
+    const usageLimit = status === 'failed' && reason !== 'timeout' ? parseUsageLimit(report.text ?? `${stdout.text().slice(-4_000)}\n${stderr.text().slice(-4_000)}`, this.clock.now()) : null;
     const outcome: ExecutionOutcome = {
       status,
       reason,
@@ -239,6 +440,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       exitCode: child.exitCode,
       ...(usage ? { usage } : {}),
       ...(report.sessionId ? { sessionId: report.sessionId } : {}),
+      ...(usageLimit ? { usageLimit: { ...usageLimit, message: redactText(usageLimit.message, secrets) } } : {}),
       outputTail,
       durationMs: this.clock.now() - started,
       outputBytes: stdout.totalBytes + stderr.totalBytes,

@@ -4,18 +4,21 @@ import type { UnitKind } from '../../../../shared/protocol';
  * The command lines of the two runtimes. Facts checked against claude 2.1.197 and
  * codex-cli 0.171.0 running against loopback stubs (tests/real-cli):
  *
- * claude: `--allowedTools mcp__rost` (server-wide) and `mcp__rost__report_progress` (one
- * tool) both let the model call the control plane's tools; without it the call is refused
- * and listed in `permission_denials`. We allow the whole server: the control plane decides
- * what the unit's token may do, and no built-in tool (Bash, Edit, …) is allowed. Options
- * like `--allowedTools` are variadic, so the prompt goes after `--` (a prompt that starts
- * with "-" is then not read as an option either). `--strict-mcp-config` keeps the
- * operator's own MCP servers out of factory turns.
+ * The prompt always travels on stdin, never in argv: argv is readable by every local
+ * user (`ps`, /proc/<pid>/cmdline) and bounded (E2BIG past ~128 KiB on Linux). claude
+ * `-p` without a prompt argument reads it from stdin; `codex exec -` does.
+ *
+ * claude: `--allowedTools mcp__rost` (server-wide) lets the model call the control
+ * plane's tools and nothing else (no Bash, Edit, …); without it the call is refused and
+ * listed in `permission_denials`. Unattended turns load only the runner's own settings
+ * (`--setting-sources user`, where "user" is the runner's private CLAUDE_CONFIG_DIR, see
+ * isolation/runtime-homes.ts) and only the MCP server of the unit (`--strict-mcp-config`).
+ * With the operator's "use my own settings" on, both limits are dropped.
  *
  * codex: the MCP bearer comes from `mcp_servers.<name>.bearer_token_env_var`, so the token
- * travels in the child's environment (owner-only) instead of its argv (readable by every
- * user through `ps`). Tool calls need `default_tools_approval_mode="approve"` because
- * `approval_policy="never"` refuses anything that would ask.
+ * travels in the child's environment (owner-only) instead of its argv. Tool calls need
+ * `default_tools_approval_mode="approve"` because `approval_policy="never"` refuses
+ * anything that would ask. Its configuration comes from a private CODEX_HOME.
  */
 export const MCP_SERVER_NAME = 'rost';
 export const CLAUDE_ALLOWED_TOOLS: readonly string[] = [`mcp__${MCP_SERVER_NAME}`];
@@ -26,6 +29,8 @@ export type OutputMode = 'claude-json' | 'claude-text' | 'codex-jsonl';
 
 export interface Invocation {
   args: string[];
+  /** Written to the child's stdin, which is then closed. */
+  stdin: string;
   /** Variables this invocation adds to the child's environment. */
   env: Record<string, string>;
   outputMode: OutputMode;
@@ -37,27 +42,34 @@ export function claudeInvocation(input: {
   mcpConfigPath: string | null;
   resumeSessionId: string | null;
   allowedTools: readonly string[];
+  /** The operator's "use my own claude/codex settings" (off by default). */
+  ownConfig?: boolean;
 }): Invocation {
   const json = input.kind === 'turn_execution';
   return {
     args: [
       '-p',
-      '--strict-mcp-config',
+      ...(input.ownConfig ? [] : ['--setting-sources', 'user', '--strict-mcp-config']),
       ...(input.mcpConfigPath ? ['--mcp-config', input.mcpConfigPath] : []),
       '--allowedTools',
       input.allowedTools.join(','),
       '--output-format',
       json ? 'json' : 'text',
       ...(input.resumeSessionId ? ['--resume', input.resumeSessionId] : []),
-      '--',
-      input.prompt,
     ],
+    stdin: input.prompt,
     env: {},
     outputMode: json ? 'claude-json' : 'claude-text',
   };
 }
 
-export function codexInvocation(input: { prompt: string; cwd: string; mcp: { serverUrl: string; token: string } | null }): Invocation {
+export function codexInvocation(input: {
+  prompt: string;
+  cwd: string;
+  mcp: { serverUrl: string; token: string } | null;
+  /** Options the isolation adds (`--ignore-rules`). */
+  extraArgs?: readonly string[];
+}): Invocation {
   const server = `mcp_servers.${MCP_SERVER_NAME}`;
   // `-c` values are TOML; a JSON string literal is a valid TOML basic string.
   const mcpArgs = input.mcp
@@ -75,10 +87,11 @@ export function codexInvocation(input: { prompt: string; cwd: string; mcp: { ser
       '--cd', input.cwd,
       '--sandbox', CODEX_SANDBOX,
       '-c', 'approval_policy="never"',
+      ...(input.extraArgs ?? []),
       ...mcpArgs,
-      '--',
-      input.prompt,
+      '-',
     ],
+    stdin: input.prompt,
     env: input.mcp ? { [CODEX_MCP_TOKEN_ENV]: input.mcp.token } : {},
     outputMode: 'codex-jsonl',
   };

@@ -4,6 +4,7 @@ import { CapacityCharts } from './charts';
 import { Figures } from './figures';
 import { HostPanel } from './host-panel';
 import { RuntimesCard } from './runtimes-card';
+import { UsageCard } from './usage-card';
 
 /** Numbers people act on first, then small live charts, then what this machine offers. */
 export function DashboardView() {
@@ -12,6 +13,7 @@ export function DashboardView() {
       <PairingCallout />
       <Figures />
       <CapacityCharts />
+      <UsageCard />
       <div className="row-2">
         <RuntimesCard />
         <HostPanel />

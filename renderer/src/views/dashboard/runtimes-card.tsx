@@ -1,11 +1,23 @@
 import { RUNTIME_IDS, runtimeLabel } from '../../../../shared/runtimes';
+import { ISOLATION_LABELS, isSandboxed, type IsolationLevel } from '../../../../shared/isolation';
 import { useHostStore } from '../../store';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 
-/** The coding agents found on this machine, with their versions; Refresh looks again. */
+function Isolation({ level, note }: { level: IsolationLevel; note?: string | undefined }) {
+  return (
+    <span className={isSandboxed(level) ? 'ok-text isolation' : 'warn-text isolation'} title={note} data-testid="runtime-isolation">
+      {' · '}
+      {ISOLATION_LABELS[level]}
+      {note && !isSandboxed(level) ? ` (${note})` : ''}
+    </span>
+  );
+}
+
+/** The coding agents found on this machine, with their versions and how their turns are isolated; Refresh looks again. */
 export function RuntimesCard() {
   const runtimes = useHostStore((s) => s.runner.snapshot?.runtimes);
+  const ownConfig = useHostStore((s) => s.settings?.settings.useOwnAgentConfig === true);
   const refresh = useCommand('runtimes:refresh');
   return (
     <section className="card" aria-labelledby="runtimes-title">
@@ -31,6 +43,7 @@ export function RuntimesCard() {
                 ) : info?.installed ? (
                   <>
                     <span className="ok-text">{info.version ? `v${info.version}` : 'installed (version unknown)'}</span>
+                    {info.isolation ? <Isolation level={info.isolation} note={info.isolationNote} /> : null}
                     {info.path ? <span className="path subtle"> {info.path}</span> : null}
                   </>
                 ) : (
@@ -41,6 +54,11 @@ export function RuntimesCard() {
           );
         })}
       </dl>
+      {ownConfig ? (
+        <p className="callout callout-warn" role="note" data-testid="own-config-warning">
+          Turns use your own claude/codex settings, MCP servers and hooks (Settings → What a turn can reach).
+        </p>
+      ) : null}
       {refresh.error ? <ErrorLine error={refresh.error} /> : null}
     </section>
   );

@@ -1,6 +1,7 @@
 import type { ChangesetView, GateView, PhaseRunView, PlanVersionView, TaskView } from '../../../../shared/operator';
 import { isHttpUrl } from '../../../../shared/operator';
 import { Untrusted } from './chips';
+import { ExternalLink } from './external-link';
 import { formatWhen, phaseLabel, words } from './format-request';
 
 /** The phase runs, oldest first: one line each with its attempt and times. */
@@ -122,9 +123,9 @@ export function Changesets({ changesets }: { changesets: ChangesetView[] }) {
               {c.branch ? <Untrusted text={c.branch} className="req-mono req-branch" /> : null}
               <span className="req-add">+{c.additions}</span> <span className="req-del">−{c.deletions}</span>
               {isHttpUrl(c.prUrl) ? (
-                <a href={c.prUrl} target="_blank" rel="noopener noreferrer">
+                <ExternalLink href={c.prUrl} testId="pr-link" showAddressWhenRefused>
                   pull request
-                </a>
+                </ExternalLink>
               ) : null}
             </span>
           </span>

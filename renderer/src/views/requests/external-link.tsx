@@ -5,9 +5,20 @@ import { getBridge } from '../../bridge/instance';
  * A link to a page on the control plane (the sign-in page, a confirmation page). In a
  * browser it is an ordinary new-tab link; the desktop window opens no windows, so there
  * the host opens it in the operator's browser (`app:open-external`, which only accepts
- * control-plane addresses), and a refusal is said beside the link.
+ * control-plane addresses), and a refusal is said beside the link. A link that may lead off
+ * the control plane (a pull request) shows its address when refused, to copy by hand.
  */
-export function ExternalLink({ href, children, testId }: { href: string; children: ReactNode; testId?: string }) {
+export function ExternalLink({
+  href,
+  children,
+  testId,
+  showAddressWhenRefused = false,
+}: {
+  href: string;
+  children: ReactNode;
+  testId?: string;
+  showAddressWhenRefused?: boolean;
+}) {
   const [problem, setProblem] = useState<string | null>(null);
   return (
     <>
@@ -25,7 +36,17 @@ export function ExternalLink({ href, children, testId }: { href: string; childre
       >
         {children}
       </a>
-      {problem ? <span className="req-field-error">{problem}</span> : null}
+      {problem ? (
+        <span className="req-field-error" data-testid={testId ? `${testId}-refused` : undefined}>
+          {problem}
+          {showAddressWhenRefused ? (
+            <>
+              {' '}
+              <code className="req-mono">{href}</code>
+            </>
+          ) : null}
+        </span>
+      ) : null}
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { SETTING_LABELS, type SettingKey } from '../../../../shared/settings';
-import { FIELD_HINTS, FIELD_KIND, SELECT_OPTIONS } from './settings-form';
+import { FIELD_HINTS, FIELD_KIND, FIELD_WARNINGS, SELECT_OPTIONS } from './settings-form';
 
 export interface SettingFieldProps {
   name: SettingKey;
@@ -19,8 +19,10 @@ export function SettingField({ name, value, error, overriddenBy, onChange, note 
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
+  const warningId = `${id}-warning`;
   const kind = FIELD_KIND[name];
-  const describedBy = [hintId, error ? errorId : null].filter(Boolean).join(' ');
+  const warning = FIELD_WARNINGS[name]?.(value) ?? null;
+  const describedBy = [hintId, warning ? warningId : null, error ? errorId : null].filter(Boolean).join(' ');
   const common = {
     id,
     name,
@@ -74,6 +76,11 @@ export function SettingField({ name, value, error, overriddenBy, onChange, note 
         )}
         {note ? <> {note}</> : null}
       </p>
+      {warning ? (
+        <p id={warningId} className="field-warning" role="note" data-testid={`warning-${name}`}>
+          {warning}
+        </p>
+      ) : null}
       {error ? (
         <p id={errorId} className="field-error" data-testid={`error-${name}`}>
           {error}

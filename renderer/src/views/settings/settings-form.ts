@@ -1,4 +1,5 @@
 import {
+  CODEX_DRIVERS,
   parseSetting,
   RUNTIMES,
   SECRET_BACKENDS,
@@ -34,10 +35,16 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   notifications: 'toggle',
   runWork: 'toggle',
   quitDrainMs: 'number',
+  runtimeEnvAllow: 'text',
+  useOwnAgentConfig: 'toggle',
+  codexDriver: 'select',
+  usageReservePercent: 'number',
+  usageAlertPercents: 'text',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
   runtime: RUNTIMES.map((value) => ({ value, label: value === 'auto' ? 'auto (whichever is installed)' : runtimeLabel(value) })),
+  codexDriver: CODEX_DRIVERS.map((value) => ({ value, label: value === 'auto' ? 'auto (app-server where installed codex has it)' : value === 'exec' ? 'codex exec (one process per turn)' : 'codex app-server' })),
   secretBackend: SECRET_BACKENDS.map((value) => ({ value, label: value === 'keychain' ? 'system keychain' : 'owner-only file' })),
 };
 
@@ -49,19 +56,34 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   interactiveClaimMs: 'How often to ask for work when the control plane offers no long-poll.',
   maxSessions: 'How many turns this machine runs at once.',
   modelAccountAlias: 'The model account the control plane schedules against.',
-  modelAccountState: 'Free text reported with each heartbeat, such as "ok" or "rate-limited".',
+  modelAccountState: 'Reported with each heartbeat. Leave at "unknown" to report the measured state (available, limited until …); anything else overrides it.',
   secretBackend: 'Where the runner secret is kept. Takes effect at the next start.',
   expectedTenantId: 'Refuse pairings that belong to another tenant. Leave empty to accept any.',
   launchAtLogin: 'Start in the tray when you log in (desktop app).',
   notifications: 'Tell me when pairing is approved, a turn fails, or the runner is revoked (desktop app).',
   runWork: 'Claim and run turns here. Off: the runner only reports in (heartbeat-only) and claims nothing.',
   quitDrainMs: 'Quitting waits this long for running turns to finish, then cancels them (their results are still reported). 0 cancels at once.',
+  runtimeEnvAllow: 'Names (or PREFIX_*) a turn may see beyond PATH, HOME, locale, proxies and ANTHROPIC_*/CLAUDE_*/OPENAI_*/CODEX_*, e.g. AWS_PROFILE.',
+  useOwnAgentConfig:
+    'Unattended turns load your own claude/codex settings, hooks, MCP servers and instructions. Off keeps them out of factory turns.',
+  codexDriver: 'How codex turns run. The app-server can be interrupted and reports rate limits.',
+  usageReservePercent: 'Stop claiming when an account has this much or less left; claiming resumes at the reset.',
+  usageAlertPercents: 'Notify when an account falls to these percentages left, e.g. "20, 5".',
+};
+
+/** Shown beside a setting while its value is risky. */
+export const FIELD_WARNINGS: Partial<Record<SettingKey, (value: string | boolean) => string | null>> = {
+  useOwnAgentConfig: (value) =>
+    value === true
+      ? 'Turns from the control plane will run with your personal MCP servers, hooks and instructions, and (in the sandbox) can read and change your whole claude/codex configuration folder.'
+      : null,
 };
 
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
-  { title: 'Work', keys: ['runWork', 'runtime', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
-  { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState'] },
+  { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
+  { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig'] },
+  { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
   { title: 'This computer', keys: ['secretBackend', 'launchAtLogin', 'notifications'] },
 ];
 

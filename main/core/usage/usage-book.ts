@@ -1,0 +1,157 @@
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { describeZodError } from '../../../shared/result';
+import { RateLimitReadingSchema, type RateLimitReading, type TokenTotals } from '../../../shared/usage';
+
+/**
+ * The usage accounts, one per runtime and model account alias, kept in the data folder
+ * (`usage/accounts.json`, owner-only, written atomically, parsed with zod on read; a damaged
+ * file is set aside, never silently lost). Each holds the plan's windows as last reported,
+ * a limit a failed turn reported, this runner's turns of the last eight days and the
+ * binding window's used percent over the last day (the sparkline).
+ */
+const TurnRecordSchema = z.tuple([z.number(), z.number().int().nonnegative(), z.number().int().nonnegative(), z.number().nonnegative().nullable()]);
+
+const AccountRecordSchema = z.object({
+  runtime: z.enum(['claude', 'codex']),
+  alias: z.string().min(1).max(200),
+  windows: RateLimitReadingSchema,
+  observedAt: z.number().nullable(),
+  limited: z.object({ since: z.number(), until: z.number().nullable(), message: z.string().max(400) }).nullable(),
+  probedAt: z.number().nullable(),
+  /** [at, input tokens, output tokens, cost USD | null] */
+  turns: z.array(TurnRecordSchema),
+  /** [at, used percent of the binding window] */
+  history: z.array(z.tuple([z.number(), z.number()])),
+});
+export type AccountRecord = z.infer<typeof AccountRecordSchema>;
+
+const FileSchema = z.object({ version: z.literal(1), accounts: z.record(z.string(), AccountRecordSchema) });
+
+const TURNS_KEPT_MS = 8 * 86_400_000;
+const MAX_TURNS = 20_000;
+const HISTORY_MS = 86_400_000;
+const HISTORY_STEP_MS = 5 * 60_000;
+
+export type RuntimeName = 'claude' | 'codex';
+
+function emptyAccount(runtime: RuntimeName, alias: string): AccountRecord {
+  return { runtime, alias, windows: { primary: null, secondary: null }, observedAt: null, limited: null, probedAt: null, turns: [], history: [] };
+}
+
+export function accountKey(runtime: RuntimeName, alias: string): string {
+  return `${runtime}:${alias}`;
+}
+
+export class UsageBook {
+  private accounts = new Map<string, AccountRecord>();
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  async load(): Promise<{ warning: string | null }> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { warning: null };
+      throw error;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return this.setAside('it is not JSON');
+    }
+    const parsed = FileSchema.safeParse(raw);
+    if (!parsed.success) return this.setAside(describeZodError(parsed.error));
+    this.accounts = new Map(Object.entries(parsed.data.accounts));
+    return { warning: null };
+  }
+
+  list(): AccountRecord[] {
+    return [...this.accounts.values()];
+  }
+
+  /** The account, or an empty one that is not kept (reading never creates accounts). */
+  get(runtime: RuntimeName, alias: string): AccountRecord {
+    return this.accounts.get(accountKey(runtime, alias)) ?? emptyAccount(runtime, alias);
+  }
+
+  update(runtime: RuntimeName, alias: string, change: (account: AccountRecord) => void): AccountRecord {
+    const key = accountKey(runtime, alias);
+    let account = this.accounts.get(key);
+    if (!account) {
+      account = emptyAccount(runtime, alias);
+      this.accounts.set(key, account);
+    }
+    change(account);
+    // save() never rejects (a failed write is retried by the next one).
+    void this.save();
+    return account;
+  }
+
+  recordWindows(account: AccountRecord, windows: RateLimitReading, now: number, usedPercent: number | null): void {
+    account.windows = windows;
+    account.observedAt = now;
+    if (usedPercent === null) return;
+    const last = account.history[account.history.length - 1];
+    if (last && now - last[0] < HISTORY_STEP_MS && last[1] === usedPercent) return;
+    if (last && now - last[0] < HISTORY_STEP_MS) last[1] = usedPercent;
+    else account.history.push([now, usedPercent]);
+    account.history = account.history.filter(([at]) => at >= now - HISTORY_MS);
+  }
+
+  recordTurn(account: AccountRecord, now: number, inputTokens: number, outputTokens: number, costUsd: number | null): void {
+    account.turns.push([now, inputTokens, outputTokens, costUsd]);
+    const keepFrom = now - TURNS_KEPT_MS;
+    account.turns = account.turns.filter(([at]) => at >= keepFrom).slice(-MAX_TURNS);
+  }
+
+  /** Serialized writes: the last state always lands last. */
+  save(): Promise<void> {
+    const snapshot = JSON.stringify({ version: 1, accounts: Object.fromEntries(this.accounts) });
+    this.writing = this.writing
+      .then(async () => {
+        await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+        await writeFileAtomic(this.file, `${snapshot}\n`, { mode: 0o600 });
+      })
+      .catch(() => undefined);
+    return this.writing;
+  }
+
+  flush(): Promise<void> {
+    return this.writing;
+  }
+
+  private async setAside(why: string): Promise<{ warning: string }> {
+    const aside = `${this.file}.damaged-${Date.now()}`;
+    await rename(this.file, aside);
+    this.accounts = new Map();
+    return { warning: `The usage file was damaged (${why}); it was kept as ${aside} and usage starts afresh.` };
+  }
+}
+
+/** Local midnight of `now`'s day, and of the Monday of its week. */
+export function periodStarts(now: number): { day: number; week: number } {
+  const d = new Date(now);
+  const day = new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const sinceMonday = (d.getDay() + 6) % 7;
+  const week = new Date(d.getFullYear(), d.getMonth(), d.getDate() - sinceMonday).getTime();
+  return { day, week };
+}
+
+export function totalsSince(account: AccountRecord, since: number): TokenTotals {
+  const totals: TokenTotals = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 };
+  for (const [at, input, output, cost] of account.turns) {
+    if (at < since) continue;
+    totals.inputTokens += input;
+    totals.outputTokens += output;
+    totals.costUsd += cost ?? 0;
+    totals.turns++;
+  }
+  totals.costUsd = Math.round(totals.costUsd * 1e6) / 1e6;
+  return totals;
+}

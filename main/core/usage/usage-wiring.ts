@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { DEFAULT_MODEL_ACCOUNT_STATE, parseAlertPercents, type Settings } from '../../../shared/settings';
+import { accountTitle, admissionText, wallClock } from '../../../shared/usage-text';
+import type { HostEvent } from '../../../shared/contract';
+import type { RateLimitReading } from '../../../shared/usage';
+import type { Clock, Logger } from '../ports';
+import { chooseRuntime, type CapabilityDetector } from '../runner/capabilities';
+import { readyRuntimes } from '../runner/runtime-readiness';
+import { admittedCapabilities, type ClaimAdmission } from '../work/claim-admission';
+import type { UnitExecutor } from '../work/executor-port';
+import { MeteredExecutor } from './metered-executor';
+import { UsageBook, type RuntimeName } from './usage-book';
+import { UsageLog } from './usage-log';
+import { UsageService } from './usage-service';
+
+/**
+ * The usage accounts put together for the composition root: the book and log in the data
+ * folder, the service with its probe, the executor that meters turns, the claim admission
+ * for the work manager, and the heartbeat's account state.
+ */
+export interface UsageWiringOptions {
+  dataDir: string;
+  clock: Clock;
+  log: Logger;
+  settings(): Settings;
+  /** Whether the account state setting comes from an env variable (always an override). */
+  stateOverridden(): boolean;
+  capabilities: CapabilityDetector;
+  executor: UnitExecutor;
+  /** codex's own answer about its windows (the app-server's account/rateLimits/read). */
+  probeCodex?(): Promise<RateLimitReading | null>;
+  emit(event: HostEvent): void;
+}
+
+export interface UsageWiring {
+  service: UsageService;
+  executor: UnitExecutor;
+  admission: ClaimAdmission;
+  /** The heartbeat's model account state: the setting when it overrides, else the measured one. */
+  accountState(): string;
+  /** Why claims wait, for the runner's status line, or null when they do not. */
+  claimsDeferred(): string | null;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createUsage(options: UsageWiringOptions): UsageWiring {
+  const dir = path.join(options.dataDir, 'usage');
+  const log = options.log.child('usage');
+  const book = new UsageBook(path.join(dir, 'accounts.json'));
+  const usageLog = new UsageLog({ dir, log, now: () => options.clock.now() });
+  const service = new UsageService({
+    clock: options.clock,
+    log,
+    book,
+    usageLog,
+    alias: () => options.settings().modelAccountAlias,
+    reservePercent: () => options.settings().usageReservePercent,
+    alertThresholds: () => parseAlertPercents(options.settings().usageAlertPercents),
+    probe: async (runtime) => (runtime === 'codex' && options.probeCodex ? options.probeCodex() : null),
+    onNotice: (notice) => options.emit({ event: 'usage:notice', payload: notice }),
+  });
+  service.onChange(() => options.emit({ event: 'usage:update', payload: service.snapshot() }));
+
+  /** The runtimes this runner may run units with (the preference, or every installed one with `auto`). */
+  const claimRuntimes = (): RuntimeName[] => {
+    const preference = options.settings().runtime;
+    if (preference !== 'auto') return [preference];
+    return readyRuntimes({ capabilities: options.capabilities.peek(), preference });
+  };
+  /** The runtime a unit without a brain of its own would run with now (an admitted one first). */
+  const claimRuntime = (): RuntimeName | null => {
+    const preference = options.settings().runtime;
+    const capabilities = options.capabilities.peek();
+    if (!capabilities) return preference === 'auto' ? null : preference;
+    const choosable = preference === 'auto' ? admittedCapabilities(capabilities, (r) => service.admits(r)) : capabilities;
+    const choice = chooseRuntime('auto', preference, readyRuntimes({ capabilities: choosable, preference }));
+    return choice.ok ? choice.runtime : null;
+  };
+
+  return {
+    service,
+    executor: new MeteredExecutor(options.executor, service, () => options.settings().modelAccountAlias),
+    admission: {
+      // Claim while a runtime a unit could use is admitted: with `auto`, units without a brain
+      // of their own go to the admitted one (a unit that needs the deferred one is reported).
+      allowsClaim: () => {
+        const runtimes = claimRuntimes();
+        return runtimes.length === 0 || runtimes.some((r) => service.admits(r));
+      },
+      admits: (runtime) => service.admits(runtime),
+      onChange: (listener) => service.onChange(listener),
+    },
+    accountState: () => {
+      const stored = options.settings().modelAccountState;
+      if (options.stateOverridden() || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
+      const runtime = claimRuntime();
+      if (!runtime) return stored;
+      const state = service.heartbeatState(runtime);
+      // With `auto`, a deferred other runtime is worth saying too (the state is ≤ 80 characters).
+      const other = claimRuntimes().find((r) => r !== runtime && !service.admits(r));
+      return other ? `${state}; ${other} ${service.heartbeatState(other)}`.slice(0, 80) : state;
+    },
+    claimsDeferred: () => {
+      const runtime = claimRuntime();
+      if (runtime === null || service.admits(runtime)) return null;
+      const admission = service.admission(runtime);
+      const title = accountTitle({ runtime, alias: options.settings().modelAccountAlias });
+      const now = options.clock.now();
+      if (admission.state === 'deferred' && admission.reason.startsWith('usage limit reached')) {
+        const when = admission.resumesAt !== null ? `resumes at ${wallClock(admission.resumesAt)}` : 're-checked every 15 min';
+        return `Not claiming: ${title} reached its usage limit; ${when}.`;
+      }
+      return `Not claiming: ${title} ${admissionText(admission, now).replace(/^deferred: /, 'has ')}.`;
+    },
+    async start() {
+      const loaded = await book.load();
+      if (loaded.warning) log.warn(loaded.warning);
+      service.start();
+    },
+    async stop() {
+      service.stop();
+      await book.flush();
+      await usageLog.flush();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/**
+ * The one place a `codex app-server` process is started. Everything the process gets is in
+ * the spec, so an isolation layer (environment allowlist, a sandbox wrapper) can wrap this
+ * function: it receives the command, its arguments, the environment and the working folder,
+ * and may return a process running something else around them.
+ */
+export interface AppServerSpawnSpec {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export type SpawnAppServer = (spec: AppServerSpawnSpec) => ChildProcessWithoutNullStreams;
+
+export const spawnAppServer: SpawnAppServer = (spec) =>
+  spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // POSIX: the server leads its own process group, so its whole tree can be stopped.
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+  });

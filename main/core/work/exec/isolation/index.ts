@@ -1,0 +1,24 @@
+/**
+ * What a turn can reach: the clean environment, each runtime's private configuration, and
+ * the OS sandbox (bubblewrap on Linux, sandbox-exec on macOS) around the runtime process.
+ *
+ * Every runtime driver spawns through here. The exec driver (executor.ts) does, per turn:
+ *
+ *   const prepared = await prepareTurn({ runtime, workRoot, turnRoot, requestEnv, options });
+ *   // build the runtime's argv, adding prepared.home.args (codex: --ignore-rules)
+ *   const cmd = await isolateTurn(ctx, prepared, { command, args, cwd, binary, ownEnv, knownSecrets });
+ *   spawn(cmd.command, cmd.args, { cwd: cmd.cwd, env: cmd.env, detached: true });
+ *
+ * A long-lived driver (a codex app-server serving several turns) does the same once per
+ * process, with a `turnRoot` it owns for the process's lifetime (its private CODEX_HOME
+ * lives there) and every folder its turns write to inside `writable` (give them as the
+ * `cwd`, or build an IsolationSpec and call `isolate` directly). The level is
+ * `options.tools()`; report it as `cmd.level`.
+ */
+export { canAllow, cleanEnv, parseAllowList } from './clean-env';
+export { bubblewrapArgs } from './bubblewrap';
+export { seatbeltProfile } from './seatbelt';
+export { isolate, probeIsolation, commandWorks, type IsolationTools } from './isolate';
+export { IsolationProbe } from './probe-cache';
+export { prepareTurn, isolateTurn, ENVIRONMENT_ONLY, type TurnIsolationOptions, type PreparedTurn, type TurnContext } from './turn-isolation';
+export type { IsolationSpec } from './spec';

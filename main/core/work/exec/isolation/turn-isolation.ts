@@ -1,0 +1,134 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { RuntimeName } from '../../executor-port';
+import { cleanEnv } from './clean-env';
+import { isolate, type IsolationTools } from './isolate';
+import { claudeHome, codexHome, installationRoots, operatorCodexHome, type RuntimeHome } from './runtime-homes';
+import type { IsolatedCommand, IsolationSpec } from './spec';
+
+/**
+ * From "run this runtime for this turn" to the command to spawn: the runtime's private
+ * home, the clean environment, and the sandbox around it. Used by every runtime driver.
+ */
+export interface TurnIsolationOptions {
+  /** The level this machine offers (probed once; see IsolationProbe). */
+  tools(): Promise<IsolationTools>;
+  /** Extra variable names or `PREFIX_*` patterns from the settings. */
+  extraEnvAllow(): readonly string[];
+  /** "Use my own claude/codex settings" (off by default). */
+  ownConfig(): boolean;
+  /** Folders never visible to a turn: the app's data folder (secrets, outbox, logs). */
+  hidden: readonly string[];
+  /** Ambient environment (default: this process's). */
+  sourceEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+export const ENVIRONMENT_ONLY: IsolationTools = { level: 'environment', tool: null, note: 'no sandbox configured' };
+
+export interface TurnContext {
+  runtime: RuntimeName;
+  /** The executor's private root (claude's persistent config lives there). */
+  workRoot: string;
+  /** The per-turn directory (removed after the turn). */
+  turnRoot: string;
+  /** The host's explicit environment for runtimes (tests point CLIs at stubs). */
+  requestEnv: Readonly<Record<string, string>>;
+  options: TurnIsolationOptions;
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+export interface PreparedTurn {
+  tools: IsolationTools;
+  home: RuntimeHome;
+  /** $HOME for the runtime. */
+  homeDir: string;
+  ownConfig: boolean;
+}
+
+/** Step one: the runtime's private configuration (before the invocation is built: it adds options). */
+export async function prepareTurn(ctx: TurnContext): Promise<PreparedTurn> {
+  const tools = await ctx.options.tools();
+  const sandboxed = tools.level !== 'environment';
+  const source = { ...(ctx.options.sourceEnv ?? process.env), ...ctx.requestEnv };
+  const homeDir = source.HOME || os.homedir();
+  const ownConfig = ctx.options.ownConfig();
+  const home = ownConfig
+    ? ownConfigHome(ctx.runtime, source, homeDir)
+    : ctx.runtime === 'claude'
+      ? await claudeHome({ workRoot: ctx.workRoot, env: source, home: homeDir, sandboxed })
+      : await codexHome({ turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed });
+  return { tools, home, homeDir, ownConfig };
+}
+
+/** With "use my own settings" on, the operator's whole config folder is the runtime's, read-write. */
+function ownConfigHome(runtime: RuntimeName, env: Readonly<Record<string, string | undefined>>, home: string): RuntimeHome {
+  if (runtime === 'codex') {
+    const dir = operatorCodexHome(env, home);
+    return { env: { CODEX_HOME: dir }, signIn: [], writable: existsSync(dir) ? [dir] : [], args: [] };
+  }
+  const dir = real(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'));
+  const legacy = path.join(home, '.claude.json');
+  return {
+    env: {},
+    signIn: !env.CLAUDE_CONFIG_DIR && existsSync(legacy) ? [{ source: real(legacy), target: legacy, writable: true }] : [],
+    writable: existsSync(dir) ? [dir] : [],
+    args: [],
+  };
+}
+
+/** Step two: the command, clean environment and sandbox of the turn. */
+export async function isolateTurn(
+  ctx: TurnContext,
+  prepared: PreparedTurn,
+  launch: {
+    command: string;
+    args: string[];
+    cwd: string;
+    binary: string;
+    /** The invocation's own variables (the unit's MCP token for codex, ELECTRON_RUN_AS_NODE). */
+    ownEnv: readonly Readonly<Record<string, string>>[];
+    knownSecrets: readonly string[];
+  },
+): Promise<IsolatedCommand> {
+  const { tools, home, homeDir } = prepared;
+  const sandboxed = tools.level !== 'environment';
+  const sandboxLayer: Record<string, string> = {};
+  if (sandboxed) {
+    // The host's temp folder is not visible in a sandbox: the turn gets its own.
+    const tmp = path.join(ctx.turnRoot, 'tmp');
+    await mkdir(tmp, { recursive: true, mode: 0o700 });
+    sandboxLayer.TMPDIR = real(tmp);
+  }
+  const env = cleanEnv({
+    source: ctx.options.sourceEnv ?? process.env,
+    extraAllow: [...ctx.options.extraEnvAllow(), ...(home.allowEnv ?? [])],
+    knownSecrets: launch.knownSecrets,
+    layers: [ctx.requestEnv],
+    ownLayers: [home.env, ...launch.ownEnv, sandboxLayer],
+  });
+  env.HOME = homeDir;
+  const cwd = real(launch.cwd);
+  const turnRoot = real(ctx.turnRoot);
+  const spec: IsolationSpec = {
+    // Inside a sandbox only real paths exist (a symlink's own folder may be hidden).
+    command: sandboxed && path.isAbsolute(launch.command) ? real(launch.command) : launch.command,
+    args: launch.args,
+    cwd,
+    env,
+    home: homeDir,
+    writable: [...new Set([turnRoot, cwd, ...home.writable.map(real)])],
+    readOnly: installationRoots(launch.binary, process.execPath),
+    signIn: home.signIn,
+    hidden: [...new Set([real(homeDir), ...ctx.options.hidden.map(real)])],
+  };
+  return isolate(spec, tools);
+}
