@@ -82,7 +82,7 @@ export interface Rig {
   client(opts?: { tokens?: SechroomTokenSource; fetch?: FetchLike }): WorkLayerClient;
   settings(patch?: Partial<InstanceSettingsInput>): InstanceSettings;
   /** A session with a fresh outbox in `outboxDir` (default: the rig's). */
-  session(opts: { turns: SechroomTurnRunner; settings?: Partial<InstanceSettingsInput>; outboxDir?: string; fetch?: FetchLike } & Partial<ExecutorSessionDeps>): Promise<{
+  session(opts: { turns: SechroomTurnRunner; settings?: Partial<InstanceSettingsInput>; outboxDir?: string; fetch?: FetchLike } & Partial<Omit<ExecutorSessionDeps, 'settings' | 'turns' | 'outbox' | 'client'>>): Promise<{
     session: ExecutorSession;
     outbox: SechroomOutbox;
     records: SechroomTurnRecord[];
