@@ -98,7 +98,8 @@ export function checkInstanceSettings(input: unknown): SettingsCheck {
   if (parsed.success) return { ok: true, settings: parsed.data };
   const issue = parsed.error.issues[0];
   const field = issue?.path.map(String).join('.') ?? '';
-  const message = issue?.code === 'invalid_type' && issue.input === undefined ? `${FLAG_OF[field] ?? field} is required` : issue?.message ?? 'invalid settings';
+  const given = issue?.path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined), input);
+  const message = issue?.code === 'invalid_type' && given === undefined ? `${FLAG_OF[field] ?? field} is required` : issue?.message ?? 'invalid settings';
   return { ok: false, message, field };
 }
 
