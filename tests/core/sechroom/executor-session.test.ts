@@ -102,6 +102,50 @@ describe('Sechroom executor session against the emulator', () => {
     expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toHaveLength(1);
   });
 
+  it('falls through to the direct claim on a stale head, and a 409 on one direct claim only moves on to the next offer (the seed dies, B15.5)', async () => {
+    r = await rig();
+    const first = task(r, { title: 'First' });
+    const second = task(r, { title: 'Second' });
+    const gate = gatedFetch();
+    const claimNext = gate.hold(/dispatch-offers\/claim-next$/);
+    const { session } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), once: true, fetch: gate.fetch });
+    const done = session.run();
+    await claimNext.hit;
+    // Another instance takes the head while our claim-next is on its way.
+    const other = r.client();
+    const b = await other.register({ instanceKey: 'codex-b', ttlSeconds: 600 });
+    const head = r.emu.sechroom.getTask(first.memoryId).generationId!;
+    expect((await other.claimDirect(b.id, head)).outcome).toBe('Claimed');
+    r.emu.admin.addFault({ route: '/sechroom/me/executor-task-claims', error: { rate: 1, status: 409 }, remaining: 1 });
+    claimNext.open();
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(await r.logged(/^claim-next returned Superseded; falling through to direct per-generation claim$/)).toBeTruthy();
+    expect(await r.logged(/^direct claim of .* refused .*409/)).toBeTruthy();
+    expect(r.emu.sechroom.listCompletions({ memory_id: second.memoryId })[0]).toMatchObject({ verdict: 'pass', title: 'Second — driven closeout' });
+  });
+
+  it('defers claiming while admission says no, with the seed lines, and resumes when it says yes', async () => {
+    r = await rig();
+    const t = task(r);
+    const answers = [
+      { ok: false as const, reason: 'rate-limit remaining 1.8% (primary window) is at or below the 2% reserve' },
+      { ok: false as const, reason: 'rate-limit remaining 1.8% (primary window) is at or below the 2% reserve' },
+      { ok: true as const },
+    ];
+    const admission = { check: async () => answers.shift() ?? { ok: true as const } };
+    const { session, states } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), once: true, admission });
+    let finished = false;
+    const done = session.run().finally(() => (finished = true));
+    await r.pump(() => finished);
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(r.logs.entries.filter((e) => e.msg.startsWith('ADMISSION DEFERRED')).map((e) => e.msg)).toEqual([
+      'ADMISSION DEFERRED — not claiming: rate-limit remaining 1.8% (primary window) is at or below the 2% reserve',
+    ]);
+    expect(await r.logged(/^admission recovered — resuming claims$/)).toBeTruthy();
+    expect(states.some((s) => s.state === 'deferred')).toBe(true);
+    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toHaveLength(1);
+  });
+
   it('keeps the lease with heartbeats from the claim on while the card is slow to load (the seed starts them after the card, B6.3)', async () => {
     r = await rig();
     const t = task(r);
