@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { InflightJournal } from '../../../main/core/connectors/sechroom/inflight-journal';
+import { FakeClock } from '../../helpers/fake-clock';
 import { closingTurn, gatedFetch, rig, ScriptedTurnRunner, type Rig } from './sechroom-harness';
 
 let r: Rig | null = null;
@@ -157,7 +160,7 @@ describe('Sechroom executor session against the emulator', () => {
     // 150 s pass while the card is in flight: longer than the 120 s lease TTL.
     const start = r.clock.now();
     const lease = () => r!.emu.sechroom.listLeases({ memory_id: t.memoryId })[0]!;
-    await r.pump(() => r!.clock.now() - start >= 150_000 && lease().heartbeats >= 4, 10_000);
+    await r.pump(() => r!.clock.now() - start >= 150_000 && lease().heartbeats >= 4, 10_000, () => r!.inflight() <= 1);
     expect(r.emu.sechroom.sweep()).toBe(0);
     expect(lease()).toMatchObject({ status: 'active' });
     card.open();
@@ -249,6 +252,54 @@ describe('Sechroom executor session against the emulator', () => {
     expect(await r.logged(/completed .* verdict:pass/)).toBeTruthy();
     expect(r.logs.entries.some((e) => e.data?.repeated === true)).toBe(true);
     expect(r.emu.sechroom.getTask(t.memoryId)).toMatchObject({ status: 'completed', verdict: 'pass' });
+  });
+
+  it('after a crash mid-turn, the restarted session says the turn died, lets its lease expire, and completes the task once under its new generation', async () => {
+    r = await rig();
+    const t = task(r);
+    const journal = new InflightJournal(path.join(r.tmp, 'inflight'));
+    let started!: () => void;
+    const turnStarted = new Promise<void>((resolve) => (started = resolve));
+    // The first process: its turn never ends, and its clock never moves again (it "died").
+    const dead = await r.session({ turns: new ScriptedTurnRunner(() => (started(), new Promise(() => {}))), once: true, journal, clock: new FakeClock(r.clock.now()) });
+    void dead.session.run();
+    await turnStarted;
+
+    const { session, records } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), once: true, journal });
+    let finished = false;
+    const done = session.run().finally(() => (finished = true));
+    await r.pump(() => finished, 5_000);
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(records[0]).toMatchObject({ memoryId: t.memoryId, state: 'abandoned', lease: 'left_to_expire', note: expect.stringMatching(/^ABANDONED mem_\w+: Runner Tray stopped during the turn .* — lease will expire and the task re-offers \(work may re-run\)\.$/) });
+    const leases = r.emu.sechroom.listLeases({ memory_id: t.memoryId });
+    expect(leases.map((l) => l.status).sort()).toEqual(['completed', 'expired']);
+    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toHaveLength(1);
+  });
+
+  it('on stop, lets the turn drain for the drain timeout, then interrupts it, leaves the lease to expire and deregisters', async () => {
+    r = await rig();
+    const t = task(r);
+    let started!: () => void;
+    const turnStarted = new Promise<void>((resolve) => (started = resolve));
+    const turns = new ScriptedTurnRunner(
+      (req) =>
+        new Promise((resolve) => {
+          req.signal.addEventListener('abort', () => resolve({ status: 'canceled', reason: String((req.signal.reason as Error).message) }));
+          started();
+        }),
+    );
+    const { session, records } = await r.session({ turns, settings: { drainTimeoutSeconds: 20 } });
+    const done = session.run();
+    await turnStarted;
+    const stopped = session.stop();
+    r.clock.advance(19_000);
+    expect(records.at(-1)!.state).toBe('running');
+    r.clock.advance(1_000);
+    expect(await stopped).toEqual({ processed: 1, completed: 0, abandoned: 1 });
+    expect(await done).toEqual({ processed: 1, completed: 0, abandoned: 1 });
+    expect(records.at(-1)).toMatchObject({ state: 'abandoned', lease: 'left_to_expire', note: expect.stringContaining(': drain timeout — lease will expire') });
+    expect(r.emu.sechroom.listLeases({ memory_id: t.memoryId })[0]).toMatchObject({ status: 'active' });
+    expect(r.emu.sechroom.listInstances()[0]).toMatchObject({ status: 'deregistered' });
   });
 
   it('refreshes the advertisement on its schedule and stops on a refused SECHROOM_TOKEN with the seed message', async () => {

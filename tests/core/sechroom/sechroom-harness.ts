@@ -91,10 +91,12 @@ export interface Rig {
   /** Resolves when a log line matches. */
   logged(pattern: RegExp): Promise<string>;
   /**
-   * Moves the fake clock `stepMs` at a time, letting real loopback I/O run between steps
-   * (one event-loop turn), until `until()` holds. For loops that wait on both.
+   * Until `until()` holds: lets real I/O and due timers run, and moves the fake clock
+   * `stepMs` only when `canAdvance()` (default: the last session waits on the clock and no
+   * request is in flight), so time never runs on under an answer or a file write.
    */
-  pump(until: () => boolean, stepMs?: number): Promise<void>;
+  pump(until: () => boolean, stepMs?: number, canAdvance?: () => boolean): Promise<void>;
+  inflight(): number;
   close(): Promise<void>;
 }
 
@@ -105,13 +107,31 @@ export async function rig(): Promise<Rig> {
   const minted = emu.sechroom.mintToken();
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'sechroom-conn-'));
   const logs = testLogging();
+  // Requests in flight: the pump never moves the clock under one (a loopback answer takes real event-loop turns).
+  let inflight = 0;
+  const counted =
+    (inner: FetchLike): FetchLike =>
+    async (input, init) => {
+      inflight++;
+      try {
+        return await inner(input, init);
+      } finally {
+        inflight--;
+      }
+    };
   const client: Rig['client'] = (opts = {}) =>
-    new WorkLayerClient({ baseUrl: emu.sechroomUrl, tenant: minted.tenant, tokens: opts.tokens ?? new StaticTokenSource(minted.access_token), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+    new WorkLayerClient({
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      tokens: opts.tokens ?? new StaticTokenSource(minted.access_token),
+      fetch: counted(opts.fetch ?? ((input, init) => fetch(input, init))),
+    });
   const settings: Rig['settings'] = (patch = {}) => {
     const checked = checkInstanceSettings({ instanceKey: 'codex-a', root: tmp, ...patch });
     if (!checked.ok) throw new Error(checked.message);
     return checked.settings;
   };
+  let last: ExecutorSession | null = null;
   const logged = (pattern: RegExp) =>
     new Promise<string>((resolve) => {
       const found = logs.entries.find((e) => pattern.test(e.msg));
@@ -133,11 +153,13 @@ export async function rig(): Promise<Rig> {
     client,
     settings,
     logged,
-    async pump(until, stepMs = 1_000) {
+    inflight: () => inflight,
+    async pump(until, stepMs = 1_000, canAdvance = () => inflight === 0 && (last?.idle ?? false)) {
       for (let i = 0; !until(); i++) {
-        if (i > 20_000) throw new Error('pump: the condition never held');
-        await clock.advanceAsync(stepMs);
+        if (i > 200_000) throw new Error('pump: the condition never held');
         await new Promise((resolve) => setImmediate(resolve));
+        await clock.settle();
+        if (!until() && canAdvance()) await clock.advanceAsync(stepMs);
       }
     },
     async session(opts) {
@@ -167,6 +189,7 @@ export async function rig(): Promise<Rig> {
         onState: (s) => states.push(s),
         ...rest,
       });
+      last = session;
       return { session, outbox, records, states };
     },
     async close() {

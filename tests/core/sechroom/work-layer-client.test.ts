@@ -95,7 +95,7 @@ describe('Work Layer client against the emulator', () => {
     if (waiting?.phase !== 'waiting') throw new Error(`not waiting: ${JSON.stringify(waiting)}`);
     const operator = r.emu.sechroom.mintToken().operator_id;
     r.emu.admin.decideOAuthDeviceCode(waiting.userCode, operator, 'approve');
-    await r.pump(() => flow.current?.phase === 'approved');
+    await r.pump(() => flow.current?.phase === 'approved', 1_000, () => true);
     expect([...store.entries.keys()]).toEqual([sechroomTokenAccount(r.emu.sechroomUrl, 'work')]);
     expect(await client.me()).toMatchObject({ operatorId: operator, scope: 'sechroom' });
   });

@@ -4,6 +4,7 @@ import { backoffDelay } from '../../runner/backoff';
 import { isConnectorError } from '../errors';
 import { CloseoutCollector, closeoutText, closeoutTitle, verdictFor, type LifecycleSignal } from './closeout-tools';
 import { laneOf, refreshAfterMs, registrationInput, type InstanceSettings } from './instance-settings';
+import type { InflightJournal } from './inflight-journal';
 import { LeaseKeeper, type LeaseLoss } from './lease-keeper';
 import { BEGIN_TURN_TEXT, taskInstructions, taskTitle, type LoadedPack } from './prompt';
 import { AuthExpiredError } from './sechroom-auth';
@@ -32,6 +33,8 @@ export interface ExecutorSessionDeps {
   log: Logger;
   admission?: AdmissionPort;
   root?: RootReadyPort;
+  /** Notes of claimed tasks on disk, so a restart can say which turns died with the process. */
+  journal?: InflightJournal;
   /** `--once`: stop after the first claimed task. */
   once?: boolean;
   /** [v1] Ask the Work Layer to hold an empty offers read this long (0: poll like the seed). */
@@ -105,12 +108,18 @@ export class ExecutorSession {
   private turn: AbortController | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records = new Map<string, SechroomTurnRecord>();
+  private claimStartedAt = 0;
   private readonly summary: SessionSummary = { processed: 0, completed: 0, abandoned: 0 };
 
   constructor(private readonly deps: ExecutorSessionDeps) {}
 
   get instance(): string | null {
     return this.instanceId;
+  }
+
+  /** True while the loop waits on the clock (a poll, a backoff, a deferral) and on nothing else. */
+  get idle(): boolean {
+    return this.sleepers.size > 0;
   }
 
   get turnRecords(): SechroomTurnRecord[] {
@@ -146,6 +155,7 @@ export class ExecutorSession {
     const { settings, log } = this.deps;
     this.deps.outbox.start();
     try {
+      await this.reportLeftovers();
       if (!(await this.register())) return this.summary;
       log.info(`driven executor live — instance ${settings.instanceKey}, lane ${laneOf(settings)}${this.deps.once ? ', single-task mode' : ''}`);
       let deferred = false;
@@ -177,6 +187,7 @@ export class ExecutorSession {
           }
         }
         let claim: ClaimedTask | null;
+        this.claimStartedAt = this.deps.clock.now();
         try {
           claim = await this.claim();
         } catch (error) {
@@ -189,7 +200,9 @@ export class ExecutorSession {
           this.state({ state: 'live', instanceId: this.instanceId! });
         }
         if (!claim) {
-          if (!this.stopping) await this.sleep(settings.pollIntervalSeconds * 1000);
+          // A held offers read [v1] already waited; the seed's plain poll waits here.
+          const held = this.deps.offerWaitMs ? this.deps.clock.now() - this.claimStartedAt >= this.deps.offerWaitMs / 2 : false;
+          if (!this.stopping && !held) await this.sleep(settings.pollIntervalSeconds * 1000);
           continue;
         }
         try {
@@ -206,6 +219,30 @@ export class ExecutorSession {
       return this.summary;
     } finally {
       await this.shutDown();
+    }
+  }
+
+  /** Turns a previous process claimed and never finished: their leases expire; their records say so. */
+  private async reportLeftovers(): Promise<void> {
+    const notes = (await this.deps.journal?.takeLeftovers(this.deps.settings.instanceKey).catch(() => [])) ?? [];
+    for (const note of notes) {
+      const reason = `Runner Tray stopped during the turn (claimed ${note.claimedAt})`;
+      const record: SechroomTurnRecord = {
+        memoryId: note.memoryId,
+        leaseId: note.leaseId,
+        title: note.title,
+        decompositionId: null,
+        state: 'abandoned',
+        verdict: null,
+        phase: null,
+        lease: 'left_to_expire',
+        completionMemoryId: null,
+        note: `ABANDONED ${note.memoryId}: ${reason} — lease will expire and the task re-offers (work may re-run).`,
+        warnings: [],
+      };
+      this.records.set(note.leaseId, record);
+      this.deps.log.warn(record.note!);
+      this.deps.onTurn?.({ ...record });
     }
   }
 
@@ -343,6 +380,9 @@ export class ExecutorSession {
     this.summary.processed++;
     log.info(`claimed ${claim.memoryId} (lease ${claim.leaseId})`);
     const record = this.record(claim);
+    await this.deps.journal
+      ?.begin({ instanceKey: settings.instanceKey, memoryId: claim.memoryId, leaseId: claim.leaseId, title: null, claimedAt: new Date(clock.now()).toISOString() })
+      .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${describe(error)}`));
     const turn = new AbortController();
     this.turn = turn;
     let loss: LeaseLoss | null = null;
@@ -370,6 +410,7 @@ export class ExecutorSession {
       throw error;
     } finally {
       keeper.stop();
+      await this.deps.journal?.end(claim.leaseId).catch(() => undefined);
       this.turn = null;
       if (this.drainTimer !== null) clock.clearTimeout(this.drainTimer);
       this.drainTimer = null;

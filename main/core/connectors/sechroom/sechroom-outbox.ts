@@ -31,7 +31,7 @@ export const telemetryKey = (leaseId: string) => `telemetry:${leaseId}`;
 
 /** How an entry ended, for the owner's records. */
 export type OutboxDelivery =
-  | { kind: 'complete'; entry: Extract<SechroomOutboxEntry, { kind: 'complete' }>; outcome: 'completed' | 'repeated'; completionMemoryId: string }
+  | { kind: 'complete'; entry: Extract<SechroomOutboxEntry, { kind: 'complete' }>; outcome: 'completed' | 'repeated'; completionMemoryId: string | null }
   | { kind: 'complete'; entry: Extract<SechroomOutboxEntry, { kind: 'complete' }>; outcome: 'rejected'; message: string }
   | { kind: 'telemetry'; entry: Extract<SechroomOutboxEntry, { kind: 'telemetry' }>; outcome: 'sent'; eventCount: number }
   | { kind: 'telemetry'; entry: Extract<SechroomOutboxEntry, { kind: 'telemetry' }>; outcome: 'rejected'; message: string };
@@ -165,6 +165,13 @@ export class SechroomOutbox {
           this.deps.log.warn('Sechroom delivery is waiting for a new sign-in', { key: entry.key });
           this.deps.onAuthExpired?.(error);
           return;
+        }
+        if (entry.kind === 'complete' && isConnectorError(error) && error.code === 'already_completed') {
+          // Completed already (by an earlier attempt of ours with another body, or elsewhere): nothing re-offers.
+          await this.remove(entry);
+          this.deps.log.warn(`${entry.memoryId} was already completed; this completion was not recorded`, { leaseId: entry.leaseId });
+          this.deps.onDelivered?.({ kind: 'complete', entry, outcome: 'repeated', completionMemoryId: null });
+          continue;
         }
         if (isConnectorError(error) && !error.retryable && error.status !== 408 && error.status !== 429) {
           await this.remove(entry);
