@@ -155,9 +155,10 @@ export class SechroomOutbox {
     for (const entry of ordered) {
       if (!this.running || this.suspended) return;
       try {
-        await this.deliver(entry);
+        const delivery = await this.deliver(entry);
         await this.remove(entry);
         this.failures = 0;
+        this.deps.onDelivered?.(delivery);
       } catch (error) {
         entry.attempts++;
         if (isConnectorError(error, 'unauthorized')) {
@@ -187,15 +188,14 @@ export class SechroomOutbox {
     }
   }
 
-  private async deliver(entry: SechroomOutboxEntry): Promise<void> {
+  private async deliver(entry: SechroomOutboxEntry): Promise<OutboxDelivery> {
     if (entry.kind === 'complete') {
       const done = await this.deps.client.complete(entry.leaseId, entry.input);
       this.deps.log.info(`completed ${entry.memoryId} verdict:${entry.input.verdict} → ${done.completionMemoryId}`, { repeated: done.repeated === true });
-      this.deps.onDelivered?.({ kind: 'complete', entry, outcome: done.repeated ? 'repeated' : 'completed', completionMemoryId: done.completionMemoryId });
-      return;
+      return { kind: 'complete', entry, outcome: done.repeated ? 'repeated' : 'completed', completionMemoryId: done.completionMemoryId };
     }
     const sent = await this.deps.client.telemetry(entry.decompositionId, entry.events);
-    this.deps.onDelivered?.({ kind: 'telemetry', entry, outcome: 'sent', eventCount: sent.eventCount });
+    return { kind: 'telemetry', entry, outcome: 'sent', eventCount: sent.eventCount };
   }
 
   private rejected(entry: SechroomOutboxEntry, error: ConnectorError): void {
