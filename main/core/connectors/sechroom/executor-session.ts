@@ -161,7 +161,7 @@ export class ExecutorSession {
       let deferred = false;
       while (!this.stopping) {
         if (this.deps.admission) {
-          const admission = await this.deps.admission.check();
+          const admission = await this.deps.admission.check().catch((error: unknown) => ({ ok: false as const, reason: `admission check failed: ${describe(error)}`, retryAt: null }));
           if (this.stopping) break;
           if (!admission.ok) {
             if (!deferred) log.warn(`ADMISSION DEFERRED — not claiming: ${admission.reason}`);
@@ -178,7 +178,7 @@ export class ExecutorSession {
           }
         }
         if (this.deps.root) {
-          const ready = await this.deps.root.check();
+          const ready = await this.deps.root.check().catch((error: unknown) => ({ ok: false as const, reason: `root check failed: ${describe(error)}` }));
           if (this.stopping) break;
           if (!ready.ok) {
             log.warn(`root not ready — not claiming: ${ready.reason}`);
