@@ -206,6 +206,23 @@ describe('Sechroom executor session against the emulator', () => {
     expect(r.emu.sechroom.getTask(t.memoryId)).toMatchObject({ status: 'ready', generation: 2 });
   });
 
+  it('counts a timed-out turn that did close out as completed, and abandons one that did not (seed B8)', async () => {
+    r = await rig();
+    const closed = task(r, { title: 'Closed' });
+    const turns = new ScriptedTurnRunner((req) => {
+      if (req.title === 'Closed') req.tools.call('sechroom_closeout', { terminal_status: 'completed', summary: 'done in time' });
+      return { status: 'timeout', reason: 'turn timed out', lastAgentMessage: '', usage: null, turnId: null };
+    });
+    const first = await r.session({ turns, once: true });
+    expect(await first.session.run()).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(r.emu.sechroom.listCompletions({ memory_id: closed.memoryId })[0]).toMatchObject({ verdict: 'pass' });
+
+    const open = task(r, { title: 'Open' });
+    const second = await r.session({ turns, once: true });
+    expect(await second.session.run()).toEqual({ processed: 1, completed: 0, abandoned: 1 });
+    expect(second.records.at(-1)).toMatchObject({ memoryId: open.memoryId, state: 'abandoned', note: `ABANDONED ${open.memoryId}: turn timed out — lease will expire and the task re-offers (work may re-run).` });
+  });
+
   it('runs on the card alone with the seed warning when the context pack fails to load', async () => {
     r = await rig();
     const t = task(r, { context_pack: { slug: 'acme', version: '1', components: [{ title: 'x', body: 'y' }] } });
