@@ -1,7 +1,8 @@
-import type { ClaimResult, DispatchOffer, RunTelemetryEvent, TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
+import type { RunTelemetryEvent, TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
 import { isConnectorError } from '../errors';
+import { ClaimPath, type ClaimedTask } from './claim-path';
 import { CloseoutCollector, closeoutText, closeoutTitle, verdictFor, type LifecycleSignal } from './closeout-tools';
 import { laneOf, refreshAfterMs, registrationInput, type InstanceSettings } from './instance-settings';
 import type { InflightJournal } from './inflight-journal';
@@ -13,10 +14,7 @@ import type { AdmissionPort, RootReadyPort, SechroomTurnRunner, TurnDetail, Turn
 import type { WorkLayerClient } from './work-layer-client';
 
 const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
-/** The longest `suggestedClaimDelayMs` we honour; a larger hint is a server bug, not a reason to stall. */
-const MAX_CLAIM_DELAY_MS = 30_000;
 const CARD_ATTEMPTS = 3;
-const SUCCESS = new Set(['Claimed', 'AlreadyHeld']);
 
 export type WorkLayerPort = Pick<
   WorkLayerClient,
@@ -44,18 +42,9 @@ export interface ExecutorSessionDeps {
   onState?(state: SessionStatus): void;
 }
 
-/** A claimed task as the session holds it (seed `toClaimed`). The claim token is a secret: never logged. */
-export interface ClaimedTask {
-  outcome: string;
-  leaseId: string;
-  claimToken: string;
-  tokenVersion: number;
-  memoryId: string;
-  generationId: string;
-  decompositionId: string | null;
-}
-
 export type TurnRecordState = 'claimed' | 'running' | 'completing' | 'completed' | 'abandoned' | 'canceled' | 'rejected';
+
+export type { ClaimedTask } from './claim-path';
 
 /** What the Turns view shows for a Sechroom task. */
 export interface SechroomTurnRecord {
@@ -103,15 +92,22 @@ export class ExecutorSession {
   private sleepers = new Set<() => void>();
   private refreshTimer: TimerHandle | null = null;
   private claimFailures = 0;
-  /** A claim-next whose answer was lost: asked again, with the same key, before anything else. */
-  private pendingClaimKey: string | null = null;
+  private readonly claims: ClaimPath;
   private turn: AbortController | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records = new Map<string, SechroomTurnRecord>();
   private claimStartedAt = 0;
   private readonly summary: SessionSummary = { processed: 0, completed: 0, abandoned: 0 };
 
-  constructor(private readonly deps: ExecutorSessionDeps) {}
+  constructor(private readonly deps: ExecutorSessionDeps) {
+    this.claims = new ClaimPath({
+      client: deps.client,
+      log: deps.log,
+      ...(deps.offerWaitMs ? { offerWaitMs: deps.offerWaitMs } : {}),
+      sleep: (ms) => this.sleep(ms),
+      stopping: () => this.stopping,
+    });
+  }
 
   get instance(): string | null {
     return this.instanceId;
@@ -189,7 +185,7 @@ export class ExecutorSession {
         let claim: ClaimedTask | null;
         this.claimStartedAt = this.deps.clock.now();
         try {
-          claim = await this.claim();
+          claim = await this.claims.next(this.instanceId!);
         } catch (error) {
           if (error instanceof AuthExpiredError) return this.authExpired(error);
           await this.claimBackoff(error);
@@ -313,58 +309,6 @@ export class ExecutorSession {
   }
 
   // ---- the claim (E3, E4, E5) ----
-
-  private async claim(): Promise<ClaimedTask | null> {
-    const instanceId = this.instanceId!;
-    if (this.pendingClaimKey) {
-      const key = this.pendingClaimKey;
-      const again = await this.deps.client.claimNext(instanceId, key);
-      this.pendingClaimKey = null;
-      const held = SUCCESS.has(again.outcome) ? toClaimed(again, null) : null;
-      if (held) {
-        this.deps.log.info(`claim-next answered ${again.outcome} on retry with the same key`, { leaseId: held.leaseId });
-        return held;
-      }
-    }
-    const offers = await this.deps.client.offers(instanceId, this.deps.offerWaitMs ? { waitMs: this.deps.offerWaitMs } : {});
-    const head = offers[0];
-    if (!head || this.stopping) return null;
-    if (head.suggestedClaimDelayMs > 0) {
-      await this.sleep(Math.min(head.suggestedClaimDelayMs, MAX_CLAIM_DELAY_MS));
-      if (this.stopping) return null;
-    }
-    const key = `executor-run:${head.generationId}`;
-    let next: ClaimResult;
-    try {
-      next = await this.deps.client.claimNext(instanceId, key);
-    } catch (error) {
-      // The answer may have been lost after the Work Layer granted the lease: ask again with this key first.
-      if (isConnectorError(error) && error.retryable) this.pendingClaimKey = key;
-      throw error;
-    }
-    if (SUCCESS.has(next.outcome)) {
-      const claimed = toClaimed(next, next.offer ?? head);
-      if (claimed) return claimed;
-      this.deps.log.warn(`claim-next answered ${next.outcome} without a lease id or claim token; trying the direct claim`);
-    } else if (next.outcome === 'NoOffer') {
-      return null;
-    } else {
-      this.deps.log.info(`claim-next returned ${next.outcome}; falling through to direct per-generation claim`);
-    }
-    for (const offer of offers) {
-      if (this.stopping) return null;
-      try {
-        const direct = await this.deps.client.claimDirect(instanceId, offer.generationId);
-        const claimed = SUCCESS.has(direct.outcome) ? toClaimed(direct, offer) : null;
-        if (claimed) return claimed;
-      } catch (error) {
-        // A refusal of one offer (the seed dies on a 409 here) is a reason to try the next.
-        if (error instanceof AuthExpiredError || !(isConnectorError(error, 'rejected') || isConnectorError(error, 'not_found'))) throw error;
-        this.deps.log.info(`direct claim of ${offer.memoryId} refused (${error.message}); trying the next offer`);
-      }
-    }
-    return null;
-  }
 
   private async claimBackoff(error: unknown): Promise<void> {
     const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
@@ -659,21 +603,3 @@ export class ExecutorSession {
     for (const done of [...this.sleepers]) done();
   }
 }
-
-/** `toClaimed` [seed]: a claim is only trusted with a lease id and a claim token. */
-function toClaimed(result: ClaimResult, offer: DispatchOffer | null): ClaimedTask | null {
-  const lease = result.lease;
-  if (!lease?.id || !result.claimToken) return null;
-  const tags = result.offer?.tags ?? offer?.tags ?? [];
-  const tag = tags.find((t) => t.startsWith('wlp-decomposition:'));
-  return {
-    outcome: result.outcome,
-    leaseId: lease.id,
-    claimToken: result.claimToken,
-    tokenVersion: result.tokenVersion ?? lease.tokenVersion ?? 1,
-    memoryId: lease.memoryId,
-    generationId: lease.generationId,
-    decompositionId: tag?.slice('wlp-decomposition:'.length) || result.offer?.decompositionId || offer?.decompositionId || null,
-  };
-}
-
