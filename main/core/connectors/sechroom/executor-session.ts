@@ -1,4 +1,4 @@
-import type { RunTelemetryEvent, TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
+import type { TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
 import { isConnectorError } from '../errors';
@@ -11,6 +11,7 @@ import { BEGIN_TURN_TEXT, taskInstructions, taskTitle, type LoadedPack } from '.
 import { AuthExpiredError } from './sechroom-auth';
 import type { OutboxDelivery, SechroomOutbox } from './sechroom-outbox';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner, TurnDetail, TurnOutcome, TurnUsage } from './turn-runner';
+import { turnTelemetry } from './turn-telemetry';
 import type { WorkLayerClient } from './work-layer-client';
 
 const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
@@ -474,39 +475,18 @@ export class ExecutorSession {
       this.deps.log.info('telemetry absent: claimed task carried no wlp-decomposition tag');
       return;
     }
-    const events = this.telemetryEvents(claim, verdict, packet?.summary ?? null, turn.details, turn.usage, turnId);
-    await this.deps.outbox.enqueue({ kind: 'telemetry', instanceId, memoryId: claim.memoryId, leaseId: claim.leaseId, decompositionId, events });
-  }
-
-  /** Only the terminal event for `pass`; the details, then the terminal, otherwise [seed B10]. */
-  private telemetryEvents(claim: ClaimedTask, verdict: Verdict, summary: string | null, details: TurnDetail[], usage: TurnUsage | null, turnId: string | null): RunTelemetryEvent[] {
-    const base = {
+    const events = turnTelemetry({
       taskId: claim.memoryId,
-      tokensIn: null,
-      tokensOut: null,
-      contextUsed: null,
-      contextWindow: null,
-      approvalState: null,
-      verdict: null,
-      modelId: this.deps.settings.model ?? null,
-      executorInstanceId: this.instanceId,
       leaseId: claim.leaseId,
+      executorInstanceId: instanceId,
       turnId,
-    };
-    const terminal: RunTelemetryEvent = {
-      ...base,
-      kind: 'Terminal',
-      text: summary,
-      tokensIn: usage?.tokensIn ?? null,
-      tokensOut: usage?.tokensOut ?? null,
-      contextUsed: usage?.contextUsed ?? null,
-      contextWindow: usage?.contextWindow ?? null,
-      modelId: usage?.modelId ?? this.deps.settings.model ?? null,
       verdict,
-    };
-    if (verdict === 'pass') return [terminal];
-    const detailEvents = details.slice(0, 400).map((d): RunTelemetryEvent => ({ ...base, kind: d.kind, text: d.text, approvalState: d.approvalState ?? null }));
-    return [...detailEvents, terminal];
+      summary: packet?.summary ?? null,
+      details: turn.details,
+      usage: turn.usage,
+      model: this.deps.settings.model ?? null,
+    });
+    await this.deps.outbox.enqueue({ kind: 'telemetry', instanceId, memoryId: claim.memoryId, leaseId: claim.leaseId, decompositionId, events });
   }
 
   /** The seed's ABANDONED line, in the log and in the turn's record; the lease is left to expire. */
