@@ -223,6 +223,18 @@ describe('Sechroom executor session against the emulator', () => {
     expect(second.records.at(-1)).toMatchObject({ memoryId: open.memoryId, state: 'abandoned', note: `ABANDONED ${open.memoryId}: turn timed out — lease will expire and the task re-offers (work may re-run).` });
   });
 
+  it('retries a card that failed to load while the lease is held (the seed run dies on it, B15.5)', async () => {
+    r = await rig();
+    const t = task(r);
+    r.emu.admin.addFault({ route: '/sechroom/tasks/*/card', error: { rate: 1, status: 503 }, remaining: 2 });
+    const { session } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), once: true });
+    let finished = false;
+    const done = session.run().finally(() => (finished = true));
+    await r.pump(() => finished, 1_000, () => r!.inflight() === 0);
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })[0]).toMatchObject({ verdict: 'pass' });
+  });
+
   it('runs on the card alone with the seed warning when the context pack fails to load', async () => {
     r = await rig();
     const t = task(r, { context_pack: { slug: 'acme', version: '1', components: [{ title: 'x', body: 'y' }] } });
