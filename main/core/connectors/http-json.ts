@@ -8,7 +8,7 @@ import { ConnectorError } from './errors';
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface JsonRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: unknown;
   bearer?: string;
@@ -16,6 +16,8 @@ export interface JsonRequest {
   signal?: AbortSignal;
   /** application/x-www-form-urlencoded instead of JSON (OAuth token endpoints). */
   form?: Record<string, string>;
+  /** Extra headers (e.g. Sechroom's `tenant` and `x-sechroom-surface`); never the bearer, which has its own field. */
+  headers?: Record<string, string>;
 }
 
 export interface JsonResponse {
@@ -48,7 +50,7 @@ export class JsonHttpClient {
     if (insecure) throw new ConnectorError('rejected', `refusing to contact ${new URL(url).origin}: ${insecure}`);
     const timeout = AbortSignal.timeout(req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     let body: string | undefined;
     if (req.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';

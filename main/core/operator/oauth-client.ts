@@ -23,13 +23,17 @@ export type DeviceTokenPoll =
   | { kind: 'expired' };
 
 /** A refresh either works, or the grant is gone (the operator must sign in again). */
-export type RefreshOutcome = { kind: 'tokens'; tokens: TokenResponse } | { kind: 'invalid_grant'; message: string };
+export type RefreshOutcome = { kind: 'tokens'; tokens: TokenResponse } | { kind: 'invalid_grant'; message: string; status?: number };
 
 export interface OAuthClientOptions {
   baseUrl: string;
   clientId: string;
   fetch?: FetchLike;
   knownSecrets?: () => readonly string[];
+  /** Where the metadata is, relative to the base URL's origin (default: the RFC 8414 root path). */
+  metadataPath?: string;
+  /** The scope to ask for in the device flow (default: `forge` when the server lists it). */
+  scope?: string;
 }
 
 /**
@@ -53,9 +57,10 @@ export class OAuthClient {
   /** Reads (once, then cached) and checks the authorization server metadata. */
   async discover(): Promise<AuthorizationServerMetadata> {
     if (this.metadata) return this.metadata;
-    const res = await this.http.request({ method: 'GET', path: METADATA_PATH, timeoutMs: REQUEST_TIMEOUT_MS });
-    if (res.status !== 200) throw this.http.rejected(METADATA_PATH, res);
-    const metadata = this.http.parse(METADATA_PATH, res, AuthorizationServerMetadataSchema);
+    const path = this.options.metadataPath ?? METADATA_PATH;
+    const res = await this.http.request({ method: 'GET', path, timeoutMs: REQUEST_TIMEOUT_MS });
+    if (res.status !== 200) throw this.http.rejected(path, res);
+    const metadata = this.http.parse(path, res, AuthorizationServerMetadataSchema);
     for (const key of ['device_authorization_endpoint', 'token_endpoint', 'revocation_endpoint'] as const) {
       const value = metadata[key];
       if (value !== undefined) this.checkEndpoint(key, value);
@@ -67,7 +72,8 @@ export class OAuthClient {
   async startDeviceAuthorization(): Promise<DeviceAuthorizationResponse> {
     const metadata = await this.discover();
     const form: Record<string, string> = { client_id: this.options.clientId };
-    if (metadata.scopes_supported?.includes('forge')) form.scope = 'forge';
+    if (this.options.scope) form.scope = this.options.scope;
+    else if (metadata.scopes_supported?.includes('forge')) form.scope = 'forge';
     const path = metadata.device_authorization_endpoint;
     const res = await this.http.request({ method: 'POST', path, form, timeoutMs: REQUEST_TIMEOUT_MS });
     if (res.status !== 200) throw this.oauthRejected('device authorization', res.status, res.body);
@@ -106,13 +112,13 @@ export class OAuthClient {
       res = await this.tokenRequest(metadata, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.options.clientId });
     } catch (error) {
       // Some servers answer a dead refresh token (or client) with 401 instead of 400.
-      if (error instanceof ConnectorError && error.kind === 'unauthorized') return { kind: 'invalid_grant', message: 'the control plane refused the refresh (401)' };
+      if (error instanceof ConnectorError && error.kind === 'unauthorized') return { kind: 'invalid_grant', message: 'the control plane refused the refresh (401)', status: 401 };
       throw error;
     }
     if (res.status === 200) return { kind: 'tokens', tokens: this.http.parse('token', res, TokenResponseSchema) };
     const error = OAuthErrorSchema.safeParse(res.body);
     if (res.status === 400 && error.success && (error.data.error === 'invalid_grant' || error.data.error === 'invalid_client')) {
-      return { kind: 'invalid_grant', message: `the control plane refused the refresh (${error.data.error})` };
+      return { kind: 'invalid_grant', message: `the control plane refused the refresh (${error.data.error})`, status: 400 };
     }
     throw this.oauthRejected('token', res.status, res.body);
   }

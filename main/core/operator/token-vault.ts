@@ -32,6 +32,8 @@ export class TokenVault {
   constructor(
     private readonly store: SecretStore,
     private readonly registerSecret: (secret: string) => void,
+    /** The SecretStore account for a control plane (Sechroom files its tokens under its own names). */
+    private readonly accountFor: (controlPlaneUrl: string) => string = operatorAccount,
   ) {}
 
   get backend(): SecretStore['backend'] {
@@ -40,7 +42,7 @@ export class TokenVault {
 
   /** null when nothing is stored; a damaged entry is removed and reported as `damaged`. */
   async load(controlPlaneUrl: string): Promise<StoredOperator | null | 'damaged'> {
-    const raw = await this.store.get(operatorAccount(controlPlaneUrl));
+    const raw = await this.store.get(this.accountFor(controlPlaneUrl));
     if (raw === null) return null;
     let parsed: unknown;
     try {
@@ -50,7 +52,7 @@ export class TokenVault {
     }
     const result = StoredOperatorSchema.safeParse(parsed);
     if (!result.success) {
-      await this.store.delete(operatorAccount(controlPlaneUrl));
+      await this.store.delete(this.accountFor(controlPlaneUrl));
       return 'damaged';
     }
     this.register(result.data);
@@ -59,11 +61,11 @@ export class TokenVault {
 
   async save(controlPlaneUrl: string, value: StoredOperator): Promise<void> {
     this.register(value);
-    await this.store.set(operatorAccount(controlPlaneUrl), JSON.stringify(value));
+    await this.store.set(this.accountFor(controlPlaneUrl), JSON.stringify(value));
   }
 
   async delete(controlPlaneUrl: string): Promise<void> {
-    await this.store.delete(operatorAccount(controlPlaneUrl));
+    await this.store.delete(this.accountFor(controlPlaneUrl));
   }
 
   private register(value: StoredOperator): void {

@@ -12,7 +12,7 @@ const runner: CommandRunner = {
 
 describe('isolation in capabilities and the heartbeat', () => {
   it('each installed runtime carries the probed level; the heartbeat says it in telemetry.isolation [v1], the seed capability shape unchanged', async () => {
-    const detector = new CapabilityDetector(runner, new FakeClock(0), undefined, async () => ({ level: 'bubblewrap', note: null }));
+    const detector = new CapabilityDetector(runner, new FakeClock(0), undefined, {}, async () => ({ level: 'bubblewrap', note: null }));
     const capabilities = await detector.refresh();
     expect(capabilities.claude).toEqual({ installed: true, path: '/usr/bin/claude', version: '2.1.197', isolation: 'bubblewrap' });
     expect(capabilities.codex).toEqual({ installed: false });
@@ -35,7 +35,7 @@ describe('isolation in capabilities and the heartbeat', () => {
   });
 
   it('says why a runtime gets the environment only', async () => {
-    const detector = new CapabilityDetector(runner, new FakeClock(0), undefined, async () => ({ level: 'environment', note: 'bubblewrap (bwrap) is not installed' }));
+    const detector = new CapabilityDetector(runner, new FakeClock(0), undefined, {}, async () => ({ level: 'environment', note: 'bubblewrap (bwrap) is not installed' }));
     expect((await detector.refresh()).claude).toMatchObject({ isolation: 'environment', isolationNote: 'bubblewrap (bwrap) is not installed' });
   });
 });

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { INSTANCE_TTL_MAX_S, INSTANCE_TTL_MIN_S, SECHROOM_LEASE_TTL_MS, type ExecutorRegistrationInput } from '../../../../shared/protocol/sechroom';
+
+/*
+ * The instance settings of `sechroom executor install` + `executor run` (seed B1.1, B1.3):
+ * one Sechroom profile's executor instance. Pure zod (no Node), so a settings view can use
+ * it as is. Messages that the seed has are the seed's, word for word; where the seed does
+ * not validate (`--ttl`, `--poll-interval`, the timeouts: B15.11, `NaN` → immediate timers)
+ * we do, with messages in the same style.
+ */
+
+export const RUNTIME_CODEX_ONLY = 'executor run drives runtime codex only (claude-code stays attached)';
+export const HEARTBEAT_TOO_LONG = `--heartbeat-interval must be shorter than the ${SECHROOM_LEASE_TTL_MS / 1000}s lease TTL`;
+export const USAGE_RESERVE_RANGE = '--usage-reserve must be a percent in [0, 100)';
+export const REFRESH_AFTER_TOO_LONG = 'refresh-after must be shorter than the TTL';
+export const TTL_RANGE = `--ttl must be a whole number of seconds in [${INSTANCE_TTL_MIN_S}, ${INSTANCE_TTL_MAX_S}]`;
+const seconds = (flag: string, min: number, max: number) => `${flag} must be a whole number of seconds in [${min}, ${max}]`;
+
+/** codex's sandbox modes (`thread/start.sandbox`). The seed passes any string. */
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export const SandboxModeSchema = z.enum(SANDBOX_MODES, { error: `--sandbox must be one of ${SANDBOX_MODES.join(', ')}` });
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** The seed's defaults (flag defaults and `executor install`). */
+export const INSTANCE_DEFAULTS = {
+  relayId: 'sechroom-cli-local',
+  ttlSeconds: 600,
+  pollIntervalSeconds: 5,
+  heartbeatIntervalSeconds: 30,
+  turnTimeoutSeconds: 300,
+  resumeTurnTimeoutSeconds: 1200,
+  drainTimeoutSeconds: 30,
+  usageReservePercent: 2,
+  sandbox: 'workspace-write',
+} as const;
+
+/** A number as a flag or a JSON value gives it: `30`, `"30"`; anything else stays as is and fails. */
+function numeric(value: unknown): unknown {
+  if (typeof value === 'string' && /^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/.test(value)) return Number(value);
+  return value;
+}
+
+const wholeSeconds = (flag: string, min: number, max: number) =>
+  z.preprocess(numeric, z.number({ error: seconds(flag, min, max) }).int({ error: seconds(flag, min, max) }).min(min, { error: seconds(flag, min, max) }).max(max, { error: seconds(flag, min, max) }));
+
+const text = (what: string, max = 200) =>
+  z
+    .string({ error: `${what} must be text` })
+    .trim()
+    .min(1, { error: `${what} must not be empty` })
+    .max(max, { error: `${what} must be at most ${max} characters` });
+
+export const InstanceSettingsSchema = z
+  .object({
+    runtime: z
+      .string()
+      .default('codex')
+      .refine((v) => v.trim().toLowerCase() === 'codex', { error: RUNTIME_CODEX_ONLY })
+      .transform(() => 'codex' as const),
+    /** Registration identity. */
+    instanceKey: text('--instance-key'),
+    /** Affinity lane and completion `source`; defaults to the instance key. */
+    laneId: text('--lane').nullish(),
+    /** Approved connector id. */
+    connectorId: text('--connector').nullish(),
+    capabilityKeys: z.array(text('--capability')).max(200).default([]),
+    relayId: text('--relay').default(INSTANCE_DEFAULTS.relayId),
+    ttlSeconds: z.preprocess(numeric, z.number({ error: TTL_RANGE }).int({ error: TTL_RANGE }).min(INSTANCE_TTL_MIN_S, { error: TTL_RANGE }).max(INSTANCE_TTL_MAX_S, { error: TTL_RANGE })).default(INSTANCE_DEFAULTS.ttlSeconds),
+    /** How often the advertisement is refreshed; defaults to half the TTL. */
+    refreshAfterSeconds: wholeSeconds('--refresh-after', 5, INSTANCE_TTL_MAX_S).nullish(),
+    pollIntervalSeconds: wholeSeconds('--poll-interval', 1, 3600).default(INSTANCE_DEFAULTS.pollIntervalSeconds),
+    heartbeatIntervalSeconds: z
+      .preprocess(numeric, z.number({ error: seconds('--heartbeat-interval', 1, 119) }).int({ error: seconds('--heartbeat-interval', 1, 119) }).min(1, { error: seconds('--heartbeat-interval', 1, 119) }))
+      .refine((s) => s * 1000 < SECHROOM_LEASE_TTL_MS, { error: HEARTBEAT_TOO_LONG })
+      .default(INSTANCE_DEFAULTS.heartbeatIntervalSeconds),
+    turnTimeoutSeconds: wholeSeconds('--turn-timeout', 10, 86_400).default(INSTANCE_DEFAULTS.turnTimeoutSeconds),
+    resumeTurnTimeoutSeconds: wholeSeconds('--resume-turn-timeout', 10, 86_400).default(INSTANCE_DEFAULTS.resumeTurnTimeoutSeconds),
+    drainTimeoutSeconds: wholeSeconds('--drain-timeout', 0, 3600).default(INSTANCE_DEFAULTS.drainTimeoutSeconds),
+    usageReservePercent: z
+      .preprocess(numeric, z.number({ error: USAGE_RESERVE_RANGE }).refine((p) => Number.isFinite(p) && p >= 0 && p < 100, { error: USAGE_RESERVE_RANGE }))
+      .default(INSTANCE_DEFAULTS.usageReservePercent),
+    /** The checkout the turns run in (codex cwd, git root). */
+    root: text('--root', 4096),
+    model: text('--model').nullish(),
+    sandbox: SandboxModeSchema.default(INSTANCE_DEFAULTS.sandbox),
+    codexBin: text('--codex-bin', 4096).nullish(),
+  })
+  .refine((s) => s.refreshAfterSeconds == null || s.refreshAfterSeconds < s.ttlSeconds, { error: REFRESH_AFTER_TOO_LONG, path: ['refreshAfterSeconds'] });
+
+export type InstanceSettingsInput = z.input<typeof InstanceSettingsSchema>;
+export type InstanceSettings = z.output<typeof InstanceSettingsSchema>;
+
+export type SettingsCheck = { ok: true; settings: InstanceSettings } | { ok: false; message: string; field: string };
+
+/** The first problem, in the seed's words where it has them. */
+export function checkInstanceSettings(input: unknown): SettingsCheck {
+  const parsed = InstanceSettingsSchema.safeParse(input);
+  if (parsed.success) return { ok: true, settings: parsed.data };
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join('.') ?? '';
+  const given = issue?.path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined), input);
+  const message = issue?.code === 'invalid_type' && given === undefined ? `${FLAG_OF[field] ?? field} is required` : issue?.message ?? 'invalid settings';
+  return { ok: false, message, field };
+}
+
+/** The setting each seed flag sets (for `executor run`'s flags and the fleet config's keys). */
+export const FLAG_OF: Record<string, string> = {
+  runtime: '--runtime',
+  instanceKey: '--instance-key',
+  laneId: '--lane',
+  connectorId: '--connector',
+  capabilityKeys: '--capability',
+  ttlSeconds: '--ttl',
+  refreshAfterSeconds: '--refresh-after',
+  pollIntervalSeconds: '--poll-interval',
+  heartbeatIntervalSeconds: '--heartbeat-interval',
+  turnTimeoutSeconds: '--turn-timeout',
+  resumeTurnTimeoutSeconds: '--resume-turn-timeout',
+  drainTimeoutSeconds: '--drain-timeout',
+  usageReservePercent: '--usage-reserve',
+  root: '--root',
+  model: '--model',
+  sandbox: '--sandbox',
+  codexBin: '--codex-bin',
+};
+
+/** The lane the instance claims for and completes as: `laneId ?? instanceKey`. [seed B1.1] */
+export function laneOf(settings: Pick<InstanceSettings, 'laneId' | 'instanceKey'>): string {
+  return settings.laneId ?? settings.instanceKey;
+}
+
+export function refreshAfterMs(settings: Pick<InstanceSettings, 'refreshAfterSeconds' | 'ttlSeconds'>): number {
+  return (settings.refreshAfterSeconds ?? Math.floor(settings.ttlSeconds / 2)) * 1000;
+}
+
+/**
+ * `executorRegistrationInput` [seed B1.3]. `activationMode` is the seed's `Attached` even for
+ * a driven run (B15.1); `runtimeKind` is `Codex` (the seed's mapping is absent). [v1]
+ */
+export function registrationInput(settings: InstanceSettings, deliverySubscriptionId: string | null = null): ExecutorRegistrationInput {
+  return {
+    relayId: settings.relayId,
+    instanceKey: settings.instanceKey,
+    laneId: laneOf(settings),
+    runtimeKind: 'Codex',
+    activationMode: 'Attached',
+    deliverySubscriptionId,
+    connectorId: settings.connectorId ?? null,
+    claimedCapabilityKeys: settings.capabilityKeys,
+    toolSetRef: null,
+    ttlSeconds: settings.ttlSeconds,
+  };
+}
