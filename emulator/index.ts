@@ -19,17 +19,8 @@ import { createServices } from './services';
 export { EmulatorAdmin } from './admin/admin-api';
 export type { ConfigPatch } from './config';
 export { DEMO_OPERATORS } from './demo/demo-seed';
-export type { EnqueueUnitInput } from './domain/unit-input';
-export type { UnitRecord, UnitStatus } from './domain/units';
-export type { ResultRecord, LeaseHeartbeatRecord } from './domain/unit-runtime';
-export type { McpCallRecord } from './domain/mcp';
-export type { PairingRecord } from './domain/pairing';
-export type { RunnerRecord } from './domain/runners';
-export type { OperatorRecord, TenantRecord } from './domain/identity';
-export type { EmulatorEvent } from './events';
-export type { Fault, FaultInput } from './http/faults';
-export { SechroomAdmin, SECHROOM_BASE } from './sechroom/index';
-export type { SechroomConfig, SechroomConfigPatch, SechroomDemoSummary, SechroomStateSummary } from './sechroom/index';
+export { SechroomAdmin } from './sechroom/index';
+export type { SechroomConfig } from './sechroom/index';
 
 export interface StartEmulatorOptions {
   /** 0 (default) picks a free port. Always bound to 127.0.0.1. */

@@ -11,9 +11,7 @@ import { workRoutes } from './routes/work-routes';
 import { createSechroomServices } from './services';
 
 export { SechroomAdmin } from './admin/sechroom-admin';
-export type { SechroomStateSummary } from './admin/sechroom-admin';
-export type { SechroomConfig, SechroomConfigPatch } from './config';
-export type { SechroomDemoSummary } from './demo/demo-seed';
+export type { SechroomConfig } from './config';
 export { SECHROOM_BASE } from './routes/base';
 
 export interface SechroomPlane {

@@ -11,10 +11,6 @@ export function browserUnavailableReason(platform: string, env: Record<string, s
   return 'there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)';
 }
 
-export function canOpenBrowser(platform: string, env: Record<string, string | undefined>): boolean {
-  return browserUnavailableReason(platform, env) === null;
-}
-
 /** Opens `target` (a URL or a file path) in the default browser; failures are ignored. */
 export function openBrowser(target: string, platform: string): void {
   const [command, args] =

@@ -15,7 +15,6 @@ export type Phase = z.infer<typeof PhaseSchema>;
  * seed's enum is truncated, so a real server may use names we do not know). [v1: tolerant]
  */
 export const WirePhaseSchema = z.union([PhaseSchema, z.string().trim().min(1).max(80)]);
-export type WirePhase = Phase | (string & {});
 
 /** [seed] */
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
@@ -25,11 +24,9 @@ export type RiskLevel = z.infer<typeof RiskLevelSchema>;
 /** `plan_only` is [seed]; the seed truncates the rest, so the others are [v1]. */
 export const AUTOMATION_MODES = ['plan_only', 'observe', 'pull_request_only', 'supervised_merge'] as const;
 export const AutomationModeSchema = z.enum(AUTOMATION_MODES);
-type AutomationMode = z.infer<typeof AutomationModeSchema>;
 
 /** An automation mode as sent: a known one, or any other name, kept as it is. [v1: tolerant] */
 export const WireAutomationModeSchema = z.union([AutomationModeSchema, z.string().trim().min(1).max(80)]);
-export type WireAutomationMode = AutomationMode | (string & {});
 
 /** [seed] */
 export const SOURCE_CHANNELS = ['ui', 'cli', 'github_issue', 'linear', 'api'] as const;

@@ -38,8 +38,6 @@ export const PairingClaimByCodeSchema = z.object({
   hostname: z.string().trim().min(1).max(255).exactOptional(),
 });
 export type PairingClaimByCode = z.infer<typeof PairingClaimByCodeSchema>;
-export const PairingClaimRequestSchema = z.union([PairingClaimByIdSchema, PairingClaimByCodeSchema]);
-export type PairingClaimRequest = z.infer<typeof PairingClaimRequestSchema>;
 
 /**
  * Output of the authenticated command `runner.pairing.start` (`{ name, platform }`). The seed

@@ -99,7 +99,6 @@ export const TaskLeaseSchema = z.object({
   executorInstanceId: Id.optional(),
   tokenVersion: z.number().int().positive().optional(),
 });
-export type TaskLease = z.infer<typeof TaskLeaseSchema>;
 
 /** A claim answer (claim-next or direct). A client must not trust a claim without `lease.id` and `claimToken`. */
 export const ClaimResultSchema = z.object({
@@ -225,7 +224,6 @@ export const RunTelemetryReadSchema = z.object({
   tasks: z.array(TaskMetersSchema).optional(),
   timeline: z.array(TimelineEntrySchema).optional(),
 });
-export type RunTelemetryRead = z.infer<typeof RunTelemetryReadSchema>;
 
 // ---- work briefs and work plans (B13) ----
 
@@ -255,7 +253,6 @@ export const WorkBriefSchema = z.object({
   source: z.string().nullable().optional(),
   updatedAt: IsoTimeSchema,
 });
-export type WorkBrief = z.infer<typeof WorkBriefSchema>;
 export const WorkBriefListQuerySchema = z.object({
   status: BriefStatusSchema.optional(),
   page: z.coerce.number().int().min(1).max(100_000).optional(),
@@ -279,7 +276,6 @@ export const DecompositionSchema = z.object({
   createdAt: IsoTimeSchema,
   updatedAt: IsoTimeSchema,
 });
-export type Decomposition = z.infer<typeof DecompositionSchema>;
 export const DecompositionListQuerySchema = z.object({
   status: DecompositionStatusSchema.optional(),
   briefId: z.string().max(200).optional(),

@@ -81,7 +81,6 @@ export const StartRequestSchema = z.object({
   turn_execution_id: OpaqueIdSchema.optional(),
   work_order_id: OpaqueIdSchema.optional(),
 });
-export type StartRequest = z.infer<typeof StartRequestSchema>;
 
 /** `POST …/{id}/start` 2xx answer. Only the status matters to the seed client. [v1 body] */
 export const StartResponseSchema = z.object({

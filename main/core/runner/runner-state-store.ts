@@ -24,7 +24,6 @@ export const PauseRecordSchema = z.object({
   by: z.literal('you'),
   note: z.string().max(500).nullable(),
 });
-export type PauseRecord = z.infer<typeof PauseRecordSchema>;
 
 export const RunnerStateSchema = z.object({
   version: z.literal(1),

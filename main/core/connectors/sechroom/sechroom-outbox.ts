@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { LeaseCompleteInputSchema, RunTelemetryEventSchema } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
-import { ConnectorError, isConnectorError } from '../errors';
+import { isConnectorError, type ConnectorError } from '../errors';
 import type { WorkLayerClient } from './work-layer-client';
 
 /*
