@@ -59,7 +59,10 @@ export interface RunningEmulator {
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const now = options.now ?? Date.now;
   const db = openDatabase(options.db ?? ':memory:');
-  const config = mergeConfig(DEFAULT_CONFIG, { ...options.config, ...(options.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: options.accessTokenTtlMs } : {}) });
+  const config = mergeConfig(DEFAULT_CONFIG, {
+    ...options.config,
+    ...(options.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: options.accessTokenTtlMs } : {}),
+  });
   const ctx: EmulatorContext = {
     db,
     config,

@@ -40,13 +40,16 @@ process.on('SIGINT', () => process.exit(130));
 const started = Date.now();
 let step = 0;
 if (codex) process.stdout.write(`${JSON.stringify({ type: 'thread.started', thread_id: 'demo-thread-1' })}\n${JSON.stringify({ type: 'turn.started' })}\n`);
-const tick = setInterval(() => {
-  const line = STEPS[step % STEPS.length];
-  step++;
-  if (codex) process.stdout.write(`${JSON.stringify({ type: 'item.completed', item: { id: `item_${step}`, type: 'reasoning', text: line } })}\n`);
-  else process.stdout.write(`${line}\n`);
-  if (Date.now() - started >= durationMs) finish();
-}, Math.min(2500, Math.max(200, Math.floor(durationMs / STEPS.length))));
+const tick = setInterval(
+  () => {
+    const line = STEPS[step % STEPS.length];
+    step++;
+    if (codex) process.stdout.write(`${JSON.stringify({ type: 'item.completed', item: { id: `item_${step}`, type: 'reasoning', text: line } })}\n`);
+    else process.stdout.write(`${line}\n`);
+    if (Date.now() - started >= durationMs) finish();
+  },
+  Math.min(2500, Math.max(200, Math.floor(durationMs / STEPS.length))),
+);
 
 function finish() {
   clearInterval(tick);

@@ -103,7 +103,14 @@ function step(title, command, args) {
   }
 }
 
-step('Building the window', process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn']);
+step('Building the window', process.execPath, [
+  path.join(root, 'node_modules/vite/bin/vite.js'),
+  'build',
+  '--config',
+  'vite.renderer.config.ts',
+  '--logLevel',
+  'warn',
+]);
 if (electron) step('Building the desktop app', process.execPath, [path.join(root, 'scripts/build-electron.mjs')]);
 
 const children = [];
@@ -158,7 +165,17 @@ process.on('exit', () => {
 });
 
 const tsx = ['--import', 'tsx'];
-start('emulator', process.execPath, [...tsx, 'emulator/cli.ts', '--seed', 'demo', '--port', String(port), '--db', path.join(demoDir, 'emulator.sqlite'), '--quiet']);
+start('emulator', process.execPath, [
+  ...tsx,
+  'emulator/cli.ts',
+  '--seed',
+  'demo',
+  '--port',
+  String(port),
+  '--db',
+  path.join(demoDir, 'emulator.sqlite'),
+  '--quiet',
+]);
 
 // Give the emulator a moment to bind before the app's first pairing request.
 await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -171,7 +188,12 @@ if (electron) {
 } else {
   const env = values['fake-runtime'] ? { RUNNER_TRAY_CLAUDE_BIN: path.join(root, 'scripts/demo-runtime.mjs') } : {};
   const portArgs = appPort !== null ? ['--port', String(appPort)] : [];
-  app = start('app', process.execPath, [...tsx, 'main/headless/cli.ts', '--control-plane', controlPlane, '--data-dir', dataDir, '--allow-file-secret-store', '--open', ...portArgs], env);
+  app = start(
+    'app',
+    process.execPath,
+    [...tsx, 'main/headless/cli.ts', '--control-plane', controlPlane, '--data-dir', dataDir, '--allow-file-secret-store', '--open', ...portArgs],
+    env,
+  );
 }
 
 console.log(`

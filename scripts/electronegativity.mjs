@@ -66,10 +66,7 @@ const REVIEWED = [
     accepts: (issue) => {
       if (typeof issue.sample !== 'string') return false;
       const findings = new csp.CspEvaluator(new csp.CspParser(issue.sample).csp, csp.Version.CSP3).evaluate();
-      return (
-        findings.length > 0 &&
-        findings.every((f) => f.directive === 'script-src' && f.value === "'self'" && f.severity === csp.severities.MEDIUM_MAYBE)
-      );
+      return findings.length > 0 && findings.every((f) => f.directive === 'script-src' && f.value === "'self'" && f.severity === csp.severities.MEDIUM_MAYBE);
     },
   },
 ];

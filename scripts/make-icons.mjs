@@ -30,23 +30,35 @@ const roundRect = (x0, y0, x1, y1, r) => (x, y) => {
   return Math.hypot(Math.max(qx, 0), Math.max(qy, 0)) + Math.min(Math.max(qx, qy), 0) - r;
 };
 /** Exact distance to a polygon (Inigo Quilez), rounded by r. */
-const polygon = (points, r = 0) => (x, y) => {
-  let d = Infinity;
-  let sign = 1;
-  for (let i = 0, j = points.length - 1; i < points.length; j = i++) {
-    const [xi, yi] = points[i];
-    const [xj, yj] = points[j];
-    const ex = xj - xi, ey = yj - yi;
-    const wx = x - xi, wy = y - yi;
-    const t = Math.max(0, Math.min(1, (wx * ex + wy * ey) / (ex * ex + ey * ey)));
-    d = Math.min(d, Math.hypot(wx - ex * t, wy - ey * t));
-    const c1 = y >= yi, c2 = y < yj, c3 = ex * wy > ey * wx;
-    if ((c1 && c2 && c3) || (!c1 && !c2 && !c3)) sign = -sign;
-  }
-  return sign * d - r;
-};
-const union = (...shapes) => (x, y) => Math.min(...shapes.map((s) => s(x, y)));
-const subtract = (a, ...holes) => (x, y) => Math.max(a(x, y), ...holes.map((h) => -h(x, y)));
+const polygon =
+  (points, r = 0) =>
+  (x, y) => {
+    let d = Infinity;
+    let sign = 1;
+    for (let i = 0, j = points.length - 1; i < points.length; j = i++) {
+      const [xi, yi] = points[i];
+      const [xj, yj] = points[j];
+      const ex = xj - xi,
+        ey = yj - yi;
+      const wx = x - xi,
+        wy = y - yi;
+      const t = Math.max(0, Math.min(1, (wx * ex + wy * ey) / (ex * ex + ey * ey)));
+      d = Math.min(d, Math.hypot(wx - ex * t, wy - ey * t));
+      const c1 = y >= yi,
+        c2 = y < yj,
+        c3 = ex * wy > ey * wx;
+      if ((c1 && c2 && c3) || (!c1 && !c2 && !c3)) sign = -sign;
+    }
+    return sign * d - r;
+  };
+const union =
+  (...shapes) =>
+  (x, y) =>
+    Math.min(...shapes.map((s) => s(x, y)));
+const subtract =
+  (a, ...holes) =>
+  (x, y) =>
+    Math.max(a(x, y), ...holes.map((h) => -h(x, y)));
 const ring = (cx, cy, r, width) => subtract(circle(cx, cy, r), circle(cx, cy, r - width));
 
 // ---------------------------------------------------------------- raster
@@ -63,7 +75,8 @@ function fill(target, shape, unit, paint) {
   const { size, data } = target;
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      const ux = (px + 0.5) / unit, uy = (py + 0.5) / unit;
+      const ux = (px + 0.5) / unit,
+        uy = (py + 0.5) / unit;
       const coverage = Math.max(0, Math.min(1, 0.5 - shape(ux, uy) * unit));
       if (coverage === 0) continue;
       const [r, g, b, a = 255] = paint(ux, uy);
@@ -93,7 +106,9 @@ function toRgba8({ size, data }) {
 }
 
 const hex = (h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
-const solid = (color, alpha = 255) => () => [...hex(color), alpha];
+const solid =
+  (color, alpha = 255) =>
+  () => [...hex(color), alpha];
 const mix = (a, b, t) => a.map((v, i) => Math.round(v + (b[i] - v) * t));
 
 // ---------------------------------------------------------------- encoders
@@ -135,12 +150,7 @@ function encodePng(size, rgba) {
       raw[y * (stride + 1) + 1 + x] = (rgba[y * stride + x] - above) & 0xff;
     }
   }
-  return Buffer.concat([
-    PNG_SIGNATURE,
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', deflateSync(raw, { level: 9 })),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw, { level: 9 })), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 /** A 32-bit BMP icon entry: BITMAPINFOHEADER, BGRA rows bottom-up, an empty AND mask. */
@@ -204,7 +214,14 @@ const SYMBOLS = {
   // Idle: a full disc, ready.
   idle: null,
   // Working: play, optically centred (the centroid sits on the disc's centre).
-  working: polygon([[6, 4.5], [6, 11.5], [12, 8]], 0.35),
+  working: polygon(
+    [
+      [6, 4.5],
+      [6, 11.5],
+      [12, 8],
+    ],
+    0.35,
+  ),
   paused: union(roundRect(5, 4.5, 7, 11.5, 0.4), roundRect(9, 4.5, 11, 11.5, 0.4)),
   error: union(roundRect(7, 3.5, 9, 9.25, 0.6), circle(8, 11.6, 1.2)),
 };
@@ -264,17 +281,23 @@ function appIcon(size, margin) {
   fill(c, tile, unit, (_x, y) => [...mix(top, bottom, Math.max(0, Math.min(1, (y - m) / tileSize))), 255]);
 
   const s = tileSize / 824; // the mark scales with the tile
-  const cx = 512, cy = 512;
+  const cx = 512,
+    cy = 512;
   const r = 244 * s;
   const stroke = 60 * s;
   const deg = Math.PI / 180;
-  const start = -38 * deg, end = 258 * deg; // the gap is at the top right
+  const start = -38 * deg,
+    end = 258 * deg; // the gap is at the top right
   fill(c, arc(cx, cy, r, stroke, start, end), unit, solid('#ffffff'));
   // The arrowhead at the loop's end, pointing on round (clockwise) into the gap.
-  const ex = cx + r * Math.cos(end), ey = cy + r * Math.sin(end);
-  const tx = -Math.sin(end), ty = Math.cos(end); // tangent, clockwise
-  const nx = Math.cos(end), ny = Math.sin(end); // normal, outwards
-  const half = stroke * 1.35, length = stroke * 1.55;
+  const ex = cx + r * Math.cos(end),
+    ey = cy + r * Math.sin(end);
+  const tx = -Math.sin(end),
+    ty = Math.cos(end); // tangent, clockwise
+  const nx = Math.cos(end),
+    ny = Math.sin(end); // normal, outwards
+  const half = stroke * 1.35,
+    length = stroke * 1.55;
   const head = polygon(
     [
       [ex + nx * half - tx * stroke * 0.15, ey + ny * half - ty * stroke * 0.15],
@@ -305,17 +328,11 @@ for (const state of STATES) {
   png(`tray-${state}@2x.png`, trayGlyph(state, 32, false));
   png(`tray-${state}Template.png`, trayGlyph(state, 16, true));
   png(`tray-${state}Template@2x.png`, trayGlyph(state, 32, true));
-  files.set(
-    `tray-${state}.ico`,
-    encodeIco([16, 20, 24, 32, 40, 48].map((size) => ({ size, rgba: toRgba8(trayGlyph(state, size, false)) }))),
-  );
+  files.set(`tray-${state}.ico`, encodeIco([16, 20, 24, 32, 40, 48].map((size) => ({ size, rgba: toRgba8(trayGlyph(state, size, false)) }))));
 }
 png('icon-1024.png', appIcon(1024, 100));
 png('icon.png', appIcon(512, 40));
-files.set(
-  'icon.ico',
-  encodeIco([16, 24, 32, 48, 64, 128, 256].map((size) => ({ size, rgba: toRgba8(appIcon(size, size <= 32 ? 8 : 24)) }))),
-);
+files.set('icon.ico', encodeIco([16, 24, 32, 48, 64, 128, 256].map((size) => ({ size, rgba: toRgba8(appIcon(size, size <= 32 ? 8 : 24)) }))));
 
 await mkdir(outDir, { recursive: true });
 for (const [name, body] of files) await writeFile(path.join(outDir, name), body);
@@ -353,7 +370,8 @@ function contactSheet() {
       }
     }
   };
-  const light = [240, 240, 240], dark = [32, 33, 36];
+  const light = [240, 240, 240],
+    dark = [32, 33, 36];
   [light, dark, light, dark].forEach((color, row) => band(row * cell, (row + 1) * cell, color));
   band(4 * cell, H, [200, 200, 205]);
   STATES.forEach((state, col) => {

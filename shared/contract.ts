@@ -17,8 +17,6 @@ import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
  * entry here plus one handler in main/core/commands.
  */
 
-
-
 export const AppInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
@@ -72,14 +70,21 @@ export const commands = {
   /** Pair with a code an operator got elsewhere (the control plane's web page): the seed's `--user-code`. */
   'pairing:start-with-code': command(z.object({ code: z.string().trim().min(1).max(64) }).strict(), PairingStateSchema),
   /** Take over an existing `rost runner serve` state file (the secret moves to the secret store). */
-  'runner:import': command(
-    z.object({ file: z.string().min(1).max(4096) }).strict(),
-    z.object({ runnerId: z.string(), notes: z.array(z.string()) }),
-  ),
+  'runner:import': command(z.object({ file: z.string().min(1).max(4096) }).strict(), z.object({ runnerId: z.string(), notes: z.array(z.string()) })),
   'runner:unpair': command(z.object({ force: z.boolean().default(false) }).strict(), z.null()),
   /** minutes: null pauses until resumed. The pause (and its note) survives restarts. */
   'runner:pause': command(
-    z.object({ minutes: z.number().int().min(1).max(7 * 24 * 60).nullable(), note: z.string().max(500).optional() }).strict(),
+    z
+      .object({
+        minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 24 * 60)
+          .nullable(),
+        note: z.string().max(500).optional(),
+      })
+      .strict(),
     RunnerSnapshotSchema,
   ),
   'runner:resume': command(NoInput, RunnerSnapshotSchema),
@@ -98,7 +103,10 @@ export const commands = {
   /** Any subset of the settings; validated by the core with the shared schema's messages. */
   'settings:update': command(z.record(z.string(), z.unknown()), SettingsViewSchema),
   'log:recent': command(
-    z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict().optional(),
+    z
+      .object({ limit: z.number().int().min(1).max(1000).optional() })
+      .strict()
+      .optional(),
     z.array(LogEntrySchema),
   ),
   /** The lent model accounts: windows, this runner's tokens and cost, and claim admission. */
@@ -147,9 +155,7 @@ export function isEventName(name: unknown): name is EventName {
 /** The single IPC / WebSocket channel that carries batches of events from the host. */
 export const EVENT_CHANNEL = 'host:events';
 
-export const HostEventBatchSchema = z.array(
-  z.object({ event: z.string(), payload: z.unknown() }),
-);
+export const HostEventBatchSchema = z.array(z.object({ event: z.string(), payload: z.unknown() }));
 
 /** Parses one event from the wire; unknown names and bad payloads are dropped by callers. */
 export function parseHostEvent(raw: { event: string; payload: unknown }): HostEvent | null {
@@ -158,9 +164,10 @@ export function parseHostEvent(raw: { event: string; payload: unknown }): HostEv
   return parsed.success ? ({ event: raw.event, payload: parsed.data } as HostEvent) : null;
 }
 
-type Invoker<K extends CommandName> = undefined extends CommandInput<K>
-  ? (input?: CommandInput<K>) => Promise<Result<CommandOutput<K>>>
-  : (input: CommandInput<K>) => Promise<Result<CommandOutput<K>>>;
+type Invoker<K extends CommandName> =
+  undefined extends CommandInput<K>
+    ? (input?: CommandInput<K>) => Promise<Result<CommandOutput<K>>>
+    : (input: CommandInput<K>) => Promise<Result<CommandOutput<K>>>;
 
 /** What preload exposes as `window.runnerTray`: one method per command, plus subscribe. */
 export type RunnerTrayApi = { readonly [K in CommandName]: Invoker<K> } & {

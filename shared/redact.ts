@@ -16,16 +16,68 @@ export const MIN_KNOWN_SECRET_LENGTH = 6;
 
 // Words that make a key secret wherever they appear in it (`db_password`, `clientSecret`).
 const STRONG_WORDS = new Set([
-  'secret', 'secrets', 'password', 'passwords', 'passwd', 'passphrase', 'pwd',
-  'credential', 'credentials', 'authorization', 'cookie', 'cookies', 'apikey', 'privatekey',
+  'secret',
+  'secrets',
+  'password',
+  'passwords',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'credential',
+  'credentials',
+  'authorization',
+  'cookie',
+  'cookies',
+  'apikey',
+  'privatekey',
 ]);
 // A key ending in one of these describes a secret without holding it
 // (`active_secret_grant_count`, `secretBackend`, `password_file`).
 const SAFE_LAST_WORDS = new Set([
-  'id', 'ids', 'count', 'counts', 'type', 'kind', 'name', 'names', 'ref', 'refs', 'metadata', 'meta',
-  'url', 'uri', 'path', 'file', 'dir', 'at', 'expires', 'expiry', 'length', 'len', 'hint', 'grant',
-  'grants', 'policy', 'policies', 'required', 'present', 'status', 'backend', 'store', 'storage',
-  'source', 'mode', 'label', 'configured', 'set', 'enabled', 'exists', 'ttl', 'ms', 'version', 'format',
+  'id',
+  'ids',
+  'count',
+  'counts',
+  'type',
+  'kind',
+  'name',
+  'names',
+  'ref',
+  'refs',
+  'metadata',
+  'meta',
+  'url',
+  'uri',
+  'path',
+  'file',
+  'dir',
+  'at',
+  'expires',
+  'expiry',
+  'length',
+  'len',
+  'hint',
+  'grant',
+  'grants',
+  'policy',
+  'policies',
+  'required',
+  'present',
+  'status',
+  'backend',
+  'store',
+  'storage',
+  'source',
+  'mode',
+  'label',
+  'configured',
+  'set',
+  'enabled',
+  'exists',
+  'ttl',
+  'ms',
+  'version',
+  'format',
 ]);
 const KEY_QUALIFIERS = new Set(['api', 'private', 'secret', 'access', 'signing', 'encryption', 'client', 'master']);
 // Keys whose values are redacted only when they look like a token (`key=<40 hex>`, `code=<jwt>`).
@@ -140,7 +192,9 @@ function redactKnown(text: string, knownSecrets: readonly string[] | undefined):
     }
     // Sent out base64- or hex-encoded: long enough forms only (a short run of base64 is ordinary text).
     for (const form of base64Forms(secret)) if (form.length >= 12) forms.add(form);
-    const hex = utf8Bytes(secret).map((b) => b.toString(16).padStart(2, '0')).join('');
+    const hex = utf8Bytes(secret)
+      .map((b) => b.toString(16).padStart(2, '0'))
+      .join('');
     forms.add(hex);
     forms.add(hex.toUpperCase());
   }

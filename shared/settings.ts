@@ -62,10 +62,25 @@ export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
 
 export const SETTING_KEYS = [
-  'controlPlaneUrl', 'runnerName', 'runtime', 'heartbeatMs', 'interactiveClaimMs', 'maxSessions',
-  'modelAccountAlias', 'modelAccountState', 'secretBackend', 'expectedTenantId', 'launchAtLogin', 'notifications', 'runWork',
+  'controlPlaneUrl',
+  'runnerName',
+  'runtime',
+  'heartbeatMs',
+  'interactiveClaimMs',
+  'maxSessions',
+  'modelAccountAlias',
+  'modelAccountState',
+  'secretBackend',
+  'expectedTenantId',
+  'launchAtLogin',
+  'notifications',
+  'runWork',
   'quitDrainMs',
-  'runtimeEnvAllow', 'useOwnAgentConfig', 'codexDriver', 'usageReservePercent', 'usageAlertPercents',
+  'runtimeEnvAllow',
+  'useOwnAgentConfig',
+  'codexDriver',
+  'usageReservePercent',
+  'usageAlertPercents',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -107,7 +122,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   notifications: 'must be true or false.',
   runWork: 'must be true or false.',
   quitDrainMs: `must be an integer from 0 to ${MAX_QUIT_DRAIN_MS}.`,
-  runtimeEnvAllow: 'must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner\'s own (RUNNER_*, ROST_*, DBUS_*, …).',
+  runtimeEnvAllow: "must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …).",
   useOwnAgentConfig: 'must be true or false.',
   codexDriver: 'must be auto, exec or app-server.',
   usageReservePercent: 'must be a number from 0 to 50.',
@@ -121,8 +136,7 @@ export function settingMessage(key: SettingKey, label: string = SETTING_LABELS[k
 
 function fieldSchema(key: SettingKey): z.ZodType<unknown> {
   const error = settingMessage(key);
-  const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-    z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
   switch (key) {
     case 'controlPlaneUrl':
       return z
@@ -144,9 +158,17 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
       return int(1, MAX_SESSIONS_LIMIT);
     case 'modelAccountAlias':
       // As the seed: trimmed, and missing or blank is the shared `default` account.
-      return z.string({ error }).trim().max(200, { error }).transform((v) => v || DEFAULT_MODEL_ACCOUNT_ALIAS);
+      return z
+        .string({ error })
+        .trim()
+        .max(200, { error })
+        .transform((v) => v || DEFAULT_MODEL_ACCOUNT_ALIAS);
     case 'modelAccountState':
-      return z.string({ error }).trim().max(80, { error }).transform((v) => v || DEFAULT_MODEL_ACCOUNT_STATE);
+      return z
+        .string({ error })
+        .trim()
+        .max(80, { error })
+        .transform((v) => v || DEFAULT_MODEL_ACCOUNT_STATE);
     case 'secretBackend':
       return z.enum(SECRET_BACKENDS, { error });
     case 'expectedTenantId':
@@ -186,8 +208,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
 const shape = Object.fromEntries(SETTING_KEYS.map((k) => [k, fieldSchema(k)])) as Record<SettingKey, z.ZodType<unknown>>;
 
 const objectError = {
-  error: (issue: z.core.$ZodRawIssue) =>
-    issue.code === 'unrecognized_keys' ? `Unknown setting: ${issue.keys.join(', ')}.` : 'Settings must be an object.',
+  error: (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? `Unknown setting: ${issue.keys.join(', ')}.` : 'Settings must be an object.'),
 };
 /** A full, valid settings object (no defaults applied: see `defaultSettings`). */
 export const settingsSchema = z.strictObject(shape, objectError) as unknown as z.ZodType<Settings>;
@@ -224,8 +245,19 @@ export function defaultSettings(hostname: string): Settings {
  * list the core enforces (main/core/work/exec/isolation/clean-env.ts `NEVER_PASS`).
  */
 export const NEVER_PASSED_ENV = [
-  'RUNNER_*', 'ROST_*', 'SECHROOM_*', 'ELECTRON_*', 'DBUS_*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GPG_AGENT_INFO',
-  'GNOME_KEYRING_*', 'XDG_RUNTIME_DIR', 'KRB5CCNAME', 'npm_config__authToken', 'NPM_TOKEN',
+  'RUNNER_*',
+  'ROST_*',
+  'SECHROOM_*',
+  'ELECTRON_*',
+  'DBUS_*',
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'GPG_AGENT_INFO',
+  'GNOME_KEYRING_*',
+  'XDG_RUNTIME_DIR',
+  'KRB5CCNAME',
+  'npm_config__authToken',
+  'NPM_TOKEN',
 ] as const;
 
 function envMatches(name: string, pattern: string): boolean {
@@ -243,7 +275,12 @@ export function canAddEnvName(pattern: string): boolean {
 
 /** `20, 5` → [20, 5] (descending, no repeats). */
 export function parseAlertPercents(text: string): number[] {
-  const values = text.split(',').map((v) => v.trim()).filter(Boolean).map(Number).filter((n) => Number.isFinite(n));
+  const values = text
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
+    .map(Number)
+    .filter((n) => Number.isFinite(n));
   return [...new Set(values)].sort((a, b) => b - a);
 }
 

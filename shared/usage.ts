@@ -69,10 +69,7 @@ export const UsageSnapshotSchema = z.object({
 export type UsageSnapshot = z.infer<typeof UsageSnapshotSchema>;
 
 /** Remaining percent of the binding (most used, not yet reset) window, or null without windows. */
-export function bindingWindow(
-  reading: RateLimitReading,
-  now: number,
-): { name: 'primary' | 'secondary'; remaining: number; window: UsageWindow } | null {
+export function bindingWindow(reading: RateLimitReading, now: number): { name: 'primary' | 'secondary'; remaining: number; window: UsageWindow } | null {
   let best: { name: 'primary' | 'secondary'; remaining: number; window: UsageWindow } | null = null;
   for (const name of ['primary', 'secondary'] as const) {
     const w = reading[name];

@@ -41,8 +41,7 @@ import {
 const NoInputSchema = z.strictObject({});
 const noInput = (ctx: RequestCtx) => parseWith(NoInputSchema, ctx.body);
 
-const query = <T extends z.ZodType>(schema: T, ctx: RequestCtx): z.infer<T> =>
-  parseWith(schema, Object.fromEntries(ctx.query), 'query');
+const query = <T extends z.ZodType>(schema: T, ctx: RequestCtx): z.infer<T> => parseWith(schema, Object.fromEntries(ctx.query), 'query');
 
 /** `/_emulator/*`: JSON, no auth, loopback only (checked by the server). Mirrors EmulatorAdmin. */
 export function adminRoutes(admin: EmulatorAdmin, listRoutes: () => ReadonlyArray<{ method: string; pattern: string }>): RouteDef[] {

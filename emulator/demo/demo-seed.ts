@@ -34,18 +34,29 @@ export function seedDemo(s: Services): DemoSeedSummary {
 
   // The in-progress request carries the whole history and the trickle's turns.
   const active = req('Add invoice export to the billing page', {
-    status: 'in_progress', current_phase: 'build', inferred_risk: 'medium', automation_mode: 'pull_request_only',
-    source_channel: 'github_issue', max_iterations: 12, max_wall_clock_seconds: 7200, cost_budget_usd: '25.00', iterations_used: 3,
+    status: 'in_progress',
+    current_phase: 'build',
+    inferred_risk: 'medium',
+    automation_mode: 'pull_request_only',
+    source_channel: 'github_issue',
+    max_iterations: 12,
+    max_wall_clock_seconds: 7200,
+    cost_budget_usd: '25.00',
+    iterations_used: 3,
   });
   for (const phase of ['intake', 'planning', 'plan_review'] as const) s.forge.addPhaseRun(active, { phase, status: 'succeeded' });
   const build = s.forge.addPhaseRun(active, { phase: 'build', status: 'running' });
   s.forge.addGate(active, { kind: 'plan_approval', title: 'Approve the build plan', status: 'approved', phase_run_id: null });
   s.forge.addPlanVersion(active, {
-    status: 'superseded', summary: 'Export invoices as CSV from the billing page.', confidence_score: 55,
+    status: 'superseded',
+    summary: 'Export invoices as CSV from the billing page.',
+    confidence_score: 55,
     clarifying_questions: ['Which currencies must the export support?', 'Should credit notes be included?'],
   });
   const plan = s.forge.addPlanVersion(active, {
-    status: 'approved', summary: 'CSV and XLSX export with per-currency totals; credit notes as negative rows.', confidence_score: 82,
+    status: 'approved',
+    summary: 'CSV and XLSX export with per-currency totals; credit notes as negative rows.',
+    confidence_score: 82,
     clarifying_questions: ['Which currencies must the export support?', 'Should credit notes be included?'],
     clarification_answers: [
       { question: 'Which currencies must the export support?', answer: 'EUR, USD and GBP.' },
@@ -57,8 +68,13 @@ export function seedDemo(s: Services): DemoSeedSummary {
   s.forge.addTask(active, { plan_version_id: plan.id, title: 'Export button and download on the billing page', status: 'in_progress' });
   s.forge.addTask(active, { plan_version_id: plan.id, title: 'XLSX writer', status: 'pending' });
   s.forge.addChangeset(active, {
-    task_id: t1.id, title: 'feat(billing): invoice export service', status: 'open', branch: 'forge/invoice-export',
-    pr_url: 'https://github.com/acme/web/pull/412', additions: 214, deletions: 12,
+    task_id: t1.id,
+    title: 'feat(billing): invoice export service',
+    status: 'open',
+    branch: 'forge/invoice-export',
+    pr_url: 'https://github.com/acme/web/pull/412',
+    additions: 214,
+    deletions: 12,
   });
   s.forge.addGate(active, { kind: 'code_review', title: 'Review the export service changes', status: 'open', phase_run_id: build.id });
 
@@ -66,20 +82,29 @@ export function seedDemo(s: Services): DemoSeedSummary {
   s.forge.addPhaseRun(open, { phase: 'intake', status: 'queued' });
 
   const paused = req('Migrate CI to the new runner fleet', {
-    status: 'paused', status_reason: 'Operator hold during the release freeze', current_phase: 'build', inferred_risk: 'high',
-    max_iterations: 20, iterations_used: 6,
+    status: 'paused',
+    status_reason: 'Operator hold during the release freeze',
+    current_phase: 'build',
+    inferred_risk: 'high',
+    max_iterations: 20,
+    iterations_used: 6,
   });
   s.forge.addPhaseRun(paused, { phase: 'build', status: 'paused' });
   s.forge.addTask(paused, { title: 'Inventory current CI jobs', status: 'completed' });
   s.forge.addTask(paused, { title: 'Port the unit test job', status: 'pending' });
 
   const blocked = req('Rotate webhook signing keys', {
-    status: 'blocked', status_reason: 'Waiting for a human to approve the plan', current_phase: 'plan_review', inferred_risk: 'critical',
+    status: 'blocked',
+    status_reason: 'Waiting for a human to approve the plan',
+    current_phase: 'plan_review',
+    inferred_risk: 'critical',
     automation_mode: 'plan_only',
   });
   const review = s.forge.addPhaseRun(blocked, { phase: 'plan_review', status: 'paused' });
   s.forge.addPlanVersion(blocked, {
-    status: 'ready_for_review', summary: 'Dual-key rollout with a 24 h overlap.', confidence_score: 70,
+    status: 'ready_for_review',
+    summary: 'Dual-key rollout with a 24 h overlap.',
+    confidence_score: 70,
     clarifying_questions: ['Who owns the partner notification?'],
   });
   s.forge.addGate(blocked, { kind: 'plan_approval', title: 'Approve the key rotation plan', status: 'open', phase_run_id: review.id });

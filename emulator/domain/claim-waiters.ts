@@ -20,7 +20,13 @@ export class ClaimWaiters {
 
   constructor(private readonly tryClaim: (runnerId: string, interactiveOnly: boolean, runtimes: readonly string[] | null) => ClaimedPayload | null) {}
 
-  wait(runnerId: string, interactiveOnly: boolean, waitMs: number, signal: AbortSignal, runtimes: readonly string[] | null = null): Promise<ClaimedPayload | null> {
+  wait(
+    runnerId: string,
+    interactiveOnly: boolean,
+    waitMs: number,
+    signal: AbortSignal,
+    runtimes: readonly string[] | null = null,
+  ): Promise<ClaimedPayload | null> {
     if (signal.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
       const waiter: Waiter = {

@@ -17,8 +17,7 @@ export function evaluatePoll(state: PollState, now: number): { outcome: PollOutc
   if (state.expires_at <= now) return { outcome: 'expired_token', interval_s: state.interval_s };
   if (state.status === 'denied') return { outcome: 'access_denied', interval_s: state.interval_s };
   if (state.status === 'approved') return { outcome: 'approved', interval_s: state.interval_s };
-  const tooSoon =
-    state.interval_s > 0 && state.last_poll_at !== null && now - state.last_poll_at < state.interval_s * 1000 - JITTER_MS;
+  const tooSoon = state.interval_s > 0 && state.last_poll_at !== null && now - state.last_poll_at < state.interval_s * 1000 - JITTER_MS;
   if (tooSoon) return { outcome: 'slow_down', interval_s: state.interval_s + SLOW_DOWN_STEP_S };
   return { outcome: 'authorization_pending', interval_s: state.interval_s };
 }

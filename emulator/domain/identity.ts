@@ -83,9 +83,8 @@ export class IdentityService {
   /** Dev sign-in by typed name: reuse the operator with that name and role in the default tenant. */
   findOrCreateOperator(name: string, role: OperatorRole): OperatorRecord {
     const tenantId = this.defaultTenantId();
-    const found = this.ctx.db
-      .prepare('SELECT * FROM operators WHERE tenant_id = ? AND name = ? AND role = ?')
-      .get(tenantId, name, role) as OperatorRecord | undefined;
+    const found = this.ctx.db.prepare('SELECT * FROM operators WHERE tenant_id = ? AND name = ? AND role = ?').get(tenantId, name, role) as
+      OperatorRecord | undefined;
     return found ?? this.createOperator({ name, role, tenant_id: tenantId });
   }
 
@@ -112,9 +111,8 @@ export class IdentityService {
 
   session(cookie: string | undefined): BrowserSession | null {
     if (!cookie || cookie.length > 200) return null;
-    const row = this.ctx.db
-      .prepare('SELECT operator_id, csrf, expires_at FROM sessions WHERE id_hash = ?')
-      .get(hashSecret(cookie)) as { operator_id: string; csrf: string; expires_at: number } | undefined;
+    const row = this.ctx.db.prepare('SELECT operator_id, csrf, expires_at FROM sessions WHERE id_hash = ?').get(hashSecret(cookie)) as
+      { operator_id: string; csrf: string; expires_at: number } | undefined;
     if (!row || row.expires_at <= this.ctx.now()) return null;
     const operator = this.getOperator(row.operator_id);
     return operator ? { operator, csrf: row.csrf } : null;

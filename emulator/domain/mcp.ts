@@ -1,9 +1,4 @@
-import {
-  JsonRpcRequestSchema,
-  MCP_PROTOCOL_VERSIONS,
-  McpToolCallParamsSchema,
-  ReportProgressArgsSchema,
-} from '../../shared/protocol';
+import { JsonRpcRequestSchema, MCP_PROTOCOL_VERSIONS, McpToolCallParamsSchema, ReportProgressArgsSchema } from '../../shared/protocol';
 import type { EmulatorContext } from '../context';
 import { iso } from '../context';
 import { hashSecret } from '../crypto';
@@ -51,14 +46,18 @@ export class McpService {
     const token = bearer(authorization);
     const row = token
       ? (this.ctx.db.prepare('SELECT unit_id, attempt, expires_at FROM mcp_tokens WHERE token_hash = ?').get(hashSecret(token)) as
-          | { unit_id: string; attempt: number; expires_at: number }
-          | undefined)
+          { unit_id: string; attempt: number; expires_at: number } | undefined)
       : undefined;
     const unit = row ? this.units.row(row.unit_id) : undefined;
-    const live =
-      row && unit && row.expires_at > this.ctx.now() && row.attempt === unit.attempt && (unit.status === 'claimed' || unit.status === 'running');
+    const live = row && unit && row.expires_at > this.ctx.now() && row.attempt === unit.attempt && (unit.status === 'claimed' || unit.status === 'running');
     if (!live) {
-      throw new HttpError(401, 'invalid_token', 'MCP token missing, unknown, expired or its unit has ended', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      throw new HttpError(
+        401,
+        'invalid_token',
+        'MCP token missing, unknown, expired or its unit has ended',
+        {},
+        { 'www-authenticate': 'Bearer error="invalid_token"' },
+      );
     }
     return unit!;
   }
@@ -103,7 +102,9 @@ export class McpService {
   listCalls(filter: { unit_id?: string; tool?: string } = {}): McpCallRecord[] {
     const rows = this.ctx.db
       .prepare('SELECT * FROM mcp_calls WHERE (@unit IS NULL OR unit_id = @unit) AND (@tool IS NULL OR tool = @tool) ORDER BY seq')
-      .all({ unit: filter.unit_id ?? null, tool: filter.tool ?? null }) as Array<Omit<McpCallRecord, 'at' | 'arguments'> & { at: number; arguments: string | null }>;
+      .all({ unit: filter.unit_id ?? null, tool: filter.tool ?? null }) as Array<
+      Omit<McpCallRecord, 'at' | 'arguments'> & { at: number; arguments: string | null }
+    >;
     return rows.map((r) => ({ ...r, arguments: r.arguments ? JSON.parse(r.arguments) : null, at: iso(r.at) }));
   }
 

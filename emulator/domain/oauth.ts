@@ -99,8 +99,7 @@ export class OAuthService {
 
   revoke(token: string): void {
     const row = this.ctx.db.prepare('SELECT grant_id, kind FROM oauth_tokens WHERE token_hash = ?').get(hashSecret(token)) as
-      | { grant_id: string; kind: 'access' | 'refresh' }
-      | undefined;
+      { grant_id: string; kind: 'access' | 'refresh' } | undefined;
     if (!row) return; // RFC 7009: an unknown token is not an error
     const now = this.ctx.now();
     if (row.kind === 'refresh') {
@@ -122,9 +121,7 @@ export class OAuthService {
     const row = token
       ? (this.ctx.db
           .prepare("SELECT operator_id, grant_id, scope, expires_at, revoked_at FROM oauth_tokens WHERE token_hash = ? AND kind = 'access'")
-          .get(hashSecret(token)) as
-          | { operator_id: string; grant_id: string; scope: string | null; expires_at: number; revoked_at: number | null }
-          | undefined)
+          .get(hashSecret(token)) as { operator_id: string; grant_id: string; scope: string | null; expires_at: number; revoked_at: number | null } | undefined)
       : undefined;
     const operator = row && row.revoked_at === null && row.expires_at > this.ctx.now() ? this.identity.getOperator(row.operator_id) : undefined;
     if (!row || !operator) {
@@ -173,9 +170,8 @@ export class OAuthService {
   findByUserCode(code: string): DeviceCodeRecord | undefined {
     const canonical = normalizeUserCode(code);
     if (!canonical) return undefined;
-    const row = this.ctx.db
-      .prepare('SELECT * FROM oauth_device_codes WHERE user_code = ? ORDER BY created_at DESC LIMIT 1')
-      .get(canonical) as DeviceCodeRow | undefined;
+    const row = this.ctx.db.prepare('SELECT * FROM oauth_device_codes WHERE user_code = ? ORDER BY created_at DESC LIMIT 1').get(canonical) as
+      DeviceCodeRow | undefined;
     return row ? this.toRecord(row) : undefined;
   }
 
@@ -190,15 +186,11 @@ export class OAuthService {
   }
 
   listDeviceCodes(): DeviceCodeRecord[] {
-    return (this.ctx.db.prepare('SELECT * FROM oauth_device_codes ORDER BY created_at DESC').all() as DeviceCodeRow[]).map((r) =>
-      this.toRecord(r),
-    );
+    return (this.ctx.db.prepare('SELECT * FROM oauth_device_codes ORDER BY created_at DESC').all() as DeviceCodeRow[]).map((r) => this.toRecord(r));
   }
 
   private deviceToken(deviceCode: string, clientId: string): TokenResponse {
-    const row = this.ctx.db.prepare('SELECT * FROM oauth_device_codes WHERE device_code_hash = ?').get(hashSecret(deviceCode)) as
-      | DeviceCodeRow
-      | undefined;
+    const row = this.ctx.db.prepare('SELECT * FROM oauth_device_codes WHERE device_code_hash = ?').get(hashSecret(deviceCode)) as DeviceCodeRow | undefined;
     if (!row) throw oauthError(400, 'invalid_grant', 'unknown device_code');
     if (row.client_id !== clientId) throw oauthError(400, 'invalid_grant', 'device_code was issued to another client_id');
     const now = this.ctx.now();
@@ -222,9 +214,8 @@ export class OAuthService {
   }
 
   private refresh(token: string): TokenResponse {
-    const row = this.ctx.db
-      .prepare("SELECT * FROM oauth_tokens WHERE token_hash = ? AND kind = 'refresh'")
-      .get(hashSecret(token)) as { grant_id: string; operator_id: string; client_id: string; scope: string | null; expires_at: number; revoked_at: number | null } | undefined;
+    const row = this.ctx.db.prepare("SELECT * FROM oauth_tokens WHERE token_hash = ? AND kind = 'refresh'").get(hashSecret(token)) as
+      { grant_id: string; operator_id: string; client_id: string; scope: string | null; expires_at: number; revoked_at: number | null } | undefined;
     if (!row || row.revoked_at !== null || row.expires_at <= this.ctx.now()) {
       throw oauthError(400, 'invalid_grant', 'refresh_token is unknown, revoked or expired');
     }

@@ -66,8 +66,18 @@ export class PairingService {
         `INSERT INTO pairings (id, user_code, status, name, platform, runner_version, hostname, source_ip, interval_s,
            created_at, expires_at) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, code, input.name, input.platform, input.runner_version ?? null, input.hostname ?? null, sourceIp,
-        pairingIntervalSec, now, now + pairingExpiresInSec * 1000);
+      .run(
+        id,
+        code,
+        input.name,
+        input.platform,
+        input.runner_version ?? null,
+        input.hostname ?? null,
+        sourceIp,
+        pairingIntervalSec,
+        now,
+        now + pairingExpiresInSec * 1000,
+      );
     this.ctx.events.emit('pairing.started', { pairing_id: id, user_code: formatUserCode(code), name: input.name });
     const display = formatUserCode(code);
     return {
@@ -105,8 +115,17 @@ export class PairingService {
         `INSERT INTO pairings (id, user_code, status, name, platform, runner_version, hostname, source_ip, tenant_id, decided_by,
            interval_s, created_at, expires_at) VALUES (?, ?, 'approved', ?, '', NULL, NULL, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, code, name ?? '', sourceIp, operator.tenant_id, operator.id, this.ctx.config.pairingIntervalSec, now,
-        now + this.ctx.config.pairingExpiresInSec * 1000);
+      .run(
+        id,
+        code,
+        name ?? '',
+        sourceIp,
+        operator.tenant_id,
+        operator.id,
+        this.ctx.config.pairingIntervalSec,
+        now,
+        now + this.ctx.config.pairingExpiresInSec * 1000,
+      );
     this.ctx.events.emit('pairing.issued', { pairing_id: id, user_code: formatUserCode(code), operator_id: operator.id });
     return this.toRecord(this.row(id)!);
   }
@@ -119,8 +138,10 @@ export class PairingService {
       : undefined;
     if (!row) throw new HttpError(400, 'expired_token', 'no pairing has that code (mistyped, or it expired); ask for a new one');
     this.ctx.db
-      .prepare("UPDATE pairings SET name = CASE WHEN name = '' THEN ? ELSE name END, platform = CASE WHEN platform = '' THEN ? ELSE platform END, " +
-        'runner_version = COALESCE(runner_version, ?), hostname = COALESCE(hostname, ?) WHERE id = ?')
+      .prepare(
+        "UPDATE pairings SET name = CASE WHEN name = '' THEN ? ELSE name END, platform = CASE WHEN platform = '' THEN ? ELSE platform END, " +
+          'runner_version = COALESCE(runner_version, ?), hostname = COALESCE(hostname, ?) WHERE id = ?',
+      )
       .run(input.name ?? 'runner', input.platform ?? 'linux', input.runner_version ?? null, input.hostname ?? null, row.id);
     return this.claim(row.id);
   }
@@ -152,9 +173,7 @@ export class PairingService {
   findByCode(code: string): PairingRecord | undefined {
     const canonical = normalizeUserCode(code);
     if (!canonical) return undefined;
-    const row = this.ctx.db
-      .prepare('SELECT * FROM pairings WHERE user_code = ? ORDER BY created_at DESC LIMIT 1')
-      .get(canonical) as PairingRow | undefined;
+    const row = this.ctx.db.prepare('SELECT * FROM pairings WHERE user_code = ? ORDER BY created_at DESC LIMIT 1').get(canonical) as PairingRow | undefined;
     return row ? this.toRecord(row) : undefined;
   }
 
@@ -193,9 +212,7 @@ export class PairingService {
   private uniqueCode(now: number): string {
     for (;;) {
       const code = newUserCode();
-      const clash = this.ctx.db
-        .prepare("SELECT 1 FROM pairings WHERE user_code = ? AND status = 'pending' AND expires_at > ?")
-        .get(code, now);
+      const clash = this.ctx.db.prepare("SELECT 1 FROM pairings WHERE user_code = ? AND status = 'pending' AND expires_at > ?").get(code, now);
       if (!clash) return code;
     }
   }

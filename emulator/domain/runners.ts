@@ -1,10 +1,4 @@
-import type {
-  Capabilities,
-  CapacityObservationSummary,
-  HeartbeatRequestParsed,
-  HeartbeatResponse,
-  Telemetry,
-} from '../../shared/protocol';
+import type { Capabilities, CapacityObservationSummary, HeartbeatRequestParsed, HeartbeatResponse, Telemetry } from '../../shared/protocol';
 import { nextSeq, parseJson } from '../db/database';
 import type { EmulatorContext } from '../context';
 import { iso } from '../context';
@@ -60,13 +54,10 @@ export function runnerCapacity(runner: RunnerRecord): RunnerCapacity {
 export class RunnerService {
   constructor(private readonly ctx: EmulatorContext) {}
 
-  create(input: {
-    name: string;
-    tenant_id: string;
-    platform?: string | null;
-    hostname?: string | null;
-    runner_version?: string | null;
-  }): { runner: RunnerRecord; secret: string } {
+  create(input: { name: string; tenant_id: string; platform?: string | null; hostname?: string | null; runner_version?: string | null }): {
+    runner: RunnerRecord;
+    secret: string;
+  } {
     const id = newId();
     const secret = newSecret('rsec');
     this.ctx.db
@@ -74,8 +65,7 @@ export class RunnerService {
         `INSERT INTO runners (id, tenant_id, name, platform, hostname, runner_version, secret_hash, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, input.tenant_id, input.name, input.platform ?? null, input.hostname ?? null, input.runner_version ?? null,
-        hashSecret(secret), this.ctx.now());
+      .run(id, input.tenant_id, input.name, input.platform ?? null, input.hostname ?? null, input.runner_version ?? null, hashSecret(secret), this.ctx.now());
     this.ctx.events.emit('runner.paired', { runner_id: id, tenant_id: input.tenant_id, name: input.name });
     return { runner: this.get(id)!, secret };
   }
@@ -83,9 +73,7 @@ export class RunnerService {
   /** Resolves a runner bearer, or throws 401 (unknown or revoked secret). */
   authenticate(authorization: string | undefined): RunnerRecord {
     const token = bearer(authorization);
-    const row = token
-      ? (this.ctx.db.prepare('SELECT * FROM runners WHERE secret_hash = ?').get(hashSecret(token)) as RunnerRow | undefined)
-      : undefined;
+    const row = token ? (this.ctx.db.prepare('SELECT * FROM runners WHERE secret_hash = ?').get(hashSecret(token)) as RunnerRow | undefined) : undefined;
     if (!row || row.revoked_at !== null) {
       throw new HttpError(401, 'unauthorized', 'runner secret missing, unknown or revoked', {}, { 'www-authenticate': 'Bearer' });
     }
@@ -117,8 +105,15 @@ export class RunnerService {
         `UPDATE runners SET name = ?, runner_version = ?, paused = ?, capabilities = ?, telemetry = ?, last_heartbeat_at = ?
          WHERE id = ?`,
       )
-      .run(body.name ?? runner.name, body.runner_version ?? runner.runner_version, paused ? 1 : 0,
-        capabilities ? JSON.stringify(capabilities) : null, telemetry ? JSON.stringify(telemetry) : null, now, runner.id);
+      .run(
+        body.name ?? runner.name,
+        body.runner_version ?? runner.runner_version,
+        paused ? 1 : 0,
+        capabilities ? JSON.stringify(capabilities) : null,
+        telemetry ? JSON.stringify(telemetry) : null,
+        now,
+        runner.id,
+      );
     const observation = {
       runner_name: body.name ?? runner.name,
       runner_version: body.runner_version ?? telemetry?.runner_version ?? runner.runner_version,
@@ -153,8 +148,12 @@ export class RunnerService {
         `SELECT o.id, o.runner_id, o.observed_at, o.body FROM capacity_observations o
          WHERE (? IS NULL OR o.tenant_id = ?) AND (? IS NULL OR o.runner_id = ?) ORDER BY o.seq DESC LIMIT ?`,
       )
-      .all(filter.tenant_id ?? null, filter.tenant_id ?? null, filter.runner_id ?? null, filter.runner_id ?? null,
-        filter.limit ?? 200) as Array<{ id: string; runner_id: string; observed_at: number; body: string }>;
+      .all(filter.tenant_id ?? null, filter.tenant_id ?? null, filter.runner_id ?? null, filter.runner_id ?? null, filter.limit ?? 200) as Array<{
+      id: string;
+      runner_id: string;
+      observed_at: number;
+      body: string;
+    }>;
     return rows.map((row) => {
       const body = parseJson<{
         runner_name: string;

@@ -40,15 +40,12 @@ export class Scheduler {
     if (!runner || runner.revoked_at || runner.paused) return null;
     const { db, config } = this.ctx;
     const capacity = runnerCapacity(runner);
-    const runnerCap =
-      capacity.accountAlias === 'default' ? Math.min(capacity.maxSessions, config.caps.defaultAccount) : capacity.maxSessions;
-    const active = db
-      .prepare("SELECT COUNT(*) AS n FROM units WHERE runner_id = ? AND status IN ('claimed', 'running')")
-      .get(runner.id) as { n: number };
+    const runnerCap = capacity.accountAlias === 'default' ? Math.min(capacity.maxSessions, config.caps.defaultAccount) : capacity.maxSessions;
+    const active = db.prepare("SELECT COUNT(*) AS n FROM units WHERE runner_id = ? AND status IN ('claimed', 'running')").get(runner.id) as { n: number };
     if (active.n >= runnerCap) return null;
-    const tenantActive = db
-      .prepare("SELECT COUNT(*) AS n FROM units WHERE tenant_id = ? AND status IN ('claimed', 'running')")
-      .get(runner.tenant_id) as { n: number };
+    const tenantActive = db.prepare("SELECT COUNT(*) AS n FROM units WHERE tenant_id = ? AND status IN ('claimed', 'running')").get(runner.tenant_id) as {
+      n: number;
+    };
     if (tenantActive.n >= config.caps.tenant) return null;
 
     const candidates = db
@@ -60,7 +57,9 @@ export class Scheduler {
            AND (? IS NULL OR u.brain IS NULL OR u.brain = 'auto' OR u.brain IN (SELECT value FROM json_each(?)))
          ORDER BY CASE u.kind WHEN 'turn_execution' THEN 0 ELSE 1 END, u.seq LIMIT 100`,
       )
-      .all(runner.tenant_id, runner.id, interactiveOnly ? 1 : 0, runtimes === null ? null : 1, JSON.stringify(runtimes ?? [])) as Array<UnitRow & { project_id: string | null }>;
+      .all(runner.tenant_id, runner.id, interactiveOnly ? 1 : 0, runtimes === null ? null : 1, JSON.stringify(runtimes ?? [])) as Array<
+      UnitRow & { project_id: string | null }
+    >;
 
     const projectActive = db.prepare(
       `SELECT COUNT(*) AS n FROM units u JOIN build_requests b ON b.id = u.build_request_id
@@ -94,11 +93,7 @@ export class Scheduler {
     this.ctx.events.emit('unit.claimed', { unit_id: row.id, kind: row.kind, runner_id: runner.id, attempt });
     const record = toUnitRecord(claimed);
     const packet =
-      claimed.packet_mode === 'explicit'
-        ? record.context_packet
-        : claimed.packet_mode === 'auto'
-          ? this.forge.buildContextPacket(claimed, runner)
-          : null;
+      claimed.packet_mode === 'explicit' ? record.context_packet : claimed.packet_mode === 'auto' ? this.forge.buildContextPacket(claimed, runner) : null;
     const unit: Record<string, unknown> = {
       id: claimed.id,
       kind: claimed.kind,

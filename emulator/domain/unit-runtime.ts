@@ -1,11 +1,4 @@
-import type {
-  LeaseHeartbeatRequest,
-  LeaseHeartbeatResponse,
-  LeaseStatus,
-  ResultRequest,
-  StartResponse,
-  UnitKind,
-} from '../../shared/protocol';
+import type { LeaseHeartbeatRequest, LeaseHeartbeatResponse, LeaseStatus, ResultRequest, StartResponse, UnitKind } from '../../shared/protocol';
 import { nextSeq } from '../db/database';
 import type { EmulatorContext } from '../context';
 import { iso } from '../context';
@@ -65,9 +58,7 @@ export class UnitRuntime {
     const now = this.ctx.now();
     const expiresAt = now + row.lease_heartbeat_ms * this.ctx.config.leaseTtlFactor;
     if (row.status === 'claimed') {
-      this.ctx.db
-        .prepare("UPDATE units SET status = 'running', started_at = ?, lease_expires_at = ? WHERE id = ?")
-        .run(now, expiresAt, id);
+      this.ctx.db.prepare("UPDATE units SET status = 'running', started_at = ?, lease_expires_at = ? WHERE id = ?").run(now, expiresAt, id);
       this.ctx.events.emit('unit.started', { unit_id: id, kind, runner_id: runner.id, attempt: row.attempt });
       this.forge.onUnitStarted(this.units.row(id)!);
     }
@@ -108,8 +99,20 @@ export class UnitRuntime {
           `INSERT INTO results (id, seq, unit_id, runner_id, idempotency_key, status, summary, log_ref, runtime, usage, late,
              received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(newId(), nextSeq(this.ctx.db, 'results'), id, runner.id, key, body.status, body.summary, body.log_ref ?? null,
-          body.runtime ?? null, body.usage ? JSON.stringify(body.usage) : null, holding ? 0 : 1, now);
+        .run(
+          newId(),
+          nextSeq(this.ctx.db, 'results'),
+          id,
+          runner.id,
+          key,
+          body.status,
+          body.summary,
+          body.log_ref ?? null,
+          body.runtime ?? null,
+          body.usage ? JSON.stringify(body.usage) : null,
+          holding ? 0 : 1,
+          now,
+        );
       if (holding || reclaimable) {
         this.ctx.db
           .prepare('UPDATE units SET status = ?, finished_at = ?, lease_expires_at = NULL, runner_id = ? WHERE id = ?')
@@ -125,9 +128,7 @@ export class UnitRuntime {
   /** Ends or re-queues units whose lease ran out. Runs on a timer and before each request. */
   sweep(): number {
     const now = this.ctx.now();
-    const expired = this.ctx.db
-      .prepare("SELECT * FROM units WHERE status IN ('claimed', 'running') AND lease_expires_at <= ?")
-      .all(now) as UnitRow[];
+    const expired = this.ctx.db.prepare("SELECT * FROM units WHERE status IN ('claimed', 'running') AND lease_expires_at <= ?").all(now) as UnitRow[];
     for (const row of expired) {
       let outcome: 'queued' | 'failed' | 'canceled';
       if (row.status === 'claimed') outcome = 'queued';
@@ -153,11 +154,13 @@ export class UnitRuntime {
   listResults(filter: { unit_id?: string; runner_id?: string } = {}): ResultRecord[] {
     const rows = this.ctx.db
       .prepare('SELECT * FROM results WHERE (@unit IS NULL OR unit_id = @unit) AND (@runner IS NULL OR runner_id = @runner) ORDER BY seq')
-      .all({ unit: filter.unit_id ?? null, runner: filter.runner_id ?? null }) as Array<Omit<ResultRecord, 'late' | 'received_at' | 'usage'> & {
-      late: number;
-      received_at: number;
-      usage: string | null;
-    }>;
+      .all({ unit: filter.unit_id ?? null, runner: filter.runner_id ?? null }) as Array<
+      Omit<ResultRecord, 'late' | 'received_at' | 'usage'> & {
+        late: number;
+        received_at: number;
+        usage: string | null;
+      }
+    >;
     return rows.map((r) => ({
       id: r.id,
       unit_id: r.unit_id,
@@ -176,7 +179,14 @@ export class UnitRuntime {
   listLeaseHeartbeats(filter: { unit_id?: string } = {}): LeaseHeartbeatRecord[] {
     const rows = this.ctx.db
       .prepare('SELECT * FROM lease_heartbeats WHERE (@unit IS NULL OR unit_id = @unit) ORDER BY seq')
-      .all({ unit: filter.unit_id ?? null }) as Array<{ seq: number; unit_id: string; runner_id: string; answered: LeaseStatus; body: string | null; at: number }>;
+      .all({ unit: filter.unit_id ?? null }) as Array<{
+      seq: number;
+      unit_id: string;
+      runner_id: string;
+      answered: LeaseStatus;
+      body: string | null;
+      at: number;
+    }>;
     return rows.map((r) => ({ ...r, body: r.body ? JSON.parse(r.body) : null, at: iso(r.at) }));
   }
 

@@ -144,12 +144,23 @@ export class UnitStore {
          VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
-        id, nextSeq(this.ctx.db, 'units'), kind, input.tenant_id ?? this.defaultTenantId(), input.target_runner_id ?? null,
-        input.build_request_id ?? null, input.phase_run_id ?? null, input.task_id ?? null, input.brain ?? 'claude',
-        input.prompt ?? defaultPrompt(kind), JSON.stringify(fields),
-        packetMode === 'explicit' ? JSON.stringify(input.context_packet) : null, packetMode,
-        input.timeout_ms ?? config.defaultTimeoutMs, input.lease?.heartbeat_ms ?? config.leaseHeartbeatMs,
-        input.max_attempts ?? config.maxAttempts, this.ctx.now(),
+        id,
+        nextSeq(this.ctx.db, 'units'),
+        kind,
+        input.tenant_id ?? this.defaultTenantId(),
+        input.target_runner_id ?? null,
+        input.build_request_id ?? null,
+        input.phase_run_id ?? null,
+        input.task_id ?? null,
+        input.brain ?? 'claude',
+        input.prompt ?? defaultPrompt(kind),
+        JSON.stringify(fields),
+        packetMode === 'explicit' ? JSON.stringify(input.context_packet) : null,
+        packetMode,
+        input.timeout_ms ?? config.defaultTimeoutMs,
+        input.lease?.heartbeat_ms ?? config.leaseHeartbeatMs,
+        input.max_attempts ?? config.maxAttempts,
+        this.ctx.now(),
       );
     this.ctx.events.emit('unit.enqueued', { unit_id: id, kind, build_request_id: input.build_request_id ?? null });
     this.ctx.notifyWork();
@@ -172,7 +183,12 @@ export class UnitStore {
            AND (@request IS NULL OR build_request_id = @request) AND (@runner IS NULL OR runner_id = @runner OR last_runner_id = @runner)
          ORDER BY seq`,
       )
-      .all({ status: filter.status ?? null, kind: filter.kind ?? null, request: filter.build_request_id ?? null, runner: filter.runner_id ?? null }) as UnitRow[];
+      .all({
+        status: filter.status ?? null,
+        kind: filter.kind ?? null,
+        request: filter.build_request_id ?? null,
+        runner: filter.runner_id ?? null,
+      }) as UnitRow[];
     return rows.map(toUnitRecord);
   }
 

@@ -6,21 +6,27 @@ export const FaultInputSchema = z.strictObject({
   route: z.string().min(1).max(300).regex(/^[/*]/, 'must start with / or *'),
   method: z.enum(['GET', 'POST', 'PATCH', 'DELETE', 'PUT']).optional(),
   latency_ms: z.number().int().min(0).max(120_000).optional(),
-  error: z.strictObject({
-    rate: z.number().min(0).max(1),
-    status: z.number().int().min(400).max(599),
-    body: z.unknown().optional(),
-  }).optional(),
-  drop: z.strictObject({
-    rate: z.number().min(0).max(1),
-    /** `after`: the handler runs (its effect happens) and then the socket is destroyed instead of answering. */
-    when: z.enum(['before', 'after']).default('before'),
-  }).optional(),
-  malformed: z.strictObject({
-    rate: z.number().min(0).max(1),
-    /** `empty`: a 2xx with a zero-length body (the seed's Sechroom client dies on one). */
-    kind: z.enum(['invalid_json', 'wrong_shape', 'empty']),
-  }).optional(),
+  error: z
+    .strictObject({
+      rate: z.number().min(0).max(1),
+      status: z.number().int().min(400).max(599),
+      body: z.unknown().optional(),
+    })
+    .optional(),
+  drop: z
+    .strictObject({
+      rate: z.number().min(0).max(1),
+      /** `after`: the handler runs (its effect happens) and then the socket is destroyed instead of answering. */
+      when: z.enum(['before', 'after']).default('before'),
+    })
+    .optional(),
+  malformed: z
+    .strictObject({
+      rate: z.number().min(0).max(1),
+      /** `empty`: a 2xx with a zero-length body (the seed's Sechroom client dies on one). */
+      kind: z.enum(['invalid_json', 'wrong_shape', 'empty']),
+    })
+    .optional(),
   /** Remove the rule after it matched this many requests. */
   remaining: z.number().int().positive().optional(),
 });

@@ -33,9 +33,7 @@ interface CompiledRoute extends RouteDef {
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: CompiledRoute; params: Record<string, string> }
-  | { kind: 'method_not_allowed'; allow: string[] }
-  | { kind: 'not_found' };
+  { kind: 'found'; route: CompiledRoute; params: Record<string, string> } | { kind: 'method_not_allowed'; allow: string[] } | { kind: 'not_found' };
 
 /** Literal segments win over `:params`; a known path with the wrong method is a 405 with `Allow`. */
 export class Router {

@@ -21,8 +21,7 @@ const BASE_HEADERS: Headers = {
   'referrer-policy': 'no-referrer',
 };
 
-export const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1');
@@ -85,13 +84,7 @@ export class EmulatorHttpServer {
   }
 
   /** Returns the reply to send, or null when the connection was dropped on purpose. */
-  private async route(
-    req: IncomingMessage,
-    res: ServerResponse,
-    method: string,
-    path: string,
-    query: URLSearchParams,
-  ): Promise<Reply | null> {
+  private async route(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams): Promise<Reply | null> {
     // DNS-rebinding guard: a page elsewhere that resolves to 127.0.0.1 still sends its own Host.
     if (!this.allowedHosts.has(String(req.headers.host ?? '').toLowerCase())) {
       throw new HttpError(403, 'forbidden_host', 'Host header must name this loopback server');
@@ -153,7 +146,7 @@ export class EmulatorHttpServer {
   private toReply(error: unknown): Reply {
     if (error instanceof HttpError) return error.toReply();
     if (error instanceof ZodError) return json(400, { error: 'invalid_request', message: describeZodError(error) });
-    process.stderr.write(`emulator: internal error: ${error instanceof Error ? error.stack ?? error.message : 'unknown'}\n`);
+    process.stderr.write(`emulator: internal error: ${error instanceof Error ? (error.stack ?? error.message) : 'unknown'}\n`);
     return json(500, { error: 'internal', message: 'internal emulator error' });
   }
 
@@ -198,8 +191,23 @@ function malform(reply: Reply, plan: FaultPlan): Reply {
   }
   // Wrong types under the keys clients read most, so no response schema accepts it.
   return json(status, {
-    injected: 'wrong_shape', turn_execution: 42, work_order: 'x', runner_id: 42, status: 7, accepted: 'yes', output: [],
+    injected: 'wrong_shape',
+    turn_execution: 42,
+    work_order: 'x',
+    runner_id: 42,
+    status: 7,
+    accepted: 'yes',
+    output: [],
     // the Sechroom wire's keys
-    id: 42, outcome: 7, lease: 'x', claimToken: 42, expiresAt: 7, eventCount: 'x', hasTelemetry: 'x', taskId: 7, task: 'x', components: 'x',
+    id: 42,
+    outcome: 7,
+    lease: 'x',
+    claimToken: 42,
+    expiresAt: 7,
+    eventCount: 'x',
+    hasTelemetry: 'x',
+    taskId: 7,
+    task: 'x',
+    components: 'x',
   });
 }

@@ -54,9 +54,15 @@ export function pageRoutes(s: Services): RouteDef[] {
     const wait = s.limiter.blockedFor(limiterKeys(name, ctx));
     if (!wait) return null;
     const minutes = Math.max(1, Math.ceil(wait / 60_000));
-    return page(429, 'Too many attempts', messageView('Too many wrong codes', 'error', `Too many wrong codes. Try again in ${minutes} minute${minutes > 1 ? 's' : ''}.`), sess, {
-      'retry-after': String(Math.ceil(wait / 1000)),
-    });
+    return page(
+      429,
+      'Too many attempts',
+      messageView('Too many wrong codes', 'error', `Too many wrong codes. Try again in ${minutes} minute${minutes > 1 ? 's' : ''}.`),
+      sess,
+      {
+        'retry-after': String(Math.ceil(wait / 1000)),
+      },
+    );
   };
 
   /** One approval page (runner pairing or operator sign-in): code entry, details, decision. */
@@ -89,7 +95,12 @@ export function pageRoutes(s: Services): RouteDef[] {
           const record = cfg.find(code);
           if (!record || record.status === 'expired') return wrongCode(ctx, sess, code);
           if (record.status !== 'pending') {
-            return page(200, cfg.title, messageView(cfg.title, 'info', `This code was already used (${record.status}).`, { href: cfg.path, label: 'Enter another code' }), sess);
+            return page(
+              200,
+              cfg.title,
+              messageView(cfg.title, 'info', `This code was already used (${record.status}).`, { href: cfg.path, label: 'Enter another code' }),
+              sess,
+            );
           }
           return page(200, cfg.title, cfg.details(record, sess.csrf), sess);
         },
@@ -172,7 +183,10 @@ export function pageRoutes(s: Services): RouteDef[] {
       find: (code) => s.pairing.findByCode(code),
       details: (record, csrf) => pairingDecisionView(record, csrf),
       decide: (code, sess, decision) => s.pairing.decide(code, decision, { operatorId: sess.operator.id, tenantId: sess.operator.tenant_id }),
-      done: (d) => (d === 'approve' ? ['Runner paired', 'The runner is paired. It will pick up its credentials within seconds.'] : ['Pairing denied', 'The runner was refused.']),
+      done: (d) =>
+        d === 'approve'
+          ? ['Runner paired', 'The runner is paired. It will pick up its credentials within seconds.']
+          : ['Pairing denied', 'The runner was refused.'],
     }),
     ...approvalPage({
       name: 'oauth-device',

@@ -13,7 +13,6 @@ import type { RequestCtx, RouteDef } from '../http/router';
 import type { Services } from '../services';
 import { parseWith } from './parse';
 
-
 const KIND_BY_SEGMENT = new Map<string, UnitKind>([
   ['work-orders', 'work_order'],
   ['turn-executions', 'turn_execution'],

@@ -58,6 +58,14 @@ CREATE INDEX IF NOT EXISTS sr_telemetry_run ON sr_telemetry(decomposition_id, se
 `;
 
 export const SECHROOM_TABLES = [
-  'sr_telemetry', 'sr_completions', 'sr_claim_keys', 'sr_leases', 'sr_instances', 'sr_generations', 'sr_tasks',
-  'sr_bundles', 'sr_decompositions', 'sr_briefs',
+  'sr_telemetry',
+  'sr_completions',
+  'sr_claim_keys',
+  'sr_leases',
+  'sr_instances',
+  'sr_generations',
+  'sr_tasks',
+  'sr_bundles',
+  'sr_decompositions',
+  'sr_briefs',
 ] as const;

@@ -162,8 +162,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const runtimeEnv = { ...process.env, ...options.runtimeEnv };
   const commandRunner = options.commandRunner ?? createCommandRunner(runtimeEnv);
   const isolation =
-    options.isolationProbe ??
-    new IsolationProbe({ platform: process.platform, which: (name) => commandRunner.which(name), works: commandWorks });
+    options.isolationProbe ?? new IsolationProbe({ platform: process.platform, which: (name) => commandRunner.which(name), works: commandWorks });
   const capabilities = new CapabilityDetector(commandRunner, clock, options.runtimeBinaries, runtimeEnv, () => isolation.refresh());
   const breaker = new RuntimeBreaker();
   const appServerSupport = new AppServerSupport(commandRunner);
@@ -360,20 +359,20 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   log.info('host started', { mode: options.mode, version: options.appVersion });
   let shutting: Promise<void> | null = null;
   shutdownCore = (limitMs = 0) => {
-      shutting ??= (async () => {
-        // The status says "finishing N running turns" while they drain.
-        if (work.activeCount > 0) runner.setDraining(true);
-        const { canceled } = await work.drain(limitMs);
-        if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
-        unsubscribeSettings();
-        unsubscribeWake();
-        unsubscribeUsage();
-        await host.stop();
-        await usage.stop();
-        await localExecutor.stop();
-        await logging.close();
-      })();
-      return shutting;
+    shutting ??= (async () => {
+      // The status says "finishing N running turns" while they drain.
+      if (work.activeCount > 0) runner.setDraining(true);
+      const { canceled } = await work.drain(limitMs);
+      if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
+      unsubscribeSettings();
+      unsubscribeWake();
+      unsubscribeUsage();
+      await host.stop();
+      await usage.stop();
+      await localExecutor.stop();
+      await logging.close();
+    })();
+    return shutting;
   };
   return {
     host,

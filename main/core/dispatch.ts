@@ -1,11 +1,5 @@
 import type { z } from 'zod';
-import {
-  commands,
-  isCommandName,
-  type CommandName,
-  type CommandOutput,
-  type Commands,
-} from '../../shared/contract';
+import { commands, isCommandName, type CommandName, type CommandOutput, type Commands } from '../../shared/contract';
 import { describeZodError, TransportErrorCode, type Result } from '../../shared/result';
 import type { Logger } from './ports';
 import { errorText } from '../../shared/errors';
@@ -37,7 +31,10 @@ export type Invoke = (name: unknown, input: unknown) => Promise<Result<unknown>>
 export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
   return async (name, input) => {
     if (!isCommandName(name)) {
-      return { ok: false, error: { code: TransportErrorCode.unknownCommand, message: `unknown command ${typeof name === 'string' ? name.slice(0, 100) : typeof name}` } };
+      return {
+        ok: false,
+        error: { code: TransportErrorCode.unknownCommand, message: `unknown command ${typeof name === 'string' ? name.slice(0, 100) : typeof name}` },
+      };
     }
     const spec = commands[name];
     const parsed = spec.input.safeParse(input);

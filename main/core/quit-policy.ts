@@ -3,9 +3,7 @@ import type { Clock, Logger, TimerHandle } from './ports';
 export type QuitMode = 'after-turns' | 'now';
 
 /** How a quit ended: the core stopped (with what happened to the turns), or the operator called it off. */
-export type QuitOutcome =
-  | { kind: 'stopped'; finished: number; canceled: number; undelivered: number }
-  | { kind: 'canceled' };
+export type QuitOutcome = { kind: 'stopped'; finished: number; canceled: number; undelivered: number } | { kind: 'canceled' };
 
 export interface QuitPolicyDeps {
   clock: Clock;

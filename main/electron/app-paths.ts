@@ -51,7 +51,6 @@ export function appFiles(appRoot: string): AppFiles {
  * coloured PNG, with Electron picking the `@2x` file beside it on high-density screens.
  */
 export function trayIconPath(iconsDir: string, kind: TrayIconKind, platform: string): string {
-  const file =
-    platform === 'darwin' ? `tray-${kind}Template.png` : platform === 'win32' ? `tray-${kind}.ico` : `tray-${kind}.png`;
+  const file = platform === 'darwin' ? `tray-${kind}Template.png` : platform === 'win32' ? `tray-${kind}.ico` : `tray-${kind}.png`;
   return path.join(iconsDir, file);
 }

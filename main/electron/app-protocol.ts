@@ -15,7 +15,6 @@ export const APP_SCHEME = 'app';
 export const APP_HOST = 'renderer';
 export const RENDERER_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
-
 /** Headers on every answer of the scheme, files and refusals alike. */
 export const APP_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': RENDERER_CSP,
@@ -51,7 +50,6 @@ export function registerAppScheme(protocol: Pick<ProtocolApi, 'registerSchemesAs
     },
   ]);
 }
-
 
 export interface AppProtocolOptions {
   rootDir: string;

@@ -147,9 +147,7 @@ export interface ProtocolApi {
 }
 
 export interface SessionApi {
-  setPermissionRequestHandler(
-    handler: (webContents: unknown, permission: string, callback: (granted: boolean) => void) => void,
-  ): void;
+  setPermissionRequestHandler(handler: (webContents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
   setPermissionCheckHandler(handler: (webContents: unknown, permission: string, requestingOrigin: string) => boolean): void;
 }
 

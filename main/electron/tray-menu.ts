@@ -127,10 +127,7 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
     );
   } else if (model.quit === 'draining') {
     // The status line above says what the quit waits for and how long.
-    items.push(
-      { label: 'Quit now', click: () => actions.quitNow() },
-      { label: "Don't quit", click: () => actions.cancelQuit() },
-    );
+    items.push({ label: 'Quit now', click: () => actions.quitNow() }, { label: "Don't quit", click: () => actions.cancelQuit() });
   } else {
     items.push({ label: 'Quitting…', enabled: false });
   }

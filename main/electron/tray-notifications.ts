@@ -53,7 +53,6 @@ export function failedTurnsNotice(finished: TurnView[]): TrayNotice | null {
 /** The circuit breaker paused a runtime: the queue is not being drained, and the operator must act. */
 export function runtimePausedNotice(message: string): TrayNotice {
   return { title: 'Claiming paused', body: oneLine(message), target: 'dashboard' };
-
 }
 
 /** A usage threshold crossed, an account limited, or recovered (usage:notice). */
@@ -64,7 +63,9 @@ export function usageNotice(notice: UsageNotice): TrayNotice {
     case 'limited':
       return {
         title: 'Usage limit reached',
-        body: oneLine(`${notice.account}: ${notice.message}. ${notice.until !== null ? `Claims wait until ${wallClock(notice.until)}.` : 'Claims wait; re-checked every 15 min.'}`),
+        body: oneLine(
+          `${notice.account}: ${notice.message}. ${notice.until !== null ? `Claims wait until ${wallClock(notice.until)}.` : 'Claims wait; re-checked every 15 min.'}`,
+        ),
         target: 'dashboard',
       };
     case 'recovered':

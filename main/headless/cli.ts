@@ -45,9 +45,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
     return 2;
   }
-  const pkg = z
-    .object({ version: z.string(), productName: z.string() })
-    .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
+  const pkg = z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
   const dataDir = resolved.dataDir ?? defaultDataDir(process.platform, process.env, os.homedir());
 
   const core = await bootstrapCore({
@@ -113,7 +111,9 @@ async function main(argv: string[]): Promise<number> {
   const publish = async (url: string, first: boolean): Promise<void> => {
     if (tokenFile) {
       await writeAddressFile(tokenFile, { url, token: server.launchToken });
-      process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) on ${server.origin} — address written to ${tokenFile}\n` : `New address written to ${tokenFile}\n`);
+      process.stdout.write(
+        first ? `Runner Tray ${pkg.version} (headless) on ${server.origin} — address written to ${tokenFile}\n` : `New address written to ${tokenFile}\n`,
+      );
     } else {
       process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) — open ${url}\n` : `New address: ${url}\n`);
     }

@@ -13,8 +13,7 @@ export function browserUnavailableReason(platform: string, env: Record<string, s
 
 /** Opens `target` (a URL or a file path) in the default browser; failures are ignored. */
 export function openBrowser(target: string, platform: string): void {
-  const [command, args] =
-    platform === 'darwin' ? ['open', [target]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', target]] : ['xdg-open', [target]];
+  const [command, args] = platform === 'darwin' ? ['open', [target]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', target]] : ['xdg-open', [target]];
   const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
   child.on('error', () => undefined);
   child.unref();

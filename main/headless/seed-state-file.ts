@@ -11,10 +11,7 @@ type Out = { write(text: string): unknown };
 const IdentityOnlySchema = z.object({ runner_id: z.string().trim().min(1).max(200) }).passthrough();
 
 export type StateFileCheck =
-  | { kind: 'missing' }
-  | { kind: 'unreadable'; reason: string }
-  | { kind: 'same' }
-  | { kind: 'other'; runnerId: string; newer: boolean; hasSecret: boolean };
+  { kind: 'missing' } | { kind: 'unreadable'; reason: string } | { kind: 'same' } | { kind: 'other'; runnerId: string; newer: boolean; hasSecret: boolean };
 
 /** What the file holds compared with this host's identity (read-only). */
 export async function inspectStateFile(file: string, identity: { runnerId: string; pairedAt: string }): Promise<StateFileCheck> {

@@ -137,7 +137,12 @@ export const LifecycleReasonSchema = z.string().trim().min(1).max(2000);
 export const TerminationBoundSchema = z
   .strictObject({
     max_iterations: z.number().int().positive().max(10_000).optional(),
-    max_wall_clock_seconds: z.number().int().positive().max(30 * 24 * 3600).optional(),
+    max_wall_clock_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(30 * 24 * 3600)
+      .optional(),
     cost_budget_usd: DecimalStringSchema.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, 'termination_bound needs at least one ceiling');

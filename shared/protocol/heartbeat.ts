@@ -56,9 +56,7 @@ export const TelemetrySchema = z.object({
    * How each runtime's turns are isolated on this machine: `bubblewrap`, `sandbox-exec`
    * or `environment` (a clean environment only). Advisory. [v1]
    */
-  isolation: z
-    .object({ claude: z.string().max(40).optional(), codex: z.string().max(40).optional() })
-    .optional(),
+  isolation: z.object({ claude: z.string().max(40).optional(), codex: z.string().max(40).optional() }).optional(),
   model_account: ModelAccountSchema.optional(),
 });
 export type Telemetry = z.infer<typeof TelemetrySchema>;

@@ -72,4 +72,3 @@ export const PairingClaimErrorSchema = z.object({
   /** Present with slow_down: the interval (seconds) to use from now on. [v1] */
   interval: z.number().int().nonnegative().optional(),
 });
-

@@ -161,7 +161,10 @@ export const TaskCardSchema = z.object({
     boundaries: z.string(),
     closeout: z.string(),
   }),
-  contextPack: z.object({ slug: z.string().min(1), version: z.string().min(1) }).nullable().optional(),
+  contextPack: z
+    .object({ slug: z.string().min(1), version: z.string().min(1) })
+    .nullable()
+    .optional(),
   decompositionId: z.string().optional(),
   laneId: z.string().nullable().optional(),
 });
@@ -184,10 +187,7 @@ const meter = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullis
 /** One event: the executor's fields (B10) or the CLI's subset without modelId and ids. [seed] */
 export const RunTelemetryEventSchema = z.object({
   taskId: z.string().min(1).max(200),
-  kind: z.preprocess(
-    (v) => (typeof v === 'string' ? TELEMETRY_KINDS.find((k) => k.toLowerCase() === v.toLowerCase()) ?? v : v),
-    TelemetryKindSchema,
-  ),
+  kind: z.preprocess((v) => (typeof v === 'string' ? (TELEMETRY_KINDS.find((k) => k.toLowerCase() === v.toLowerCase()) ?? v) : v), TelemetryKindSchema),
   tokensIn: meter,
   tokensOut: meter,
   contextUsed: meter,
@@ -259,7 +259,13 @@ export const WorkBriefListQuerySchema = z.object({
   pageSize: z.coerce.number().int().min(1).max(200).optional(),
 });
 export const WorkBriefListSchema = z.object({ items: z.array(WorkBriefSchema), count: z.number().int(), page: z.number().int(), pageSize: z.number().int() });
-export const BriefStatusResponseSchema = z.object({ id: MemoryIdSchema, from: BriefStatusSchema, to: z.string(), status: BriefStatusSchema, changed: z.boolean() });
+export const BriefStatusResponseSchema = z.object({
+  id: MemoryIdSchema,
+  from: BriefStatusSchema,
+  to: z.string(),
+  status: BriefStatusSchema,
+  changed: z.boolean(),
+});
 export const BriefLifecycleResponseSchema = WorkBriefSchema.extend({ action: z.enum(['pause', 'resume', 'cancel']), changed: z.boolean() });
 
 export const DECOMPOSITION_STATUSES = ['Pending', 'Accepted', 'Failed', 'Completed', 'ReturnedForRevision', 'Cancelled'] as const;
@@ -282,10 +288,19 @@ export const DecompositionListQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).optional(),
   pageSize: z.coerce.number().int().min(1).max(200).optional(),
 });
-export const DecompositionListSchema = z.object({ items: z.array(DecompositionSchema), count: z.number().int(), page: z.number().int(), pageSize: z.number().int() });
+export const DecompositionListSchema = z.object({
+  items: z.array(DecompositionSchema),
+  count: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
 export const DecompositionResumeResponseSchema = z.object({ id: DecompositionIdSchema, status: DecompositionStatusSchema, reoffered: z.number().int() });
 export const ReturnForRevisionInputSchema = z.object({ notes: z.string().min(1).max(10_000) });
-export const ReturnForRevisionResponseSchema = z.object({ id: DecompositionIdSchema, status: DecompositionStatusSchema, newSuggestionId: DecompositionIdSchema });
+export const ReturnForRevisionResponseSchema = z.object({
+  id: DecompositionIdSchema,
+  status: DecompositionStatusSchema,
+  newSuggestionId: DecompositionIdSchema,
+});
 
 export const TASK_STATUSES = ['ready', 'leased', 'completed', 'canceled'] as const;
 export const TaskStatusValueSchema = z.enum(TASK_STATUSES);

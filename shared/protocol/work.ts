@@ -18,7 +18,10 @@ export const ClaimRequestSchema = z.object({
    * knows the field hands out only units whose brain is one of them (or `auto`); one that
    * ignores it may still hand out another, which the runner reports as the seed does. [v1]
    */
-  runtimes: z.array(z.enum(['claude', 'codex'])).max(2).optional(),
+  runtimes: z
+    .array(z.enum(['claude', 'codex']))
+    .max(2)
+    .optional(),
 });
 
 /**
@@ -52,11 +55,20 @@ export const ClaimedUnitSchema = z.object({
   brain: z.string().min(1).optional(),
   prompt: z.string().default(''),
   mcp: UnitMcpSchema.optional(),
-  seat: z.object({ id: z.string().min(1), name: z.string().optional() }).nullable().optional(),
-  charter_ref: z.object({ seat_id: z.string().min(1).optional() }).nullable().optional(),
+  seat: z
+    .object({ id: z.string().min(1), name: z.string().optional() })
+    .nullable()
+    .optional(),
+  charter_ref: z
+    .object({ seat_id: z.string().min(1).optional() })
+    .nullable()
+    .optional(),
   user_id: z.string().min(1).nullable().optional(),
   session_id: z.string().min(1).nullable().optional(),
-  aicos: z.object({ session_id: z.string().min(1).optional() }).nullable().optional(),
+  aicos: z
+    .object({ session_id: z.string().min(1).optional() })
+    .nullable()
+    .optional(),
   build_request_id: z.string().min(1).nullable().optional(),
   phase_run_id: z.string().min(1).nullable().optional(),
   context_packet: z.unknown().optional(),

@@ -44,7 +44,13 @@ const spawnsAtStart = spawns;
 console.log(`idle-cost: paired; measuring ${minutes} idle minutes with the default cadence…`);
 await new Promise((r) => setTimeout(r, minutes * 60_000));
 const total = [...requests.values()].reduce((a, b) => a + b, 0);
-console.log(JSON.stringify({ minutes, requests: total, byPath: Object.fromEntries(requests), processSpawns: spawns - spawnsAtStart, spawnsDuringStart: spawnsAtStart }, null, 2));
+console.log(
+  JSON.stringify(
+    { minutes, requests: total, byPath: Object.fromEntries(requests), processSpawns: spawns - spawnsAtStart, spawnsDuringStart: spawnsAtStart },
+    null,
+    2,
+  ),
+);
 await h.close();
 await emu.close();
 process.exit(0);

@@ -26,7 +26,11 @@ describe('opening addresses for the operator', () => {
 describe('whose addresses may be opened', () => {
   it('the paired control plane only; the settings URL only while unpaired', () => {
     expect(openableOrigins('https://forge.example.com', 'https://other.example.com')).toEqual(['https://forge.example.com']);
-    expect(() => controlPlaneAddress('https://other.example.com/device', openableOrigins('https://forge.example.com', 'https://other.example.com'))).toThrow(CommandFailure);
-    expect(controlPlaneAddress('https://other.example.com/device', openableOrigins(null, 'https://other.example.com'))).toBe('https://other.example.com/device');
+    expect(() => controlPlaneAddress('https://other.example.com/device', openableOrigins('https://forge.example.com', 'https://other.example.com'))).toThrow(
+      CommandFailure,
+    );
+    expect(controlPlaneAddress('https://other.example.com/device', openableOrigins(null, 'https://other.example.com'))).toBe(
+      'https://other.example.com/device',
+    );
   });
 });

@@ -14,19 +14,31 @@ function makeHost(clock = new FakeClock()) {
   let status: RunnerStatus = { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };
   const handlers = {
     'app:info': () => ({
-      name: 'Runner Tray', version: '1.2.3', mode: 'headless' as const, platform: 'linux', arch: 'x64', hostname: 'box',
+      name: 'Runner Tray',
+      version: '1.2.3',
+      mode: 'headless' as const,
+      platform: 'linux',
+      arch: 'x64',
+      hostname: 'box',
       runtimeVersions: { node: '20.0.0', electron: null, chrome: null },
-      startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, dataDir: '/data', logDir: '/data/logs',
+      startedAt: new Date(startedAt).toISOString(),
+      uptimeMs: clock.now() - startedAt,
+      dataDir: '/data',
+      logDir: '/data/logs',
     }),
     'runner:status': () => status,
     'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
   } as unknown as Handlers;
-  const service = { starts: 0, stops: 0, start: async () => {
+  const service = {
+    starts: 0,
+    stops: 0,
+    start: async () => {
       service.starts++;
     },
     stop: async () => {
       service.stops++;
-    }, };
+    },
+  };
   const host = createHost({ hub, handlers, log: logging.log, logFeed: logging.feed, status: () => status, services: [service] });
   return { host, clock, logging, service, setStatus: (s: RunnerStatus) => (status = s) };
 }

@@ -79,7 +79,7 @@ export async function startHeadlessHost(extraArgs: string[] = [], env: Record<st
   });
   const url = await new Promise<string>((resolve, reject) => {
     addressWaiters.push(resolve);
-    void exited.then((code) => reject(new Error(`headless host exited with ${code} before printing its address:\n${stderr}\n${output.join("\n")}`)));
+    void exited.then((code) => reject(new Error(`headless host exited with ${code} before printing its address:\n${stderr}\n${output.join('\n')}`)));
   });
   const parsed = new URL(url);
   let firstUnused = true;

@@ -122,7 +122,11 @@ test('imports a rost runner serve state file instead of pairing', async ({ page 
 
   const credentials = stack.emu.admin.createRunner({ name: 'from-rost' });
   const file = path.join(stack.host.dataDir, 'rost-runner-state.json');
-  writeFileSync(file, JSON.stringify({ runner_id: credentials.runner_id, runner_secret: credentials.runner_secret, tenant_id: credentials.tenant_id, name: 'from-rost' }), { mode: 0o600 });
+  writeFileSync(
+    file,
+    JSON.stringify({ runner_id: credentials.runner_id, runner_secret: credentials.runner_secret, tenant_id: credentials.tenant_id, name: 'from-rost' }),
+    { mode: 0o600 },
+  );
   await page.getByTestId('import-path').fill(file);
   await page.getByTestId('import-submit').click();
   await expect(page.getByTestId('paired-card')).toBeVisible({ timeout: 10_000 });

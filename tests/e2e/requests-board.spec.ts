@@ -49,7 +49,9 @@ test('the board shows every request with status, phase, risk, ceilings and age, 
   await expect(board).toContainText('Speed up the nightly build');
 });
 
-test('the detail shows phase runs, open gates, plan versions with confidence, questions and answers, tasks with checkpoints, and changesets', async ({ page }) => {
+test('the detail shows phase runs, open gates, plan versions with confidence, questions and answers, tasks with checkpoints, and changesets', async ({
+  page,
+}) => {
   await asAdmin(page);
   await openDetail(page, requestId(stack.emu, 'in_progress'));
   await expect(page.getByTestId('detail-title')).toHaveText('Add invoice export to the billing page');
@@ -145,11 +147,21 @@ test('refusals say what to do in one line: the role, a wrong state, the network'
   await openDetail(page, requestId(stack.emu, 'in_progress'));
   const pause = '/api/commands/software_factory.request.pause';
 
-  stack.emu.admin.addFault({ route: pause, error: { rate: 1, status: 403, body: { error: 'forbidden', message: 'software_factory.request.pause requires the tenant_admin role (you are member)' } }, remaining: 1 });
+  stack.emu.admin.addFault({
+    route: pause,
+    error: { rate: 1, status: 403, body: { error: 'forbidden', message: 'software_factory.request.pause requires the tenant_admin role (you are member)' } },
+    remaining: 1,
+  });
   await confirmAction(page, 'pause');
-  await expect(page.getByTestId('action-error')).toHaveText('Not allowed: software_factory.request.pause requires the tenant_admin role (you are member). Ask a tenant admin to do it.');
+  await expect(page.getByTestId('action-error')).toHaveText(
+    'Not allowed: software_factory.request.pause requires the tenant_admin role (you are member). Ask a tenant admin to do it.',
+  );
 
-  stack.emu.admin.addFault({ route: pause, error: { rate: 1, status: 409, body: { error: 'invalid_transition', message: 'cannot pause a closed request' } }, remaining: 1 });
+  stack.emu.admin.addFault({
+    route: pause,
+    error: { rate: 1, status: 409, body: { error: 'invalid_transition', message: 'cannot pause a closed request' } },
+    remaining: 1,
+  });
   await page.getByTestId('confirm-action').click();
   await expect(page.getByTestId('action-error')).toHaveText('Cannot pause a closed request. Refresh to see where the request is now.');
 

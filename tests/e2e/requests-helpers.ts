@@ -83,7 +83,10 @@ export async function openDetail(page: Page, id: string): Promise<void> {
   try {
     await expect(page.getByTestId('detail-title')).toBeVisible({ timeout: 10_000 });
   } catch (error) {
-    const shown = await page.getByTestId('requests-view').innerText().catch(() => '(no view)');
+    const shown = await page
+      .getByTestId('requests-view')
+      .innerText()
+      .catch(() => '(no view)');
     throw new Error(`the detail did not load; the view shows:\n${shown}\n${String(error)}`);
   }
 }

@@ -63,7 +63,8 @@ async function pageHolds(page: Page): Promise<void> {
     pwned: (window as unknown as { __pwned?: unknown }).__pwned,
     scrollWidth: document.documentElement.scrollWidth,
     clientWidth: document.documentElement.clientWidth,
-    injected: document.querySelector('[data-testid=requests-view]')!.querySelectorAll('img, script, iframe, b, a[href^="javascript"], a[href^="http://evil"]').length,
+    injected: document.querySelector('[data-testid=requests-view]')!.querySelectorAll('img, script, iframe, b, a[href^="javascript"], a[href^="http://evil"]')
+      .length,
   }));
   expect(layout.pwned).toBeUndefined();
   expect(layout.injected).toBe(0);
@@ -92,7 +93,11 @@ test('hostile request text is shown as text: nothing runs, and the layout holds'
     expect(box!.width, id).toBeLessThanOrEqual(900);
   }
   const title = row(page, ids.unbroken).locator('.req-title');
-  const clip = await title.evaluate((el) => ({ overflow: getComputedStyle(el).overflow, clamp: getComputedStyle(el).webkitLineClamp, height: el.getBoundingClientRect().height }));
+  const clip = await title.evaluate((el) => ({
+    overflow: getComputedStyle(el).overflow,
+    clamp: getComputedStyle(el).webkitLineClamp,
+    height: el.getBoundingClientRect().height,
+  }));
   expect(clip.overflow).toBe('hidden');
   expect(clip.clamp).toBe('2');
   expect(clip.height).toBeLessThanOrEqual(40);

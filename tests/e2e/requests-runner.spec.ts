@@ -14,7 +14,12 @@ test('pausing a request lets this runner finish its running turn, then claims no
   await openRequests(page, stack);
   await signInAs(page, stack, 'Ada Admin');
   const id = requestId(stack.emu, 'in_progress');
-  const first = stack.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:wait:5000', build_request_id: id, seat: { id: 'seat-1', name: 'Builder' } });
+  const first = stack.emu.admin.enqueueTurnExecution({
+    brain: 'claude',
+    prompt: 'fake:wait:5000',
+    build_request_id: id,
+    seat: { id: 'seat-1', name: 'Builder' },
+  });
 
   // The board says this runner works on it, live.
   await expect(row(page, id).getByTestId('running-here')).toBeVisible({ timeout: 15_000 });

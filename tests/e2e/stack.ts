@@ -42,10 +42,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const runtime = options.runtime === undefined ? FAKE_RUNTIME : options.runtime;
   let host: RunningHost;
   try {
-    host = await startHeadlessHost(
-      ['--control-plane', emu.url, '--allow-file-secret-store', ...(options.args ?? [])],
-      { ...(runtime ? { RUNNER_TRAY_CLAUDE_BIN: runtime, RUNNER_TRAY_CODEX_BIN: runtime } : {}), ...options.env },
-    );
+    host = await startHeadlessHost(['--control-plane', emu.url, '--allow-file-secret-store', ...(options.args ?? [])], {
+      ...(runtime ? { RUNNER_TRAY_CLAUDE_BIN: runtime, RUNNER_TRAY_CODEX_BIN: runtime } : {}),
+      ...options.env,
+    });
   } catch (error) {
     await emu.close();
     throw error;

@@ -20,7 +20,12 @@ test('a turn appears live, shows its output, and can be canceled after one quest
   await expect(page.getByTestId('active-empty')).toContainText('Nothing running');
   await expect(page.getByTestId('history-empty')).toBeVisible();
 
-  const unit = stack.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep', seat: { id: 'seat-1', name: 'Builder' }, build_request_id: 'br-42' });
+  const unit = stack.emu.admin.enqueueTurnExecution({
+    brain: 'claude',
+    prompt: 'fake:sleep',
+    seat: { id: 'seat-1', name: 'Builder' },
+    build_request_id: 'br-42',
+  });
   const row = page.getByTestId('active-turn');
   await expect(row).toHaveCount(1, { timeout: 10_000 });
   await expect(row).toContainText('Builder');

@@ -103,7 +103,10 @@ test.describe('screenshot', () => {
           'codex:default': {
             runtime: 'codex',
             alias: 'default',
-            windows: { primary: { usedPercent: 98.2, windowMinutes: 300, resetsAt: reset }, secondary: { usedPercent: 41, windowMinutes: 10080, resetsAt: reset + 3 * 86_400_000 } },
+            windows: {
+              primary: { usedPercent: 98.2, windowMinutes: 300, resetsAt: reset },
+              secondary: { usedPercent: 41, windowMinutes: 10080, resetsAt: reset + 3 * 86_400_000 },
+            },
             observedAt: now,
             limited: null,
             probedAt: null,

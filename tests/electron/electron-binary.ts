@@ -24,11 +24,7 @@ export function findElectronBinary(): ElectronBinary {
   const pathFile = path.join(packageDir, 'path.txt');
   const relative = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
   const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
-  const executable = override
-    ? path.join(override, relative ?? 'electron')
-    : relative
-      ? path.join(packageDir, 'dist', relative)
-      : null;
+  const executable = override ? path.join(override, relative ?? 'electron') : relative ? path.join(packageDir, 'dist', relative) : null;
   if (!executable) return { found: false, reason: 'Electron binary not installed (node_modules/electron/path.txt is missing: the download never happened)' };
   if (!existsSync(executable)) return { found: false, reason: `Electron binary not installed (${executable} does not exist)` };
   return { found: true, path: executable };

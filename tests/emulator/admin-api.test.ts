@@ -14,13 +14,24 @@ describe('admin HTTP API', () => {
     expect((await emu.call(`/_emulator/operators/${op.id}/tokens`, { body: {} })).json.access_token).toMatch(/^oat_/);
 
     const enq = await emu.call('/_emulator/turn-executions', {
-      body: { prompt: 'hi', seat: { id: 's1' }, session_id: 'sess', timeout_ms: 5000, lease: { heartbeat_ms: 500 }, brain: 'codex', context_packet: { any: 'thing' } },
+      body: {
+        prompt: 'hi',
+        seat: { id: 's1' },
+        session_id: 'sess',
+        timeout_ms: 5000,
+        lease: { heartbeat_ms: 500 },
+        brain: 'codex',
+        context_packet: { any: 'thing' },
+      },
     });
     expect(enq.status).toBe(201);
     await emu.call('/api/runner/heartbeat', { token: runner.runner_secret, body: { telemetry: { max_sessions: 1 } } });
     const unit = (await emu.call('/api/runner/work-orders/claim', { token: runner.runner_secret, body: {} })).json.turn_execution;
     expect(unit).toMatchObject({ brain: 'codex', context_packet: { any: 'thing' }, lease: { heartbeat_ms: 500 } });
-    await emu.call('/mcp', { token: unit.mcp.token, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'report_progress', arguments: { message: 'x' } } } });
+    await emu.call('/mcp', {
+      token: unit.mcp.token,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'report_progress', arguments: { message: 'x' } } },
+    });
     await emu.call(`/api/runner/turn-executions/${unit.id}/result`, { token: runner.runner_secret, body: { status: 'failed', summary: 'nope' } });
 
     expect((await emu.call(`/_emulator/units?status=failed`)).json.map((u: { id: string }) => u.id)).toEqual([unit.id]);
@@ -58,7 +69,9 @@ describe('admin HTTP API', () => {
     expect(patched.json).toMatchObject({ status: 'blocked', current_phase: 'planning', cost_budget_usd: '10.50' });
     const show = (await emu.call(`/_emulator/build-requests/${req.id}`)).json;
     expect([show.tasks.length, show.gates.length, show.plan_versions.length, show.changesets.length, show.phase_runs.length]).toEqual([1, 1, 1, 1, 2]);
-    expect((await emu.call(`/_emulator/tasks/${show.tasks[0].id}`, { method: 'PATCH', body: { status: 'completed' } })).json.checkpoint_ref).toMatch(/^checkpoint:/);
+    expect((await emu.call(`/_emulator/tasks/${show.tasks[0].id}`, { method: 'PATCH', body: { status: 'completed' } })).json.checkpoint_ref).toMatch(
+      /^checkpoint:/,
+    );
     expect((await emu.call('/_emulator/build-requests', { body: { title: 'T', cost_budget_usd: 'ten' } })).json.message).toMatch(/cost_budget_usd/);
   });
 

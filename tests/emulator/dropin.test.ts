@@ -39,7 +39,10 @@ describe('emulator: what a seed-era runner and ours send', () => {
     expect((await api(emu.url, `${path}/start`, { token: r.secret, body: { work_order_id: 'someone-else' } })).status).toBe(400);
     expect((await api(emu.url, `${path}/start`, { token: r.secret, body: { turn_execution_id: claimed.id } })).status).toBe(400);
     expect((await api(emu.url, `${path}/start`, { token: r.secret, body: { work_order_id: unit.id } })).status).toBe(200);
-    const result = await api(emu.url, `${path}/result`, { token: r.secret, body: { status: 'succeeded', summary: 'ok', work_order_id: unit.id, idempotency_key: `${unit.id}:1` } });
+    const result = await api(emu.url, `${path}/result`, {
+      token: r.secret,
+      body: { status: 'succeeded', summary: 'ok', work_order_id: unit.id, idempotency_key: `${unit.id}:1` },
+    });
     expect(result.status).toBe(200);
   });
 

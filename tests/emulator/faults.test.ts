@@ -76,7 +76,9 @@ describe('fault injection', () => {
     expect(created.status).toBe(201);
     expect((await emu.call('/mcp', { body: {} })).status).toBe(502);
     expect((await emu.call('/_emulator/faults', { body: { route: 'no-slash' } })).json.message).toMatch(/route/);
-    expect((await emu.call('/_emulator/faults', { body: { route: '/x', error: { rate: 2, status: 200 } } })).json.message).toMatch(/error\.rate.*error\.status|error\.status.*error\.rate/);
+    expect((await emu.call('/_emulator/faults', { body: { route: '/x', error: { rate: 2, status: 200 } } })).json.message).toMatch(
+      /error\.rate.*error\.status|error\.status.*error\.rate/,
+    );
     expect((await emu.call('/_emulator/faults', { method: 'DELETE' })).json).toEqual({ removed: 1 });
     expect((await emu.call('/mcp', { body: {} })).status).toBe(401);
   });

@@ -84,7 +84,9 @@ describe('lifecycle semantics', () => {
     await claimAndStart(emu, r.secret);
     const held = emu.admin.enqueueWorkOrder({ build_request_id: request.id });
 
-    const out = LifecycleOutputSchema.parse((await command('software_factory.request.pause', { build_request_id: request.id, reason: '  Operator hold  ' })).json.output);
+    const out = LifecycleOutputSchema.parse(
+      (await command('software_factory.request.pause', { build_request_id: request.id, reason: '  Operator hold  ' })).json.output,
+    );
     expect(out).toMatchObject({ status: 'paused', current_phase: 'intake', resume_from_task_id: null });
     expect(emu.admin.listEvents({ type: 'forge.request.paused' })[0]?.data.reason).toBe('Operator hold');
     expect((await claim(emu, r.secret)).status).toBe(204);
@@ -183,7 +185,9 @@ describe('confirmation handoff', () => {
     expect(done.text).toMatch(/Confirmation confirmed/);
     expect(emu.admin.showBuildRequest(request.id).request.status).toBe('paused');
 
-    const status = ConfirmationStatusSchema.parse((await emu.call(`/api/confirmations/${handoff.confirmation.id}`, { token: emu.admin.issueOperatorTokens(admin.id).access_token })).json);
+    const status = ConfirmationStatusSchema.parse(
+      (await emu.call(`/api/confirmations/${handoff.confirmation.id}`, { token: emu.admin.issueOperatorTokens(admin.id).access_token })).json,
+    );
     expect(status).toMatchObject({ status: 'confirmed', output: { status: 'paused' } });
   });
 

@@ -31,9 +31,30 @@ beforeAll(async () => {
 
 const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 const wrongTypes = {
-  name: 1, platform: [], pairing_id: {}, status: null, summary: 5, input: 'x', wait_ms: -1, interactive_only: 'yes',
-  telemetry: 'x', capabilities: [1], jsonrpc: 2, method: null, enabled: 'no', title: 7, route: 5, user_code: 5,
-  grant_type: 5, token: [], client_id: null, seed: 'all', build_request_id: 12, kind: {}, decision: 1, csrf: null,
+  name: 1,
+  platform: [],
+  pairing_id: {},
+  status: null,
+  summary: 5,
+  input: 'x',
+  wait_ms: -1,
+  interactive_only: 'yes',
+  telemetry: 'x',
+  capabilities: [1],
+  jsonrpc: 2,
+  method: null,
+  enabled: 'no',
+  title: 7,
+  route: 5,
+  user_code: 5,
+  grant_type: 5,
+  token: [],
+  client_id: null,
+  seed: 'all',
+  build_request_id: 12,
+  kind: {},
+  decision: 1,
+  csrf: null,
 };
 
 /** Bodies no endpoint may accept: each must get a 4xx. */

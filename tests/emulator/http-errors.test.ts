@@ -33,7 +33,14 @@ describe('HTTP errors', () => {
 
   it('answers 401 on every runner route without a valid secret', async () => {
     const id = crypto.randomUUID();
-    for (const path of ['/api/runner/heartbeat', '/api/runner/work-orders/claim', '/api/runner/unpair', `/api/runner/work-orders/${id}/start`, `/api/runner/turn-executions/${id}/heartbeat`, `/api/runner/work-orders/${id}/result`]) {
+    for (const path of [
+      '/api/runner/heartbeat',
+      '/api/runner/work-orders/claim',
+      '/api/runner/unpair',
+      `/api/runner/work-orders/${id}/start`,
+      `/api/runner/turn-executions/${id}/heartbeat`,
+      `/api/runner/work-orders/${id}/result`,
+    ]) {
       expect((await emu.call(path, { body: {} })).status, path).toBe(401);
       expect((await emu.call(path, { body: {}, token: 'rsec_wrong' })).status, path).toBe(401);
     }
@@ -42,10 +49,18 @@ describe('HTTP errors', () => {
   it('answers 400 for invalid JSON, __proto__ keys and deep nesting; 415 for a foreign content type', async () => {
     const bad = await emu.call('/api/runner/heartbeat', { token: secret, raw: '{"name":', headers: { 'content-type': 'application/json' } });
     expect([bad.status, bad.json.error]).toEqual([400, 'invalid_json']);
-    const proto = await emu.call('/api/runner/heartbeat', { token: secret, raw: '{"__proto__":{"polluted":true}}', headers: { 'content-type': 'application/json' } });
+    const proto = await emu.call('/api/runner/heartbeat', {
+      token: secret,
+      raw: '{"__proto__":{"polluted":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(proto.status).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const deep = await emu.call('/api/runner/heartbeat', { token: secret, raw: `${'['.repeat(500)}${']'.repeat(500)}`, headers: { 'content-type': 'application/json' } });
+    const deep = await emu.call('/api/runner/heartbeat', {
+      token: secret,
+      raw: `${'['.repeat(500)}${']'.repeat(500)}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(deep.json.message).toMatch(/nested deeper/);
     const xml = await emu.call('/api/runner/heartbeat', { token: secret, raw: '<x/>', headers: { 'content-type': 'application/xml' } });
     expect(xml.status).toBe(415);

@@ -67,7 +67,6 @@ describe('MCP endpoint', () => {
     expect((await mcp(rpc('ping'))).status).toBe(200);
     clock.advance(10_000 + 60_001);
     expect((await mcp(rpc('ping'))).status).toBe(401);
-
   });
 
   it('revokes a unit token once the unit has a result', async () => {

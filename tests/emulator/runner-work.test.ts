@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ClaimResponseSchema,
-  HeartbeatResponseSchema,
-  LeaseHeartbeatResponseSchema,
-  StartResponseSchema,
-} from '../../shared/protocol';
+import { ClaimResponseSchema, HeartbeatResponseSchema, LeaseHeartbeatResponseSchema, StartResponseSchema } from '../../shared/protocol';
 import { api, claim, claimAndStart, launch, runnerWith } from './helpers';
 
 type Emu = Awaited<ReturnType<typeof launch>>;
@@ -28,7 +23,13 @@ describe('heartbeat', () => {
     const r = emu.admin.createRunner({ name: 'box' });
     const res = await emu.call('/api/runner/heartbeat', {
       token: r.runner_secret,
-      body: { name: 'box', runner_version: '0.1.0', paused: false, capabilities: { claude: { installed: true, version: '2.1.197' }, codex: { installed: false } }, telemetry },
+      body: {
+        name: 'box',
+        runner_version: '0.1.0',
+        paused: false,
+        capabilities: { claude: { installed: true, version: '2.1.197' }, codex: { installed: false } },
+        telemetry,
+      },
     });
     const hb = HeartbeatResponseSchema.parse(res.json);
     expect(hb).toMatchObject({ runner_id: r.runner_id, next_heartbeat_ms: 30_000, claim: { long_poll_max_ms: 25_000 } });
@@ -69,8 +70,16 @@ describe('claim, start, lease heartbeat, result', () => {
     const res = await claim(emu, r.secret);
     const unit = ClaimResponseSchema.parse(res.json).turn_execution!;
     expect(unit).toMatchObject({
-      id: queued.id, kind: 'turn_execution', brain: 'claude', prompt: 'Say hello', seat: { id: 'seat-1', name: 'Builder' },
-      user_id: 'user-1', session_id: 'session-1', aicos: { session_id: 'session-1' }, timeout_ms: 60_000, attempt: 1,
+      id: queued.id,
+      kind: 'turn_execution',
+      brain: 'claude',
+      prompt: 'Say hello',
+      seat: { id: 'seat-1', name: 'Builder' },
+      user_id: 'user-1',
+      session_id: 'session-1',
+      aicos: { session_id: 'session-1' },
+      timeout_ms: 60_000,
+      attempt: 1,
     });
     expect(res.json.turn_execution.surprise).toBe('tolerate me');
     expect(unit.mcp?.url).toBe('/mcp');
@@ -99,7 +108,14 @@ describe('claim, start, lease heartbeat, result', () => {
     expect(StartResponseSchema.parse((await emu.call(`${base}/start`, { token: r.secret, body: {} })).json).started).toBe(true);
     const beat = LeaseHeartbeatResponseSchema.parse((await emu.call(`${base}/heartbeat`, { token: r.secret, body: { elapsed_ms: 10 } })).json);
     expect(beat.status).toBe('active');
-    const result = { status: 'succeeded', summary: 'done', log_ref: `runner-local:${unit.id}`, runtime: 'claude-cli', usage: { input_tokens: 5, output_tokens: 7, cost_usd: 0.01 }, idempotency_key: `${unit.id}:1` };
+    const result = {
+      status: 'succeeded',
+      summary: 'done',
+      log_ref: `runner-local:${unit.id}`,
+      runtime: 'claude-cli',
+      usage: { input_tokens: 5, output_tokens: 7, cost_usd: 0.01 },
+      idempotency_key: `${unit.id}:1`,
+    };
     expect((await emu.call(`${base}/result`, { token: r.secret, body: result })).json).toEqual({ accepted: true });
     const again = await emu.call(`${base}/result`, { token: r.secret, body: result });
     expect([again.status, again.json.error]).toEqual([409, 'already_recorded']);
@@ -123,7 +139,9 @@ describe('claim, start, lease heartbeat, result', () => {
     expect((await emu.call(`/api/runner/work-orders/${unit.id}/start`, { token: b.secret, body: {} })).status).toBe(404);
     expect((await emu.call(`/api/runner/turn-executions/${unit.id}/start`, { token: a.secret, body: {} })).status).toBe(404);
     expect((await emu.call(`/api/runner/widgets/${unit.id}/start`, { token: a.secret, body: {} })).status).toBe(404);
-    expect((await emu.call(`/api/runner/work-orders/${crypto.randomUUID()}/result`, { token: a.secret, body: { status: 'failed', summary: '' } })).status).toBe(404);
+    expect((await emu.call(`/api/runner/work-orders/${crypto.randomUUID()}/result`, { token: a.secret, body: { status: 'failed', summary: '' } })).status).toBe(
+      404,
+    );
   });
 
   it('only lets the targeted runner claim a targeted unit', async () => {

@@ -79,9 +79,20 @@ describe('shared wire schemas', () => {
 
   it('tolerates unknown fields in response schemas', () => {
     const summary = {
-      id: uuid(), software_project_id: uuid(), title: 't', status: 'open', source_channel: 'ui', current_phase: 'intake',
-      inferred_risk: 'low', automation_mode: 'plan_only', max_iterations: null, max_wall_clock_seconds: null, cost_budget_usd: null,
-      iterations_used: 0, created_at: new Date().toISOString(), new_server_field: true,
+      id: uuid(),
+      software_project_id: uuid(),
+      title: 't',
+      status: 'open',
+      source_channel: 'ui',
+      current_phase: 'intake',
+      inferred_risk: 'low',
+      automation_mode: 'plan_only',
+      max_iterations: null,
+      max_wall_clock_seconds: null,
+      cost_budget_usd: null,
+      iterations_used: 0,
+      created_at: new Date().toISOString(),
+      new_server_field: true,
     };
     expect(BuildRequestSummarySchema.parse(summary)).not.toHaveProperty('new_server_field');
   });

@@ -19,10 +19,25 @@ describe('Sechroom admin API, faults, demo, live page and persistence', () => {
     expect(plan).toMatchObject({ id: expect.stringMatching(/^wlp_/), status: 'Accepted', briefId: brief.id });
     expect((await emu.call('/_emulator/sechroom/bundles', { body: { slug: 'p', version: '1', components: [{ body: 'b' }] } })).status).toBe(201);
     const task = await emu.call('/_emulator/sechroom/tasks', {
-      body: { title: 'T', objective: 'o', acceptance: 'a', boundaries: 'b', closeout: 'c', lane: 'lane-a', decomposition_id: plan.id, context_pack: { slug: 'p', version: '1' } },
+      body: {
+        title: 'T',
+        objective: 'o',
+        acceptance: 'a',
+        boundaries: 'b',
+        closeout: 'c',
+        lane: 'lane-a',
+        decomposition_id: plan.id,
+        context_pack: { slug: 'p', version: '1' },
+      },
     });
     expect(task.status).toBe(201);
-    expect(task.json).toMatchObject({ memoryId: expect.stringMatching(/^mem_/), decompositionId: plan.id, status: 'ready', generation: 1, contextPack: { slug: 'p', version: '1' } });
+    expect(task.json).toMatchObject({
+      memoryId: expect.stringMatching(/^mem_/),
+      decompositionId: plan.id,
+      status: 'ready',
+      generation: 1,
+      contextPack: { slug: 'p', version: '1' },
+    });
     const short = (await emu.call('/_emulator/sechroom/tasks', { body: { title: 'Short form', context_pack: 'p@1', decomposition_id: plan.id } })).json;
     expect(short.contextPack).toEqual({ slug: 'p', version: '1' });
     expect((await emu.call('/_emulator/sechroom/tasks', { body: { title: 'x', context_pack: 'p-1' } })).json.message).toMatch(/slug@version|context_pack/);
@@ -34,7 +49,11 @@ describe('Sechroom admin API, faults, demo, live page and persistence', () => {
 
     const inst = await emu.register('lane-a');
     expect((await emu.call('/_emulator/sechroom/instances')).json[0]).toMatchObject({ id: inst.id, status: 'live', surface: 'cli' });
-    expect((await emu.call('/_emulator/sechroom/offers')).json.map((o: { memoryId: string }) => o.memoryId)).toEqual([task.json.memoryId, short.memoryId, adhoc.memoryId]);
+    expect((await emu.call('/_emulator/sechroom/offers')).json.map((o: { memoryId: string }) => o.memoryId)).toEqual([
+      task.json.memoryId,
+      short.memoryId,
+      adhoc.memoryId,
+    ]);
     expect((await emu.call(`/_emulator/sechroom/offers?instance_id=${inst.id}`)).json).toHaveLength(3);
     const claim = await emu.claimHead(inst.id);
     await emu.complete(claim.lease.id, { executorInstanceId: inst.id, claimToken: claim.claimToken, text: 'All done' });
@@ -95,7 +114,11 @@ describe('Sechroom admin API, faults, demo, live page and persistence', () => {
     expect(again.tasks).toHaveLength(3);
     const dripped = (await emu.call('/_emulator/sechroom/trickle/once', { body: {} })).json;
     expect(dripped).toMatchObject({ decompositionId: again.decomposition_id, status: 'ready' });
-    expect((await emu.call('/_emulator/sechroom/trickle', { body: { enabled: true, min_ms: 60_000 } })).json).toMatchObject({ enabled: true, min_ms: 60_000, max_ms: 60_000 });
+    expect((await emu.call('/_emulator/sechroom/trickle', { body: { enabled: true, min_ms: 60_000 } })).json).toMatchObject({
+      enabled: true,
+      min_ms: 60_000,
+      max_ms: 60_000,
+    });
     emu.sechroom.setTrickle(false);
 
     const inst = await emu.register('lane-<b>');

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthorizationServerMetadataSchema, DEVICE_CODE_GRANT_TYPE, DeviceAuthorizationResponseSchema, TokenResponseSchema, sechroom } from '../../shared/protocol';
+import {
+  AuthorizationServerMetadataSchema,
+  DEVICE_CODE_GRANT_TYPE,
+  DeviceAuthorizationResponseSchema,
+  TokenResponseSchema,
+  sechroom,
+} from '../../shared/protocol';
 import { fakeClock } from './helpers';
 import { launchSechroom, type SechroomEmu } from './sechroom-helpers';
 
@@ -71,10 +77,14 @@ describe('Sechroom auth', () => {
 
   it('signs the app in with the shared RFC 8628 device flow (scope sechroom)', async () => {
     emu = await launchSechroom({ config: { oauthIntervalSec: 0 } });
-    const d = DeviceAuthorizationResponseSchema.parse((await form(emu.url, '/oauth/device_authorization', { client_id: 'runner-tray', scope: 'sechroom' })).json);
+    const d = DeviceAuthorizationResponseSchema.parse(
+      (await form(emu.url, '/oauth/device_authorization', { client_id: 'runner-tray', scope: 'sechroom' })).json,
+    );
     const op = emu.admin.createOperator({ name: 'Ada', role: 'tenant_admin' });
     emu.admin.decideOAuthDeviceCode(d.user_code, op.id);
-    const tokens = TokenResponseSchema.parse((await form(emu.url, '/oauth/token', { grant_type: DEVICE_CODE_GRANT_TYPE, device_code: d.device_code, client_id: 'runner-tray' })).json);
+    const tokens = TokenResponseSchema.parse(
+      (await form(emu.url, '/oauth/token', { grant_type: DEVICE_CODE_GRANT_TYPE, device_code: d.device_code, client_id: 'runner-tray' })).json,
+    );
     const me = sechroom.SechroomIdentitySchema.parse((await emu.wl('/me', { as: { ...emu.session, token: tokens.access_token } })).json);
     expect(me).toMatchObject({ operatorId: op.id, name: 'Ada' });
   });

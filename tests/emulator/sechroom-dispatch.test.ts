@@ -84,12 +84,18 @@ describe('Sechroom dispatch: offers, claim-next and the direct claim', () => {
   it('serves the task card and its context pack', async () => {
     emu = await launchSechroom();
     const task = emu.sechroom.createTask({
-      title: 'Card', objective: 'Do it', acceptance: 'Tests pass', boundaries: 'src/ only', closeout: 'Report',
+      title: 'Card',
+      objective: 'Do it',
+      acceptance: 'Tests pass',
+      boundaries: 'src/ only',
+      closeout: 'Report',
       context_pack: { slug: 'pack', version: '2', components: [{ title: 'Map', body: 'src/ holds it' }, { body: 'untitled' }] },
     });
     const card = sechroom.TaskCardSchema.parse((await emu.wl(`/tasks/${task.memoryId}/card`)).json);
     expect(card).toMatchObject({
-      taskId: task.memoryId, title: 'Card', task: { objective: 'Do it', acceptance: 'Tests pass', boundaries: 'src/ only', closeout: 'Report' },
+      taskId: task.memoryId,
+      title: 'Card',
+      task: { objective: 'Do it', acceptance: 'Tests pass', boundaries: 'src/ only', closeout: 'Report' },
       contextPack: { slug: 'pack', version: '2' },
     });
     const pkg = sechroom.BundlePackageSchema.parse((await emu.wl('/bundles/pack/versions/2/package')).json);

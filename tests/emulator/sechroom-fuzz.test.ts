@@ -18,10 +18,35 @@ beforeAll(async () => {
 
 const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 const wrongTypes = {
-  instanceKey: 5, ttlSeconds: 'x', idempotencyKey: [], generationId: {}, executorInstanceId: null, claimToken: 7, tokenVersion: 'one',
-  verdict: 'great', text: 9, source: [], title: 7, events: 'x', reasonCode: 1, to: 'status:x', notes: 3, enabled: 'no',
-  operator_id: 5, ttl_ms: -1, slug: '../x', version: [], components: 'x', lane: 7, decomposition_id: 3, context_pack: 'x',
-  status: 'nope', brief_id: [], reason: 12, leaseTtlMs: 'x', min_ms: 'x',
+  instanceKey: 5,
+  ttlSeconds: 'x',
+  idempotencyKey: [],
+  generationId: {},
+  executorInstanceId: null,
+  claimToken: 7,
+  tokenVersion: 'one',
+  verdict: 'great',
+  text: 9,
+  source: [],
+  title: 7,
+  events: 'x',
+  reasonCode: 1,
+  to: 'status:x',
+  notes: 3,
+  enabled: 'no',
+  operator_id: 5,
+  ttl_ms: -1,
+  slug: '../x',
+  version: [],
+  components: 'x',
+  lane: 7,
+  decomposition_id: 3,
+  context_pack: 'x',
+  status: 'nope',
+  brief_id: [],
+  reason: 12,
+  leaseTtlMs: 'x',
+  min_ms: 'x',
 };
 
 const MALFORMED: Array<{ label: string; raw: string; type?: string }> = [
@@ -47,8 +72,11 @@ const WRONG_VALUES: Array<{ label: string; raw: string }> = [
  * return-for-revision takes any 5,000-character `notes`.
  */
 const LENIENT = new Set([
-  '/sechroom/me/executor-instances/:id', '/sechroom/decompositions/:id/resume', '/sechroom/decompositions/:id/accept',
-  '/sechroom/me/executor-instances/:id/refresh', '/sechroom/decompositions/:id/return-for-revision',
+  '/sechroom/me/executor-instances/:id',
+  '/sechroom/decompositions/:id/resume',
+  '/sechroom/decompositions/:id/accept',
+  '/sechroom/me/executor-instances/:id/refresh',
+  '/sechroom/decompositions/:id/return-for-revision',
 ]);
 const LAST = ['/_emulator/sechroom/seed/demo', '/_emulator/sechroom/leases/:id/expire', '/sechroom/work-briefs/:id/cancel'];
 
@@ -65,7 +93,12 @@ function fill(pattern: string): string {
 }
 
 async function send(method: string, path: string, raw?: string, type = 'application/json') {
-  const res = await fetch(`${emu.url}${path}`, { method, headers: { ...headers, ...(raw !== undefined ? { 'content-type': type } : {}) }, ...(raw !== undefined ? { body: raw } : {}), redirect: 'manual' });
+  const res = await fetch(`${emu.url}${path}`, {
+    method,
+    headers: { ...headers, ...(raw !== undefined ? { 'content-type': type } : {}) },
+    ...(raw !== undefined ? { body: raw } : {}),
+    redirect: 'manual',
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -95,7 +128,8 @@ describe('fuzz: hostile input on every Sechroom route', () => {
         const status = await send(route.method, path, body.raw);
         requests++;
         const refused = status >= 400 && status < 500;
-        if (status >= 500 || status === 0 || (!refused && !LENIENT.has(route.pattern))) failures.push(`${route.method} ${route.pattern} ${body.label} → ${status}`);
+        if (status >= 500 || status === 0 || (!refused && !LENIENT.has(route.pattern)))
+          failures.push(`${route.method} ${route.pattern} ${body.label} → ${status}`);
       }
     }
     expect(failures).toEqual([]);
@@ -106,7 +140,11 @@ describe('fuzz: hostile input on every Sechroom route', () => {
 
   it('refuses an oversized body with 413 on the executor paths', async () => {
     const big = JSON.stringify({ text: 'x'.repeat(1024 * 1024) });
-    for (const path of [`/sechroom/me/executor-task-leases/${ids.lease}/complete`, `/sechroom/decompositions/${ids.plan}/run/telemetry`, '/_emulator/sechroom/tasks']) {
+    for (const path of [
+      `/sechroom/me/executor-task-leases/${ids.lease}/complete`,
+      `/sechroom/decompositions/${ids.plan}/run/telemetry`,
+      '/_emulator/sechroom/tasks',
+    ]) {
       expect(await send('POST', path, big), path).toBe(413);
     }
   });

@@ -30,16 +30,29 @@ export async function launchSechroom(opts: StartEmulatorOptions = {}) {
     const res = await wl('/me/executor-instances', {
       as,
       body: {
-        relayId: 'sechroom-cli-local', instanceKey, laneId: instanceKey, runtimeKind: 'Codex', activationMode: 'Attached',
-        deliverySubscriptionId: 'sub_1', connectorId: 'conn_codex', claimedCapabilityKeys: [], toolSetRef: null, ttlSeconds: 600, ...extra,
+        relayId: 'sechroom-cli-local',
+        instanceKey,
+        laneId: instanceKey,
+        runtimeKind: 'Codex',
+        activationMode: 'Attached',
+        deliverySubscriptionId: 'sub_1',
+        connectorId: 'conn_codex',
+        claimedCapabilityKeys: [],
+        toolSetRef: null,
+        ttlSeconds: 600,
+        ...extra,
       },
     });
     if (res.status !== 200) throw new Error(`register answered ${res.status} ${res.text}`);
     return res.json as { id: string; laneId: string; expiresAt: string };
   };
-  const offers = async (instanceId: string, as?: Session) => (await wl(`/me/executor-instances/${instanceId}/dispatch-offers`, { as })).json as Array<{
-    generationId: string; memoryId: string; tags: string[]; suggestedClaimDelayMs: number;
-  }>;
+  const offers = async (instanceId: string, as?: Session) =>
+    (await wl(`/me/executor-instances/${instanceId}/dispatch-offers`, { as })).json as Array<{
+      generationId: string;
+      memoryId: string;
+      tags: string[];
+      suggestedClaimDelayMs: number;
+    }>;
   const claimNext = (instanceId: string, idempotencyKey: string, as?: Session) =>
     wl(`/me/executor-instances/${instanceId}/dispatch-offers/claim-next`, { as, body: { idempotencyKey } });
   const claimDirect = (instanceId: string, generationId: string, as?: Session) =>
@@ -54,6 +67,8 @@ export async function launchSechroom(opts: StartEmulatorOptions = {}) {
   };
   const heartbeat = (leaseId: string, claimToken: string) => wl(`/me/executor-task-leases/${leaseId}/heartbeat`, { body: { claimToken, tokenVersion: 1 } });
   const complete = (leaseId: string, body: Record<string, unknown>) =>
-    wl(`/me/executor-task-leases/${leaseId}/complete`, { body: { tokenVersion: 1, verdict: 'pass', text: 'done', source: 'lane-a', title: 'T — driven closeout', ...body } });
+    wl(`/me/executor-task-leases/${leaseId}/complete`, {
+      body: { tokenVersion: 1, verdict: 'pass', text: 'done', source: 'lane-a', title: 'T — driven closeout', ...body },
+    });
   return Object.assign(emu, { mint, session, wl, register, offers, claimNext, claimDirect, claimHead, heartbeat, complete });
 }

@@ -12,11 +12,26 @@ describe('Sechroom executor instances', () => {
     clock = fakeClock();
     emu = await launchSechroom({ now: clock.now });
     const res = await emu.wl('/me/executor-instances', {
-      body: { relayId: 'sechroom-cli-local', instanceKey: 'codex-a', runtimeKind: 'Codex', activationMode: 'Attached', claimedCapabilityKeys: ['ui'], toolSetRef: null, ttlSeconds: 60 },
+      body: {
+        relayId: 'sechroom-cli-local',
+        instanceKey: 'codex-a',
+        runtimeKind: 'Codex',
+        activationMode: 'Attached',
+        claimedCapabilityKeys: ['ui'],
+        toolSetRef: null,
+        ttlSeconds: 60,
+      },
     });
     expect(res.status).toBe(200);
     const inst = sechroom.ExecutorInstanceSchema.parse(res.json);
-    expect(inst).toMatchObject({ id: expect.stringMatching(/^exi_/), instanceKey: 'codex-a', laneId: 'codex-a', status: 'live', claimedCapabilityKeys: ['ui'], ttlSeconds: 60 });
+    expect(inst).toMatchObject({
+      id: expect.stringMatching(/^exi_/),
+      instanceKey: 'codex-a',
+      laneId: 'codex-a',
+      status: 'live',
+      claimedCapabilityKeys: ['ui'],
+      ttlSeconds: 60,
+    });
     expect(Date.parse(inst.expiresAt) - clock.now()).toBe(60_000);
     const again = sechroom.ExecutorInstanceSchema.parse((await emu.wl('/me/executor-instances', { body: { instanceKey: 'codex-a', laneId: 'lane-x' } })).json);
     expect([again.id, again.laneId, again.ttlSeconds]).toEqual([inst.id, 'lane-x', 600]);

@@ -58,7 +58,14 @@ describe('Sechroom leases', () => {
 
   it('records a completion exactly once; an identical repeat answers the same, a different one is refused', async () => {
     const { inst, task, claim } = await setup();
-    const body = { executorInstanceId: inst.id, claimToken: claim.claimToken, verdict: 'soft-fail', text: 'partial\n\nDelivery: none', source: 'lane-a', title: 'Lease me — driven closeout' };
+    const body = {
+      executorInstanceId: inst.id,
+      claimToken: claim.claimToken,
+      verdict: 'soft-fail',
+      text: 'partial\n\nDelivery: none',
+      source: 'lane-a',
+      title: 'Lease me — driven closeout',
+    };
     const first = sechroom.LeaseCompleteResponseSchema.parse((await emu.complete(claim.lease.id, body)).json);
     expect(first).toMatchObject({ outcome: 'Completed', completionMemoryId: expect.stringMatching(/^mem_/), repeated: false });
     const repeat = sechroom.LeaseCompleteResponseSchema.parse((await emu.complete(claim.lease.id, body)).json);
@@ -67,7 +74,13 @@ describe('Sechroom leases', () => {
     expect([changed.status, changed.json.error, changed.json.completionMemoryId]).toEqual([409, 'already_completed', first.completionMemoryId]);
     const [record] = emu.sechroom.listCompletions();
     expect(emu.sechroom.listCompletions()).toHaveLength(1);
-    expect(record).toMatchObject({ verdict: 'soft-fail', text: body.text, source: 'lane-a', title: body.title, lease: { id: claim.lease.id, status: 'completed' } });
+    expect(record).toMatchObject({
+      verdict: 'soft-fail',
+      text: body.text,
+      source: 'lane-a',
+      title: body.title,
+      lease: { id: claim.lease.id, status: 'completed' },
+    });
     expect(emu.sechroom.getTask(task.memoryId)).toMatchObject({ status: 'completed', verdict: 'soft-fail' });
     expect(await emu.offers(inst.id)).toEqual([]);
     expect((await emu.heartbeat(claim.lease.id, claim.claimToken)).json.status).toBe('completed');

@@ -20,7 +20,13 @@ describe('Sechroom work-brief and work-plan lifecycle', () => {
     const { inst, brief, t2 } = await setup();
     const claim = await emu.claimHead(inst.id);
     const paused = await emu.wl(`/work-briefs/${brief}/pause`, { body: { ...why, reason: 'Release freeze' } });
-    expect(sechroom.BriefLifecycleResponseSchema.parse(paused.json)).toMatchObject({ status: 'paused', action: 'pause', changed: true, reasonCode: 'operator-hold', reason: 'Release freeze' });
+    expect(sechroom.BriefLifecycleResponseSchema.parse(paused.json)).toMatchObject({
+      status: 'paused',
+      action: 'pause',
+      changed: true,
+      reasonCode: 'operator-hold',
+      reason: 'Release freeze',
+    });
     expect(await emu.offers(inst.id)).toEqual([]);
     expect((await emu.claimDirect(inst.id, t2.generationId!)).json).toEqual({ outcome: 'NotEligible' });
     expect((await emu.heartbeat(claim.lease.id, claim.claimToken)).json.status).toBe('active');
@@ -40,7 +46,13 @@ describe('Sechroom work-brief and work-plan lifecycle', () => {
     const { inst, brief } = await setup();
     const claim = await emu.claimHead(inst.id);
     const parked = await emu.wl(`/work-briefs/${brief}/status`, { body: { id: brief, to: 'status:parked', source: 'me' } });
-    expect(sechroom.BriefStatusResponseSchema.parse(parked.json)).toEqual({ id: brief, from: 'ready_for_decomposition', to: 'status:parked', status: 'parked', changed: true });
+    expect(sechroom.BriefStatusResponseSchema.parse(parked.json)).toEqual({
+      id: brief,
+      from: 'ready_for_decomposition',
+      to: 'status:parked',
+      status: 'parked',
+      changed: true,
+    });
     expect(await emu.offers(inst.id)).toEqual([]);
     await emu.wl(`/work-briefs/${brief}/status`, { body: { id: brief, to: 'status:ready_for_decomposition', source: 'me' } });
     expect(await emu.offers(inst.id)).toHaveLength(1);

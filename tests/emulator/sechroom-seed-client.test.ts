@@ -35,7 +35,11 @@ async function seedClaim(request: Request, instanceId: string, sleep: (ms: numbe
 
 function requester(): Request {
   return async (path, init = {}) => {
-    const res = await emu.wl(path, { ...(init.method !== undefined ? { method: init.method } : {}), ...(init.body !== undefined ? { raw: init.body } : {}), headers: init.body ? { 'content-type': 'application/json' } : {} });
+    const res = await emu.wl(path, {
+      ...(init.method !== undefined ? { method: init.method } : {}),
+      ...(init.body !== undefined ? { raw: init.body } : {}),
+      headers: init.body ? { 'content-type': 'application/json' } : {},
+    });
     if (res.status !== 200) throw new Error(`${init.method ?? 'GET'} ${path} failed (${res.status}): ${res.text}`);
     return res.json;
   };
@@ -61,7 +65,12 @@ describe('the seed client’s claim algorithm against the emulator', () => {
     const all = [...gotA, ...gotB];
     expect(new Set(all).size).toBe(3);
     expect(all).toHaveLength(3);
-    expect(emu.sechroom.listLeases().map((l) => l.memoryId).sort()).toEqual([...all].sort());
+    expect(
+      emu.sechroom
+        .listLeases()
+        .map((l) => l.memoryId)
+        .sort(),
+    ).toEqual([...all].sort());
   });
 
   it('falls through to the direct claim when the head was taken between the offer read and claim-next', async () => {
@@ -70,9 +79,14 @@ describe('the seed client’s claim algorithm against the emulator', () => {
     const b = await emu.register('b');
     const t1 = emu.sechroom.createTask({ title: 'one' });
     const t2 = emu.sechroom.createTask({ title: 'two' });
-    const claim = await seedClaim(requester(), b.id, async () => {}, async () => {
-      await emu.claimHead(a.id);
-    });
+    const claim = await seedClaim(
+      requester(),
+      b.id,
+      async () => {},
+      async () => {
+        await emu.claimHead(a.id);
+      },
+    );
     expect(claim).toMatchObject({ outcome: 'Claimed', via: 'direct', lease: { memoryId: t2.memoryId } });
     expect(emu.sechroom.listLeases({ memory_id: t1.memoryId })[0]!.executorInstanceId).toBe(a.id);
   });

@@ -16,8 +16,17 @@ describe('Sechroom run telemetry', () => {
 
     // The executor's shape (B10): details with null meters, then a terminal with usage.
     const executorEvent = (kind: string, extra: Record<string, unknown>) => ({
-      taskId: task.memoryId, kind, ...nullMeters, text: null, approvalState: null, verdict: null, modelId: 'gpt-5-codex',
-      executorInstanceId: 'exi_1', leaseId: 'lse_1', turnId: 'turn_1', ...extra,
+      taskId: task.memoryId,
+      kind,
+      ...nullMeters,
+      text: null,
+      approvalState: null,
+      verdict: null,
+      modelId: 'gpt-5-codex',
+      executorInstanceId: 'exi_1',
+      leaseId: 'lse_1',
+      turnId: 'turn_1',
+      ...extra,
     });
     const first = await emu.wl(path, {
       body: {
@@ -30,13 +39,25 @@ describe('Sechroom run telemetry', () => {
     });
     expect(sechroom.RunTelemetryIngestResponseSchema.parse(first.json)).toEqual({ eventCount: 3, accepted: 3 });
     // The CLI's `telemetry emit` shape: no modelId or ids; kind as typed on the command line.
-    const cli = await emu.wl(path, { body: { events: [{ taskId: task.memoryId, kind: 'terminal', ...nullMeters, tokensIn: 1500, text: null, approvalState: null, verdict: 'pass' }] } });
+    const cli = await emu.wl(path, {
+      body: { events: [{ taskId: task.memoryId, kind: 'terminal', ...nullMeters, tokensIn: 1500, text: null, approvalState: null, verdict: 'pass' }] },
+    });
     expect(cli.json.eventCount).toBe(4);
 
     const read = sechroom.RunTelemetryReadSchema.parse((await emu.wl(path)).json);
     expect(read).toMatchObject({ hasTelemetry: true, eventCount: 4 });
     expect(read.tasks).toEqual([
-      expect.objectContaining({ taskId: task.memoryId, tokensIn: 1500, tokensOut: 300, contextUsed: 1500, contextWindow: 272000, modelId: 'gpt-5-codex', verdict: 'pass', lastKind: 'Terminal', eventCount: 4 }),
+      expect.objectContaining({
+        taskId: task.memoryId,
+        tokensIn: 1500,
+        tokensOut: 300,
+        contextUsed: 1500,
+        contextWindow: 272000,
+        modelId: 'gpt-5-codex',
+        verdict: 'pass',
+        lastKind: 'Terminal',
+        eventCount: 4,
+      }),
     ]);
     expect(read.timeline!.map((e) => e.kind)).toEqual(['Parsed', 'Approval', 'Terminal', 'Terminal']);
     expect(read.timeline![1]).toMatchObject({ approvalState: 'denied', leaseId: 'lse_1' });

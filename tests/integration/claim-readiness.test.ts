@@ -16,10 +16,14 @@ afterEach(async () => {
   h = other = null;
 });
 
-async function pairedHarness(options: { settings?: Record<string, unknown>; binaries?: { claude: string; codex: string }; emu?: Harness['emu'] } = {}): Promise<Harness> {
+async function pairedHarness(
+  options: { settings?: Record<string, unknown>; binaries?: { claude: string; codex: string }; emu?: Harness['emu'] } = {},
+): Promise<Harness> {
   const harness = await startHarness({
     settings: { maxSessions: 2, ...options.settings },
-    ...(options.emu ? { emu: options.emu } : { emulator: { config: { leaseHeartbeatMs: 200, longPollMaxMs: 1_000, caps: { tenant: 8, project: 8, defaultAccount: 8 } } } }),
+    ...(options.emu
+      ? { emu: options.emu }
+      : { emulator: { config: { leaseHeartbeatMs: 200, longPollMaxMs: 1_000, caps: { tenant: 8, project: 8, defaultAccount: 8 } } } }),
     core: { runtimeBinaries: options.binaries ?? { claude: FAKE, codex: FAKE } },
   });
   const pairing = await harness.invoke<PairingState>('pairing:start');
@@ -90,7 +94,13 @@ describe('tolerant packets and refused starts', () => {
         phase: 'security_review',
         request_status: 'in_progress',
         project: { slug: 'acme', status: 'active' },
-        scheduler: { lease_model: 'work_order_claim_heartbeat', runner_id: uuid(), max_runner_sessions: 2, model_account_state: 'unknown', account_alias: null },
+        scheduler: {
+          lease_model: 'work_order_claim_heartbeat',
+          runner_id: uuid(),
+          max_runner_sessions: 2,
+          model_account_state: 'unknown',
+          account_alias: null,
+        },
         trusted_control: { source: 'rost_server_state', automation_mode: 'autopilot_with_guardrails', inferred_risk: 'low' },
         untrusted_sources: [],
         authority_profiles: [],

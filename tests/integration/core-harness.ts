@@ -27,7 +27,8 @@ export interface Harness {
 export async function startHarness(
   options: { emulator?: StartEmulatorOptions; settings?: SettingsPatch; core?: Partial<CoreOptions>; emu?: RunningEmulator } = {},
 ): Promise<Harness> {
-  const emu = options.emu ?? (await startEmulator({ ...options.emulator, config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, ...options.emulator?.config } }));
+  const emu =
+    options.emu ?? (await startEmulator({ ...options.emulator, config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, ...options.emulator?.config } }));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-it-'));
   const events: HostEvent[] = [];
   const waiters = new Set<() => void>();

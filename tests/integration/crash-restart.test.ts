@@ -64,7 +64,9 @@ describe('the host killed -9 mid-turn', () => {
     expect(results[0]).toMatchObject({ status: 'failed', summary: 'runner restarted', idempotency_key: `${unit.id}:1` });
     // The Turns view shows it too, not only Activity.
     const turns = await h.invoke<TurnsSnapshot>('turns:list');
-    expect(turns.history.filter((t) => t.id === unit.id)).toMatchObject([{ phase: 'failed', reason: 'interrupted by a restart: reported failed', runtime: 'claude' }]);
+    expect(turns.history.filter((t) => t.id === unit.id)).toMatchObject([
+      { phase: 'failed', reason: 'interrupted by a restart: reported failed', runtime: 'claude' },
+    ]);
 
     // And only once: a second restart reports nothing more.
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });

@@ -117,9 +117,7 @@ describe('the headless host survives hostile peers', () => {
 
   it('a flood of commands on one connection closes it (policy violation) and the host goes on', async () => {
     const peer = await rawWebSocket(host.port, host.token);
-    const burst = Buffer.concat(
-      Array.from({ length: 2000 }, (_, i) => frame(Buffer.from(JSON.stringify({ id: i + 1, command: 'app:info', input: {} })))),
-    );
+    const burst = Buffer.concat(Array.from({ length: 2000 }, (_, i) => frame(Buffer.from(JSON.stringify({ id: i + 1, command: 'app:info', input: {} })))));
     peer.socket.write(burst);
     // A close frame (0x88) with status 1008, policy violation (0x03 0xf0), then the reason.
     await whileAlive(peer.waitFor(Buffer.concat([Buffer.from([0x03, 0xf0]), Buffer.from('too many commands')])));

@@ -89,7 +89,11 @@ async function setup(config: Record<string, unknown> = {}): Promise<void> {
 function seedStateFile(): { file: string; runnerId: string; secret: string } {
   const runner = emu!.admin.createRunner({ name: 'rack-7' });
   const file = path.join(dir, 'rost-runner.json');
-  writeFileSync(file, `${JSON.stringify({ runner_id: runner.runner_id, runner_secret: runner.runner_secret, tenant_id: runner.tenant_id, name: 'rack-7' })}\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `${JSON.stringify({ runner_id: runner.runner_id, runner_secret: runner.runner_secret, tenant_id: runner.tenant_id, name: 'rack-7' })}\n`,
+    { mode: 0o600 },
+  );
   return { file, runnerId: runner.runner_id, secret: runner.runner_secret };
 }
 

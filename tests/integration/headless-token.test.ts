@@ -114,7 +114,11 @@ describe('--token-file', () => {
   });
 
   async function startHeadlessHostWithTokenFile(): Promise<RunningHost> {
-    return startHeadlessHost(['--control-plane', 'http://127.0.0.1:9', '--allow-file-secret-store', '--token-file', 'TOKEN_FILE'], {}, { addressFrom: 'token-file' });
+    return startHeadlessHost(
+      ['--control-plane', 'http://127.0.0.1:9', '--allow-file-secret-store', '--token-file', 'TOKEN_FILE'],
+      {},
+      { addressFrom: 'token-file' },
+    );
   }
 
   it('writes the address and the launch token to a 0600 file, and neither to the terminal', async () => {

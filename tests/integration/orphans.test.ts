@@ -78,7 +78,10 @@ async function pairedDataDir(): Promise<Harness> {
 }
 
 /** Runs a host in its own process over the harness's data dir until its runtime (and grandchild) run. */
-async function crashHostRunning(harness: Harness, extra: string[]): Promise<{ child: ChildProcess; unitId: string; launcher: number; runtime: number; grandchild: number }> {
+async function crashHostRunning(
+  harness: Harness,
+  extra: string[],
+): Promise<{ child: ChildProcess; unitId: string; launcher: number; runtime: number; grandchild: number }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-pids-'));
   temps.push(dir);
   const pidsFile = path.join(dir, 'pids.json');
@@ -137,7 +140,15 @@ describe('no orphaned agents', () => {
     mkdirSync(running, { recursive: true });
     writeFileSync(
       path.join(running, `${Buffer.from('decoy-unit').toString('base64url')}.json`),
-      JSON.stringify({ runnerId: note.runnerId, unit: { id: 'decoy-unit', kind: 'turn_execution' }, attempt: 1, runtime: 'claude', startedAt: new Date().toISOString(), pid: decoy.pid, processStart: 'linux:1:1' }),
+      JSON.stringify({
+        runnerId: note.runnerId,
+        unit: { id: 'decoy-unit', kind: 'turn_execution' },
+        attempt: 1,
+        runtime: 'claude',
+        startedAt: new Date().toISOString(),
+        pid: decoy.pid,
+        processStart: 'linux:1:1',
+      }),
     );
 
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });

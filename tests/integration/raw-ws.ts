@@ -120,7 +120,11 @@ export async function askAppInfo(port: number, launchToken: string): Promise<{ o
     ws.send(JSON.stringify({ id: 1, command: 'app:info', input: {} }));
     const answer = await new Promise<{ type: string; id?: number; result?: { ok: boolean; value?: { mode?: string } } }>((resolve) => {
       ws.on('message', (data) => {
-        const parsed = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : '') as { type: string; id?: number; result?: { ok: boolean; value?: { mode?: string } } };
+        const parsed = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : '') as {
+          type: string;
+          id?: number;
+          result?: { ok: boolean; value?: { mode?: string } };
+        };
         if (parsed.type === 'result' && parsed.id === 1) resolve(parsed);
       });
     });

@@ -29,7 +29,10 @@ describe('a 60 s result outage', () => {
     const fault = h.emu.admin.addFault({ route: '/api/runner/turn-executions/*/result', error: { rate: 1, status: 503 } });
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:hello' });
     const finished = await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id));
-    expect(finished.finished.find((t) => t.id === unit.id)).toMatchObject({ phase: 'succeeded', delivery: { state: expect.stringMatching(/^(sending|waiting)$/) } });
+    expect(finished.finished.find((t) => t.id === unit.id)).toMatchObject({
+      phase: 'succeeded',
+      delivery: { state: expect.stringMatching(/^(sending|waiting)$/) },
+    });
 
     // 60 s pass at the control plane in 5 s steps; after each, the lease has been heartbeated again.
     let since = h.emu.admin.listEvents({ limit: 100_000 }).at(-1)?.seq ?? 0;
@@ -43,7 +46,12 @@ describe('a 60 s result outage', () => {
     expect(h.emu.admin.getUnit(unit.id)?.status).toBe('running');
 
     const waiting = await h.waitForEvent('turns:update', (u) => (u.updated ?? []).some((t) => t.id === unit.id && t.delivery?.state === 'waiting'));
-    expect(waiting.updated!.find((t) => t.id === unit.id)!.delivery).toMatchObject({ state: 'waiting', attempts: expect.any(Number), since: expect.any(String), reason: expect.stringContaining('503') });
+    expect(waiting.updated!.find((t) => t.id === unit.id)!.delivery).toMatchObject({
+      state: 'waiting',
+      attempts: expect.any(Number),
+      since: expect.any(String),
+      reason: expect.stringContaining('503'),
+    });
     expect((await h.invoke<RunnerSnapshot>('runner:snapshot')).results).toEqual({ undelivered: 1 });
 
     h.emu.admin.clearFaults(fault.id);
@@ -79,7 +87,9 @@ describe('a 60 s result outage', () => {
     emuNow += 60_000;
     h.emu.admin.sweep();
     expect(h.emu.admin.getUnit(unit.id)).toMatchObject({ status: 'failed', status_reason: 'lease_expired' });
-    await h.emu.admin.waitForEvent((e) => e.type === 'unit.lease_heartbeat' && e.data.unit_id === unit.id && e.data.answered === 'cancel_requested', { timeoutMs: 5_000 });
+    await h.emu.admin.waitForEvent((e) => e.type === 'unit.lease_heartbeat' && e.data.unit_id === unit.id && e.data.answered === 'cancel_requested', {
+      timeoutMs: 5_000,
+    });
     h.emu.admin.clearFaults(fault.id);
     const update = await h.waitForEvent('turns:update', (u) => (u.updated ?? []).some((t) => t.id === unit.id && t.delivery?.state === 'delivered'));
     expect(update.updated!.find((t) => t.id === unit.id)).toMatchObject({

@@ -47,13 +47,25 @@ describe('runtime readiness', () => {
       emulator: { config: { longPollMaxMs: 1000 } },
       core: {
         runtimeBinaries: { claude: REAL_CLAUDE, codex: NOWHERE },
-        runtimeEnv: { HOME: home, ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CODE_OAUTH_TOKEN: '', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1' },
+        runtimeEnv: {
+          HOME: home,
+          ANTHROPIC_API_KEY: '',
+          ANTHROPIC_AUTH_TOKEN: '',
+          CLAUDE_CODE_OAUTH_TOKEN: '',
+          DISABLE_AUTOUPDATER: '1',
+          DISABLE_TELEMETRY: '1',
+        },
       },
     });
     const units = Array.from({ length: 20 }, () => h!.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'hello' }));
     await pair(h);
     const snapshot = await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null && s.runtimes !== null, 30_000);
-    expect(snapshot.runtimes?.claude).toMatchObject({ installed: true, signedIn: false, ready: false, problem: 'installed, not signed in — run `claude` and sign in' });
+    expect(snapshot.runtimes?.claude).toMatchObject({
+      installed: true,
+      signedIn: false,
+      ready: false,
+      problem: 'installed, not signed in — run `claude` and sign in',
+    });
     // Three heartbeats later nothing was claimed, and the control plane was told claude is not usable.
     const beats = await heartbeats(h, 3);
     expect(beats.every((b) => b.data.paused === false)).toBe(true);
@@ -73,7 +85,10 @@ describe('runtime readiness', () => {
     const units = Array.from({ length: 20 }, () => h!.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:crash' }));
     await pair(h);
     const notice = await h.waitForEvent('runner:notice', () => true, 30_000);
-    expect(notice).toMatchObject({ kind: 'runtime-paused', message: expect.stringContaining('Claude Code: claiming paused after 3 turns failed within a minute of starting') });
+    expect(notice).toMatchObject({
+      kind: 'runtime-paused',
+      message: expect.stringContaining('Claude Code: claiming paused after 3 turns failed within a minute of starting'),
+    });
     await heartbeats(h, 2);
     const mine = h.emu.admin.listUnits({}).filter((u) => units.some((x) => x.id === u.id));
     expect(mine.filter((u) => u.status === 'failed')).toHaveLength(3);

@@ -26,9 +26,7 @@ async function pairedHarness(settings: Record<string, unknown> = {}, leaseHeartb
 }
 
 function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness
-    .waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000)
-    .then((u) => u.finished.find((t) => t.id === id)!);
+  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
 }
 
 async function resultFor(harness: Harness, unitId: string) {
@@ -41,7 +39,12 @@ describe('claiming and running units against the emulator', () => {
     h = await pairedHarness();
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:hello', seat: { id: 'seat-1', name: 'Builder' } });
     const view = await finished(h, unit.id);
-    expect(view).toMatchObject({ phase: 'succeeded', runtime: 'claude', seat: { id: 'seat-1', name: 'Builder' }, tokens: { input: expect.any(Number), output: 7 } });
+    expect(view).toMatchObject({
+      phase: 'succeeded',
+      runtime: 'claude',
+      seat: { id: 'seat-1', name: 'Builder' },
+      tokens: { input: expect.any(Number), output: 7 },
+    });
     const results = await resultFor(h, unit.id);
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ status: 'succeeded', runtime: 'claude-cli', idempotency_key: `${unit.id}:1` });
@@ -62,7 +65,9 @@ describe('claiming and running units against the emulator', () => {
     // The third unit is picked up once the slot is free.
     const third = units.find((u) => !running.some((r) => r.id === u.id))!;
     await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.id === third.id && t.phase === 'running'));
-    expect(Math.max(...h.events.filter((e) => e.event === 'runner:snapshot').map((e) => (e.payload as { sessions: { active: number } }).sessions.active))).toBe(2);
+    expect(Math.max(...h.events.filter((e) => e.event === 'runner:snapshot').map((e) => (e.payload as { sessions: { active: number } }).sessions.active))).toBe(
+      2,
+    );
   });
 
   it('stops the process tree and reports canceled when the control plane cancels the unit', async () => {
@@ -94,7 +99,7 @@ describe('claiming and running units against the emulator', () => {
     expect(h.emu.admin.getUnit(codexUnit.id)?.status).toBe('queued');
   });
 
-  it('reports a unit it cannot run with the seed\'s words when the server ignores the runtimes it sent', async () => {
+  it("reports a unit it cannot run with the seed's words when the server ignores the runtimes it sent", async () => {
     h = await pairedHarness({ runtime: 'claude' });
     h.emu.admin.setConfig({ honourClaimRuntimes: false });
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'codex', prompt: 'fake:jsonl' });

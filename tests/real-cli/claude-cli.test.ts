@@ -86,7 +86,10 @@ describe.sequential(suiteTitle('real claude CLI', unavailable), { skip: unavaila
     );
     expect(outcome).toMatchObject({ status: 'succeeded', summary: 'TURN TWO DONE' });
     expect(outcome.sessionId).toBeDefined();
-    const sent = api.requests.slice(before).map((r) => r.raw).join('\n');
+    const sent = api.requests
+      .slice(before)
+      .map((r) => r.raw)
+      .join('\n');
     expect(sent).toContain('SECOND-TURN-MARKER');
     expect(sent).toContain('FIRST-TURN-MARKER');
     expect(sent).toContain('TURN ONE DONE');

@@ -36,7 +36,12 @@ describe.sequential('real codex app-server', () => {
     work = tempDir('codex-as-work');
     env = codexEnv(home.dir, api.baseUrl);
     pool = new AppServerPool({ log: logging.log, clock: systemClock, clientVersion: '0.0.0-test' });
-    executor = new LocalRuntimeExecutor({ workRoot: path.join(work.dir, 'runtime'), log: logging.log, appServerPool: pool, codexDriver: async () => 'app-server' });
+    executor = new LocalRuntimeExecutor({
+      workRoot: path.join(work.dir, 'runtime'),
+      log: logging.log,
+      appServerPool: pool,
+      codexDriver: async () => 'app-server',
+    });
   });
 
   afterAll(async () => {
@@ -72,7 +77,11 @@ describe.sequential('real codex app-server', () => {
     expect(outcome.usage).toEqual({ input_tokens: 2 * STUB_RESPONSES_USAGE.input_tokens, output_tokens: 2 * STUB_RESPONSES_USAGE.output_tokens });
     expect(outcome.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     // thread/tokenUsage/updated: the context of the last request and the model's window.
-    expect(outcome.context).toEqual({ modelId: 'stub-model', used: STUB_RESPONSES_USAGE.input_tokens + STUB_RESPONSES_USAGE.output_tokens, window: expect.any(Number) });
+    expect(outcome.context).toEqual({
+      modelId: 'stub-model',
+      used: STUB_RESPONSES_USAGE.input_tokens + STUB_RESPONSES_USAGE.output_tokens,
+      window: expect.any(Number),
+    });
     expect(readings.at(-1)?.primary).toMatchObject({ windowMinutes: 300, resetsAt: resetAt * 1000 });
     expect(readings.at(-1)?.primary?.usedPercent).toBeGreaterThanOrEqual(98);
     expect(readings.at(-1)?.secondary).toMatchObject({ usedPercent: 40, windowMinutes: 10080 });
@@ -84,7 +93,13 @@ describe.sequential('real codex app-server', () => {
     api.respond = callFunctionThenText({ name: 'sechroom_closeout', arguments: { terminal_status: 'completed', summary: 'closed by real codex' } }, 'CLOSED');
     const closeouts: Closeout[] = [];
     const outcome = await executor.execute(
-      realRequest({ runtime: 'codex', binary: CODEX_BIN, env, tools: sechroomTools({ onCloseout: (c) => closeouts.push(c) }), developerInstructions: 'Close out when done.' }),
+      realRequest({
+        runtime: 'codex',
+        binary: CODEX_BIN,
+        env,
+        tools: sechroomTools({ onCloseout: (c) => closeouts.push(c) }),
+        developerInstructions: 'Close out when done.',
+      }),
     );
     expect(outcome).toMatchObject({ status: 'succeeded', summary: 'CLOSED', closeout: { terminal_status: 'completed', summary: 'closed by real codex' } });
     expect(closeouts).toEqual([{ terminal_status: 'completed', summary: 'closed by real codex' }]);

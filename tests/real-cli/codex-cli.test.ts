@@ -66,9 +66,7 @@ describe.sequential(suiteTitle('real codex CLI', unavailable), { skip: unavailab
       return { kind: 'hang' };
     };
     const { executor } = realExecutor(path.join(work.dir, 'runtime'));
-    const outcome = await executor.execute(
-      realRequest({ runtime: 'codex', binary: CODEX_BIN, env, signal: controller.signal, onSpawn: (p) => (rootPid = p) }),
-    );
+    const outcome = await executor.execute(realRequest({ runtime: 'codex', binary: CODEX_BIN, env, signal: controller.signal, onSpawn: (p) => (rootPid = p) }));
     await snapshotTaken;
     console.info(`codex cancel → tree dead: ${(performance.now() - seen.abortedAt).toFixed(0)} ms, tree was ${seen.tree.length} processes`);
     expect(outcome).toMatchObject({ status: 'canceled', reason: 'canceled' });

@@ -48,9 +48,14 @@ describe.sequential('the operator’s own claude and codex configuration', () =>
     anthropic.respond = replyText('OK');
     for (const own of [false, true]) {
       const before = anthropic.requests.length;
-      const outcome = await executor(own).execute(realRequest({ runtime: 'claude', binary: CLAUDE_BIN, env: claudeEnv(home.dir, anthropic.url), prompt: 'hello' }));
+      const outcome = await executor(own).execute(
+        realRequest({ runtime: 'claude', binary: CLAUDE_BIN, env: claudeEnv(home.dir, anthropic.url), prompt: 'hello' }),
+      );
       expect(outcome, outcome.summary).toMatchObject({ status: 'succeeded' });
-      const sent = anthropic.requests.slice(before).map((r) => r.raw).join('\n');
+      const sent = anthropic.requests
+        .slice(before)
+        .map((r) => r.raw)
+        .join('\n');
       expect(sent.includes(CLAUDE_MARK), `own=${own}`).toBe(own);
     }
   });
@@ -65,7 +70,10 @@ describe.sequential('the operator’s own claude and codex configuration', () =>
         const before = responses.requests.length;
         const outcome = await executor(own).execute(realRequest({ runtime: 'codex', binary: CODEX_BIN, env, prompt: 'hello' }));
         expect(outcome, outcome.summary).toMatchObject({ status: 'succeeded' });
-        const sent = responses.requests.slice(before).map((r) => r.raw).join('\n');
+        const sent = responses.requests
+          .slice(before)
+          .map((r) => r.raw)
+          .join('\n');
         expect(sent.includes(CODEX_MARK), `own=${own}`).toBe(own);
       }
     } finally {

@@ -93,7 +93,10 @@ describe.sequential(`real CLIs under bubblewrap${skip ? ` (skipped: ${tools.note
       realRequest({ runtime: 'claude', binary: CLAUDE_BIN, env: claudeEnv(home.dir, anthropic.url), prompt: big, resumeSessionId: sessionId ?? null }),
     );
     expect(outcome, outcome.summary).toMatchObject({ status: 'succeeded', summary: 'RESUMED IN THE BOX' });
-    const sent = anthropic.requests.slice(before).map((r) => r.raw).join('');
+    const sent = anthropic.requests
+      .slice(before)
+      .map((r) => r.raw)
+      .join('');
     expect(sent).toContain('BIG-PROMPT');
     expect(sent).toContain('in the box'); // the first turn's tool call: the history came along
   });
@@ -149,7 +152,9 @@ describe.sequential(`codex's own shell inside bubblewrap${skip ? ' (skipped)' : 
       expect(outcome, outcome.summary).toMatchObject({ status: 'succeeded', summary: 'SHELL DONE' });
       const followUp = responses.requests.map((r) => r.raw).find((raw) => raw.includes('function_call_output')) ?? '';
       // The command ran (exit 0), found no ssh key at ~ and no token in its environment.
-      expect(followUp).toMatch(/Process exited with code 0\\nOriginal token count: \d+\\nOutput:\\nSTART\\ncat: [^\\]*\.ssh\/id_ed25519: No such file or directory\\n0\\nEND/);
+      expect(followUp).toMatch(
+        /Process exited with code 0\\nOriginal token count: \d+\\nOutput:\\nSTART\\ncat: [^\\]*\.ssh\/id_ed25519: No such file or directory\\n0\\nEND/,
+      );
       expect(followUp).not.toContain(canary);
       expect(followUp).not.toContain(TOKEN);
     } finally {

@@ -4,13 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RENDERER_CSP } from '../../shared/csp';
-import {
-  createAppProtocolHandler,
-  isRendererUrl,
-  registerAppScheme,
-  resolveInside,
-  RENDERER_URL,
-} from '../../main/electron/app-protocol';
+import { createAppProtocolHandler, isRendererUrl, registerAppScheme, resolveInside, RENDERER_URL } from '../../main/electron/app-protocol';
 import { FakeProtocol } from './fake-electron';
 
 let base: string;
@@ -97,7 +91,7 @@ describe('app:// protocol', () => {
     expect(isRendererUrl('not a url')).toBe(false);
   });
 
-  it('sends a CSP the evaluator finds nothing in but the reviewed script-src \'self\'', () => {
+  it("sends a CSP the evaluator finds nothing in but the reviewed script-src 'self'", () => {
     // The same evaluator, and the same single accepted remark, as scripts/electronegativity.mjs
     // (which scans the page's meta CSP; this is the header main sends).
     const fromScanner = createRequire(createRequire(import.meta.url).resolve('@doyensec/electronegativity'));
@@ -113,8 +107,6 @@ describe('app:// protocol', () => {
   it('registers app: as a standard, secure scheme', () => {
     const protocol = new FakeProtocol([]);
     registerAppScheme(protocol);
-    expect(protocol.privileged).toEqual([
-      { scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) },
-    ]);
+    expect(protocol.privileged).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
   });
 });

@@ -56,7 +56,11 @@ describe('the IPC door', () => {
   it.each([
     ['another webContents', () => ({ webContentsId: 9999, frame: mainFrame(RENDERER) }), 'unknown webContents'],
     ['a subframe of our window', () => ({ webContentsId: ourWindow().webContents.id, frame: subFrame(RENDERER) }), 'not the main frame'],
-    ['a foreign origin in our window', () => ({ webContentsId: ourWindow().webContents.id, frame: mainFrame('https://evil.example/x?token=abc') }), 'foreign origin'],
+    [
+      'a foreign origin in our window',
+      () => ({ webContentsId: ourWindow().webContents.id, frame: mainFrame('https://evil.example/x?token=abc') }),
+      'foreign origin',
+    ],
     ['a file:// page in our window', () => ({ webContentsId: ourWindow().webContents.id, frame: mainFrame('file:///tmp/x.html') }), 'foreign origin'],
     ['a frame that is gone', () => ({ webContentsId: ourWindow().webContents.id, frame: null }), 'sender frame is gone'],
   ])('refuses %s and logs it', async (_label, from, reason) => {

@@ -80,7 +80,10 @@ describe('preload: window.runnerTray', () => {
     deliver(EVENT_CHANNEL, [{ event: 'runner:status' }]);
     deliver('some:other-channel', [{ event: 'runner:status', payload: idle }]);
     expect(listener).not.toHaveBeenCalled();
-    deliver(EVENT_CHANNEL, [{ event: 'runner:status', payload: { state: 'exploded' } }, { event: 'runner:status', payload: idle }]);
+    deliver(EVENT_CHANNEL, [
+      { event: 'runner:status', payload: { state: 'exploded' } },
+      { event: 'runner:status', payload: idle },
+    ]);
     expect(listener).toHaveBeenCalledExactlyOnceWith(idle);
   });
 

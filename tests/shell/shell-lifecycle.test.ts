@@ -17,7 +17,9 @@ describe('start-up', () => {
     const { fake, testCore, shell } = await startTestShell({ env: { RUNNER_TRAY_DATA_DIR: '/tmp/rt-a' } });
     expect(fake.app.getPath('userData')).toBe(path.resolve('/tmp/rt-a'));
     expect(shell.dataDir).toBe(path.resolve('/tmp/rt-a'));
-    const order = fake.calls.filter((c) => ['app.setPath:userData', 'app.requestSingleInstanceLock', 'protocol.registerSchemesAsPrivileged', 'app.whenReady'].includes(c));
+    const order = fake.calls.filter((c) =>
+      ['app.setPath:userData', 'app.requestSingleInstanceLock', 'protocol.registerSchemesAsPrivileged', 'app.whenReady'].includes(c),
+    );
     expect(order).toEqual(['app.setPath:userData', 'app.requestSingleInstanceLock', 'protocol.registerSchemesAsPrivileged', 'app.whenReady']);
     expect(testCore.options).toEqual([{ mode: 'electron', appName: 'Runner Tray', appVersion: '9.8.7-test', dataDir: path.resolve('/tmp/rt-a') }]);
   });

@@ -89,12 +89,17 @@ describe('tray usage lines', () => {
     host.emit([
       {
         event: 'usage:update',
-        payload: { reservePercent: 2, accounts: [account({ windows: { primary: { usedPercent: 40, windowMinutes: 300, resetsAt: NOW + 3_600_000 }, secondary: null } })] },
+        payload: {
+          reservePercent: 2,
+          accounts: [account({ windows: { primary: { usedPercent: 40, windowMinutes: 300, resetsAt: NOW + 3_600_000 }, secondary: null } })],
+        },
       },
     ]);
     expect(fake.trays[0]!.menuLabels()).toContain(`Codex · default: 60 % left, resets in 1 h (at ${wallClock(NOW + 3_600_000)})`);
 
-    host.emit([{ event: 'usage:notice', payload: { kind: 'limited', account: 'claude:default', message: 'Claude AI usage limit reached', until: NOW + 3_600_000 } }]);
+    host.emit([
+      { event: 'usage:notice', payload: { kind: 'limited', account: 'claude:default', message: 'Claude AI usage limit reached', until: NOW + 3_600_000 } },
+    ]);
     expect(fake.notifications.at(-1)?.options).toEqual({
       title: 'Usage limit reached',
       body: `claude:default: Claude AI usage limit reached. Claims wait until ${wallClock(NOW + 3_600_000)}.`,

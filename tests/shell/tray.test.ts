@@ -67,8 +67,23 @@ describe('the tray menu', () => {
     host.snapshot = snapshotOf(idle);
     await startTray();
     expect(tray().image).toBe(path.join(ICONS, 'tray-idle.png'));
-    expect(tray().menuLabels()).toEqual(['Idle', 'No turns running', '---', 'Pause', 'Pause for', '---', 'Open dashboard', 'Unpair…', '---', 'Quit Runner Tray']);
-    expect(tray().menuItem('Pause for')?.submenu?.map((i) => i.label)).toEqual(['30 minutes', '1 hour', 'Until I resume']);
+    expect(tray().menuLabels()).toEqual([
+      'Idle',
+      'No turns running',
+      '---',
+      'Pause',
+      'Pause for',
+      '---',
+      'Open dashboard',
+      'Unpair…',
+      '---',
+      'Quit Runner Tray',
+    ]);
+    expect(
+      tray()
+        .menuItem('Pause for')
+        ?.submenu?.map((i) => i.label),
+    ).toEqual(['30 minutes', '1 hour', 'Until I resume']);
     tray().clickMenuItem('Unpair…');
     expect(onOpen).toHaveBeenCalledWith('pairing');
     expect(host.invoked.map((i) => i.name)).not.toContain('runner:unpair');
@@ -144,7 +159,12 @@ describe('the tray menu', () => {
     const tooltips = tray().tooltip;
     // Heartbeats: new snapshots that change nothing the tray shows.
     for (let i = 0; i < 5; i++) {
-      host.push(snapshotOf({ ...idle, reason: `Beat ${i}` }, { heartbeat: { lastOkAt: new Date().toISOString(), nextAt: null, consecutiveFailures: 0, longPoll: true, intervalMs: 30_000 } }));
+      host.push(
+        snapshotOf(
+          { ...idle, reason: `Beat ${i}` },
+          { heartbeat: { lastOkAt: new Date().toISOString(), nextAt: null, consecutiveFailures: 0, longPoll: true, intervalMs: 30_000 } },
+        ),
+      );
     }
     host.emit([{ event: 'log:entries', payload: [] }]);
     expect(fake.menus.length).toBe(menus);
@@ -222,7 +242,7 @@ describe('quitting from the tray', () => {
     expect(onQuit).not.toHaveBeenCalled();
   });
 
-  it("\"Don't quit\" calls the core's quit off", async () => {
+  it('"Don\'t quit" calls the core\'s quit off', async () => {
     host.snapshot = snapshotOf(working(1));
     await startTray();
     tray().clickMenuItem('Quit after 1 running turn finishes');

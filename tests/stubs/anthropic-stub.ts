@@ -31,9 +31,7 @@ export interface AnthropicRecordedRequest {
 }
 
 export type AnthropicReply =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool_use'; name: string; input: Record<string, unknown> }
-  | { kind: 'http_error'; status: number; message: string };
+  { kind: 'text'; text: string } | { kind: 'tool_use'; name: string; input: Record<string, unknown> } | { kind: 'http_error'; status: number; message: string };
 
 export type AnthropicResponder = (req: AnthropicRecordedRequest) => AnthropicReply;
 
@@ -45,7 +43,9 @@ export function hasToolResult(req: AnthropicRecordedRequest): boolean {
   return !!last && Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
 }
 
-export const replyText = (text: string): AnthropicResponder => () => ({ kind: 'text', text });
+export const replyText =
+  (text: string): AnthropicResponder =>
+  () => ({ kind: 'text', text });
 
 /**
  * Calls `toolName` with `input` when the request offers that tool and has no tool result
@@ -110,9 +110,7 @@ function streamReply(res: ServerResponse, reply: Exclude<AnthropicReply, { kind:
 // Side requests may ask without streaming; answer them with the same content as one JSON message.
 function wholeMessage(reply: Exclude<AnthropicReply, { kind: 'http_error' }>, seq: number): unknown {
   const content =
-    reply.kind === 'text'
-      ? [{ type: 'text', text: reply.text }]
-      : [{ type: 'tool_use', id: `toolu_stub_${seq}`, name: reply.name, input: reply.input }];
+    reply.kind === 'text' ? [{ type: 'text', text: reply.text }] : [{ type: 'tool_use', id: `toolu_stub_${seq}`, name: reply.name, input: reply.input }];
   return {
     id: `msg_stub_${seq}`,
     type: 'message',

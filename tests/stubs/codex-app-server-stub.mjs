@@ -78,7 +78,10 @@ async function startTurn(threadId, turnId, text) {
   tokenUsage(threadId, turnId, turns);
   if (kind === 'hang' || (kind === 'hang-then-resume' && !resume)) return;
   if (kind === 'usage-limit') {
-    return complete(threadId, turnId, 'failed', { message: "You've hit your usage limit. Try again in 2 hours 14 minutes.", codexErrorInfo: 'usageLimitExceeded' });
+    return complete(threadId, turnId, 'failed', {
+      message: "You've hit your usage limit. Try again in 2 hours 14 minutes.",
+      codexErrorInfo: 'usageLimitExceeded',
+    });
   }
   if (kind === 'approval') {
     const reply = await ask('item/commandExecution/requestApproval', { threadId, turnId, itemId: 'cmd-1', command: 'rm -rf /' });

@@ -36,13 +36,12 @@ export function hasFunctionOutput(req: ResponsesRecordedRequest): boolean {
   return req.body.input.some((item) => item.type === 'function_call_output');
 }
 
-export const respondText = (text: string): ResponsesResponder => () => ({ kind: 'text', text });
+export const respondText =
+  (text: string): ResponsesResponder =>
+  () => ({ kind: 'text', text });
 
 /** A function call on the first model request, then `finalText` once its output came back. */
-export function callFunctionThenText(
-  call: { name: string; namespace?: string; arguments: Record<string, unknown> },
-  finalText: string,
-): ResponsesResponder {
+export function callFunctionThenText(call: { name: string; namespace?: string; arguments: Record<string, unknown> }, finalText: string): ResponsesResponder {
   return (req) => (hasFunctionOutput(req) ? { kind: 'text', text: finalText } : { kind: 'function_call', ...call });
 }
 

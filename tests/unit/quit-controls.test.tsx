@@ -48,14 +48,15 @@ function show(snap: RunnerSnapshot) {
   useHostStore.setState({ ...initialHostState, connection: { state: 'open' }, runner: { status: snap.status, snapshot: snap } }, true);
 }
 
-const settle = () => act(async () => {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-});
+const settle = () =>
+  act(async () => {
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  });
 
 beforeEach(() => useHostStore.setState(initialHostState, true));
 afterEach(() => cleanup());
 
-describe('the window\'s quit controls', () => {
+describe("the window's quit controls", () => {
   it('"Stop after the running turns" in the pause menu asks the core to quit after them', async () => {
     const calls = recordingBridge();
     show(snapshot({ state: 'working', reason: '', active: 1, limit: 2 }));
@@ -95,7 +96,17 @@ describe('the window\'s quit controls', () => {
 
   it('a runtime that is installed but not signed in is shown as such (amber), not as its version', () => {
     recordingBridge();
-    show(snapshot({ state: 'idle', reason: '' }, { runtimes: { claude: { installed: true, version: '2.1.197', signedIn: false, ready: false, problem: 'installed, not signed in — run `claude` and sign in' }, codex: { installed: false } } }));
+    show(
+      snapshot(
+        { state: 'idle', reason: '' },
+        {
+          runtimes: {
+            claude: { installed: true, version: '2.1.197', signedIn: false, ready: false, problem: 'installed, not signed in — run `claude` and sign in' },
+            codex: { installed: false },
+          },
+        },
+      ),
+    );
     render(<RuntimesCard />);
     const line = screen.getByTestId('runtime-problem-claude');
     expect(line.textContent).toBe('Claude Code: installed, not signed in — run `claude` and sign in');
@@ -104,14 +115,37 @@ describe('the window\'s quit controls', () => {
 
   it('a finished turn\'s result: waiting, refused and late are never a plain "Succeeded"', () => {
     const t = (delivery: TurnView['delivery']): TurnView => ({
-      id: 'u', kind: 'turn_execution', runtime: 'claude', seat: null, buildRequestId: null, startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-01T00:01:00.000Z',
-      phase: 'succeeded', pid: null, tokens: null, costUsd: null, outputTail: '', summary: 'done', lease: null, reason: null, delivery,
+      id: 'u',
+      kind: 'turn_execution',
+      runtime: 'claude',
+      seat: null,
+      buildRequestId: null,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: '2026-01-01T00:01:00.000Z',
+      phase: 'succeeded',
+      pid: null,
+      tokens: null,
+      costUsd: null,
+      outputTail: '',
+      summary: 'done',
+      lease: null,
+      reason: null,
+      delivery,
     });
     const since = '2026-01-01T00:01:00.000Z';
     const now = Date.parse(since) + 90_000;
-    expect(deliveryText(t({ state: 'waiting', attempts: 3, since, reason: '503' }), now)).toEqual({ text: 'Result not delivered yet: 3 tries, waiting 1m 30s', tone: 'warn' });
-    expect(deliveryText(t({ state: 'refused', attempts: 1, since, reason: 'not_found (404)' }), now)).toEqual({ text: 'Result refused by the control plane: not_found (404)', tone: 'error' });
-    expect(deliveryText(t({ state: 'delivered', attempts: 2, since, reason: 'late: the control plane had already ended the unit (lease_expired)', late: true }), now)?.tone).toBe('warn');
+    expect(deliveryText(t({ state: 'waiting', attempts: 3, since, reason: '503' }), now)).toEqual({
+      text: 'Result not delivered yet: 3 tries, waiting 1m 30s',
+      tone: 'warn',
+    });
+    expect(deliveryText(t({ state: 'refused', attempts: 1, since, reason: 'not_found (404)' }), now)).toEqual({
+      text: 'Result refused by the control plane: not_found (404)',
+      tone: 'error',
+    });
+    expect(
+      deliveryText(t({ state: 'delivered', attempts: 2, since, reason: 'late: the control plane had already ended the unit (lease_expired)', late: true }), now)
+        ?.tone,
+    ).toBe('warn');
     expect(deliveryText(t({ state: 'delivered', attempts: 1, since, reason: null }), now)).toEqual({ text: 'Result delivered', tone: 'quiet' });
   });
 });

@@ -71,7 +71,10 @@ describe('the window store', () => {
   it('applies turns updates: upserts keep order, finished turns move to history once, newest first, capped', () => {
     let state = reduceEvents(initialHostState, [{ event: 'turns:update', payload: { active: [turn('a'), turn('b')], removed: [], finished: [] } }]);
     state = reduceEvents(state, [{ event: 'turns:update', payload: { active: [{ ...turn('a'), outputTail: 'hi' }], removed: [], finished: [] } }]);
-    expect(state.turns.active.map((t) => [t.id, t.outputTail])).toEqual([['a', 'hi'], ['b', '']]);
+    expect(state.turns.active.map((t) => [t.id, t.outputTail])).toEqual([
+      ['a', 'hi'],
+      ['b', ''],
+    ]);
     const doneA = turn('a', 'succeeded');
     const doneB = turn('b', 'failed');
     state = reduceEvents(state, [{ event: 'turns:update', payload: { active: [], removed: ['a', 'b'], finished: [doneA, doneB] } }]);
@@ -115,7 +118,10 @@ describe('the window store', () => {
     expect(container.textContent).toBe('studio');
     for (let i = 1; i <= 10; i++) {
       send([
-        { event: 'runner:snapshot', payload: snapshot({ heartbeat: { ...snapshot().heartbeat, lastOkAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` } }) },
+        {
+          event: 'runner:snapshot',
+          payload: snapshot({ heartbeat: { ...snapshot().heartbeat, lastOkAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` } }),
+        },
         { event: 'telemetry:sample', payload: sample(i) },
         { event: 'log:entries', payload: [{ seq: i, time: '2026-01-01T00:00:00.000Z', level: 'info', msg: 'beat' }] },
       ]);
@@ -129,7 +135,10 @@ describe('the settings form', () => {
 
   it('checks fields with the shared messages and finds what changed', () => {
     const draft = { ...draftFrom(settings), heartbeatMs: '500', runnerName: 'new-name' };
-    expect(checkField('heartbeatMs', '500')).toEqual({ ok: false, error: { message: 'Heartbeat interval (ms) must be an integer >= 1000.', field: 'heartbeatMs' } });
+    expect(checkField('heartbeatMs', '500')).toEqual({
+      ok: false,
+      error: { message: 'Heartbeat interval (ms) must be an integer >= 1000.', field: 'heartbeatMs' },
+    });
     expect(checkField('heartbeatMs', '')).toMatchObject({ ok: false });
     expect(changedKeys(draft, settings).sort()).toEqual(['heartbeatMs', 'runnerName']);
     expect(changedKeys(draftFrom(settings), settings)).toEqual([]);

@@ -36,7 +36,10 @@ const signedIn = (role: 'tenant_admin' | 'member'): OperatorStatus => ({
   controlPlane: 'http://127.0.0.1:7457',
   session: { state: 'signed_in', identity: { operatorId: 'o1', tenantId: 't1', name: 'Ada <b>Admin</b>', role } },
   signIn: null,
-  lifecycle: role === 'tenant_admin' ? { allowed: true, reason: null } : { allowed: false, reason: 'Only tenant admins can pause, resume or cancel requests; you are signed in as a member.' },
+  lifecycle:
+    role === 'tenant_admin'
+      ? { allowed: true, reason: null }
+      : { allowed: false, reason: 'Only tenant admins can pause, resume or cancel requests; you are signed in as a member.' },
 });
 
 function detail(): RequestDetailView {
@@ -44,8 +47,29 @@ function detail(): RequestDetailView {
     request: summary(ID, HOSTILE),
     phaseRuns: [{ id: 'r1', phase: 'build', status: 'running', attempt: 2, startedAt: null, completedAt: null, createdAt: '2026-12-01T10:00:00Z' }],
     gates: [{ id: 'g1', kind: 'plan_approval', title: HOSTILE, status: 'open', phaseRunId: null, decidedAt: null, createdAt: '2026-12-01T10:00:00Z' }],
-    planVersions: [{ id: 'v1', versionNo: 1, status: 'approved', summary: '**md** [x](javascript:alert(1))', confidenceScore: 80, clarifyingQuestions: [HOSTILE], answers: [{ question: HOSTILE, answer: 'Yes <i>really</i>' }], createdAt: '2026-12-01T10:00:00Z' }],
-    tasks: [{ id: 't1', ordinal: 1, title: 'Write the exporter', status: 'completed', planVersionId: 'v1', checkpointRef: 'checkpoint:u1', completedAt: '2026-12-01T11:00:00Z' }],
+    planVersions: [
+      {
+        id: 'v1',
+        versionNo: 1,
+        status: 'approved',
+        summary: '**md** [x](javascript:alert(1))',
+        confidenceScore: 80,
+        clarifyingQuestions: [HOSTILE],
+        answers: [{ question: HOSTILE, answer: 'Yes <i>really</i>' }],
+        createdAt: '2026-12-01T10:00:00Z',
+      },
+    ],
+    tasks: [
+      {
+        id: 't1',
+        ordinal: 1,
+        title: 'Write the exporter',
+        status: 'completed',
+        planVersionId: 'v1',
+        checkpointRef: 'checkpoint:u1',
+        completedAt: '2026-12-01T11:00:00Z',
+      },
+    ],
     changesets: [{ id: 'c1', title: 'feat', status: 'open', branch: 'b', prUrl: 'javascript:alert(1)', additions: 3, deletions: 1, taskId: null }],
     turns: { active: [], history: [] },
     fetchedAt: new Date().toISOString(),
@@ -126,7 +150,10 @@ describe('the requests view', () => {
       'operator:status': () => signedIn('tenant_admin'),
       'requests:list': () => board([summary(ID, 'Export')]),
       'requests:show': () => detail(),
-      'requests:pause': () => ({ kind: 'done', result: { status: 'paused', currentPhase: 'build', phaseRunId: null, workOrderId: null, resumeFromTaskId: null } }),
+      'requests:pause': () => ({
+        kind: 'done',
+        result: { status: 'paused', currentPhase: 'build', phaseRunId: null, workOrderId: null, resumeFromTaskId: null },
+      }),
     });
     render(<RequestsView />);
     await settle();
@@ -147,7 +174,15 @@ describe('the requests view', () => {
     const waiting: OperatorStatus = {
       controlPlane: 'http://127.0.0.1:7457',
       session: { state: 'signed_out' },
-      signIn: { phase: 'waiting', userCode: 'BCDF-GHJK', verificationUri: 'http://127.0.0.1:7457/oauth/device', verificationUriComplete: 'javascript:alert(1)', expiresAt: new Date(Date.now() + 600_000).toISOString(), intervalSeconds: 5, trouble: null },
+      signIn: {
+        phase: 'waiting',
+        userCode: 'BCDF-GHJK',
+        verificationUri: 'http://127.0.0.1:7457/oauth/device',
+        verificationUriComplete: 'javascript:alert(1)',
+        expiresAt: new Date(Date.now() + 600_000).toISOString(),
+        intervalSeconds: 5,
+        trouble: null,
+      },
       lifecycle: { allowed: false, reason: 'Sign in as a tenant admin to pause, resume or cancel requests.' },
     };
     const { emit } = fakeBridge({ 'operator:status': () => waiting, 'requests:list': () => board([]) });
@@ -168,7 +203,12 @@ describe('the requests view', () => {
     const withPr = { ...detail(), changesets: [{ id: 'c1', title: 'feat', status: 'open', branch: 'b', prUrl: pr, additions: 3, deletions: 1, taskId: null }] };
     const refused = { ok: false, error: { code: 'refused', message: 'Only addresses on the control plane can be opened from here.' } };
     const { calls } = fakeBridge(
-      { 'operator:status': () => signedIn('tenant_admin'), 'requests:list': () => board([summary(ID, 'Export')]), 'requests:show': () => withPr, 'app:open-external': () => refused },
+      {
+        'operator:status': () => signedIn('tenant_admin'),
+        'requests:list': () => board([summary(ID, 'Export')]),
+        'requests:show': () => withPr,
+        'app:open-external': () => refused,
+      },
       'ipc',
     );
     render(<RequestsView />);
@@ -185,7 +225,15 @@ describe('the requests view', () => {
     const waiting: OperatorStatus = {
       controlPlane: 'http://127.0.0.1:7457',
       session: { state: 'signed_out' },
-      signIn: { phase: 'waiting', userCode: 'BCDF-GHJK', verificationUri: 'http://127.0.0.1:7457/oauth/device', verificationUriComplete: 'http://127.0.0.1:7457/oauth/device?code=BCDF-GHJK', expiresAt: new Date(Date.now() + 600_000).toISOString(), intervalSeconds: 5, trouble: null },
+      signIn: {
+        phase: 'waiting',
+        userCode: 'BCDF-GHJK',
+        verificationUri: 'http://127.0.0.1:7457/oauth/device',
+        verificationUriComplete: 'http://127.0.0.1:7457/oauth/device?code=BCDF-GHJK',
+        expiresAt: new Date(Date.now() + 600_000).toISOString(),
+        intervalSeconds: 5,
+        trouble: null,
+      },
       lifecycle: { allowed: false, reason: null },
     };
     const { calls } = fakeBridge({ 'operator:status': () => waiting, 'app:open-external': () => null }, 'ipc');
@@ -193,6 +241,8 @@ describe('the requests view', () => {
     await settle();
     fireEvent.click(screen.getByTestId('sign-in-link'));
     await settle();
-    expect(calls.filter((c) => c.name === 'app:open-external')).toEqual([{ name: 'app:open-external', input: { url: 'http://127.0.0.1:7457/oauth/device?code=BCDF-GHJK' } }]);
+    expect(calls.filter((c) => c.name === 'app:open-external')).toEqual([
+      { name: 'app:open-external', input: { url: 'http://127.0.0.1:7457/oauth/device?code=BCDF-GHJK' } },
+    ]);
   });
 });

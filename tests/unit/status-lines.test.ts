@@ -3,7 +3,18 @@ import { deriveStatus, type StatusInputs } from '../../main/core/runner/runner-s
 import { duration, statusLine } from '../../shared/status';
 import { exitLine, turnLine } from '../../main/headless/terminal-reporter';
 
-const base: StatusInputs = { paired: true, pairing: null, revoked: false, problem: null, offline: null, paused: null, draining: false, active: 0, max: 2, connected: true };
+const base: StatusInputs = {
+  paired: true,
+  pairing: null,
+  revoked: false,
+  problem: null,
+  offline: null,
+  paused: null,
+  draining: false,
+  active: 0,
+  max: 2,
+  connected: true,
+};
 const at = (hh: number, mm: number) => new Date(2026, 11, 2, hh, mm).getTime();
 
 describe('status lines', () => {
@@ -30,11 +41,26 @@ describe('status lines', () => {
 
   it('durations and terminal lines', () => {
     expect([duration(400), duration(59_000), duration(5 * 60_000), duration(130 * 60_000)]).toEqual(['1 s', '59 s', '5 min', '2 h 10 min']);
-    expect(exitLine({ kind: 'stopped', finished: 1, canceled: 1, undelivered: 2 })).toBe('Stopped: 1 turn finished, 1 turn canceled; 2 results not delivered yet (sent on the next start).');
+    expect(exitLine({ kind: 'stopped', finished: 1, canceled: 1, undelivered: 2 })).toBe(
+      'Stopped: 1 turn finished, 1 turn canceled; 2 results not delivered yet (sent on the next start).',
+    );
     expect(
       turnLine({
-        id: 'u-1', kind: 'turn_execution', runtime: 'codex', seat: null, buildRequestId: null, startedAt: '2026-12-02T10:00:00.000Z', endedAt: '2026-12-02T10:00:42.000Z',
-        phase: 'failed', pid: null, tokens: null, costUsd: null, outputTail: '', summary: null, lease: null, reason: 'exit 3',
+        id: 'u-1',
+        kind: 'turn_execution',
+        runtime: 'codex',
+        seat: null,
+        buildRequestId: null,
+        startedAt: '2026-12-02T10:00:00.000Z',
+        endedAt: '2026-12-02T10:00:42.000Z',
+        phase: 'failed',
+        pid: null,
+        tokens: null,
+        costUsd: null,
+        outputTail: '',
+        summary: null,
+        lease: null,
+        reason: 'exit 3',
       }),
     ).toBe('Turn failed in 42 s: unit u-1 (codex) — exit 3');
   });

@@ -1,10 +1,5 @@
 import { ZodError } from 'zod';
-import {
-  FORGE_COMMANDS,
-  LIFECYCLE_COMMAND_IDS,
-  type ForgeCommandId,
-  type LifecycleCommandId,
-} from '../../../shared/protocol';
+import { FORGE_COMMANDS, LIFECYCLE_COMMAND_IDS, type ForgeCommandId, type LifecycleCommandId } from '../../../shared/protocol';
 import { HttpError, describeZodError, json, type Reply } from '../../http/reply';
 import type { OperatorRecord } from '../identity';
 import type { RunnerService } from '../runners';

@@ -27,26 +27,20 @@ const PROVIDER_FOR_CHANNEL: Record<SourceChannel, 'github' | 'linear' | 'user' |
  * human text included, and only as a fenced untrusted source; everything that
  * grants authority sits in trusted_control.
  */
-export function buildContextPacket(
-  ctx: EmulatorContext,
-  store: ForgeStore,
-  unit: UnitRow,
-  runner: RunnerRecord,
-): ForgeRuntimeContextPacket | null {
+export function buildContextPacket(ctx: EmulatorContext, store: ForgeStore, unit: UnitRow, runner: RunnerRecord): ForgeRuntimeContextPacket | null {
   if (!unit.build_request_id) return null;
   const request = store.row(unit.build_request_id);
   if (!request) return null;
   const project = store.project(request.software_project_id);
   const explicitRun = unit.phase_run_id
     ? (ctx.db.prepare('SELECT id, phase FROM phase_runs WHERE id = ? AND build_request_id = ?').get(unit.phase_run_id, request.id) as
-        | { id: string; phase: ForgeRuntimeContextPacket['phase'] }
-        | undefined)
+        { id: string; phase: ForgeRuntimeContextPacket['phase'] } | undefined)
     : undefined;
   const run = explicitRun ?? store.currentPhaseRun(request.id);
   if (!run) return null;
-  const pendingGates = ctx.db
-    .prepare("SELECT id FROM gates WHERE build_request_id = ? AND status = 'open' ORDER BY seq LIMIT 50")
-    .all(request.id) as Array<{ id: string }>;
+  const pendingGates = ctx.db.prepare("SELECT id FROM gates WHERE build_request_id = ? AND status = 'open' ORDER BY seq LIMIT 50").all(request.id) as Array<{
+    id: string;
+  }>;
   const capacity = runnerCapacity(runner);
   const packet = {
     schema_version: 1,

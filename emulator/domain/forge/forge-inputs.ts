@@ -19,7 +19,13 @@ export const CreateProjectInputSchema = z.strictObject({
   id: z.uuid().optional(),
   tenant_id: z.string().min(1).optional(),
   name: z.string().trim().min(1).max(200),
-  slug: z.string().trim().min(1).max(100).regex(/^[a-z0-9-]+$/).optional(),
+  slug: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[a-z0-9-]+$/)
+    .optional(),
   status: z.string().min(1).max(40).optional(),
   base_branch: z.string().min(1).max(200).optional(),
 });

@@ -71,8 +71,20 @@ const PHASE_RUN_FOR_STATUS: Record<RequestStatus, PhaseRunStatus> = {
 };
 
 const SUMMARY_KEYS = [
-  'id', 'software_project_id', 'title', 'status', 'source_channel', 'current_phase', 'inferred_risk', 'automation_mode',
-  'max_iterations', 'max_wall_clock_seconds', 'cost_budget_usd', 'iterations_used', 'created_at', 'status_reason',
+  'id',
+  'software_project_id',
+  'title',
+  'status',
+  'source_channel',
+  'current_phase',
+  'inferred_risk',
+  'automation_mode',
+  'max_iterations',
+  'max_wall_clock_seconds',
+  'cost_budget_usd',
+  'iterations_used',
+  'created_at',
+  'status_reason',
 ] as const;
 
 export function toSummary(row: BuildRequestRow): BuildRequestSummary {
@@ -92,7 +104,12 @@ export class ForgeStore {
 
   createProject(raw: CreateProjectInput): ProjectRecord {
     const input = CreateProjectInputSchema.parse(raw);
-    const slug = input.slug ?? input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const slug =
+      input.slug ??
+      input.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '');
     const project: ProjectRecord = {
       id: input.id ?? newId(),
       tenant_id: input.tenant_id ?? this.defaultTenantId(),
@@ -139,10 +156,26 @@ export class ForgeStore {
            iterations_used, status_reason, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, nextSeq(this.ctx.db, 'build_requests'), tenantId, projectId, input.title, input.status ?? 'open',
-        input.source_channel ?? 'ui', phase, input.inferred_risk ?? 'low', input.risk_ceiling ?? null,
-        input.automation_mode ?? 'pull_request_only', input.max_iterations ?? null, input.max_wall_clock_seconds ?? null,
-        input.cost_budget_usd ?? null, input.iterations_used ?? 0, input.status_reason ?? null, stamp, stamp);
+      .run(
+        id,
+        nextSeq(this.ctx.db, 'build_requests'),
+        tenantId,
+        projectId,
+        input.title,
+        input.status ?? 'open',
+        input.source_channel ?? 'ui',
+        phase,
+        input.inferred_risk ?? 'low',
+        input.risk_ceiling ?? null,
+        input.automation_mode ?? 'pull_request_only',
+        input.max_iterations ?? null,
+        input.max_wall_clock_seconds ?? null,
+        input.cost_budget_usd ?? null,
+        input.iterations_used ?? 0,
+        input.status_reason ?? null,
+        stamp,
+        stamp,
+      );
     if (input.with_phase_run !== false) {
       this.addPhaseRun(id, { phase, status: PHASE_RUN_FOR_STATUS[input.status ?? 'open'] });
     }
@@ -188,18 +221,14 @@ export class ForgeStore {
     return {
       request: toSummary(row),
       current_phase: row.current_phase,
-      phase_runs: all<PhaseRunSummary & { seq: number }>('SELECT * FROM phase_runs WHERE build_request_id = ? ORDER BY seq').map(
-        ({ seq: _s, ...r }) => r,
-      ),
+      phase_runs: all<PhaseRunSummary & { seq: number }>('SELECT * FROM phase_runs WHERE build_request_id = ? ORDER BY seq').map(({ seq: _s, ...r }) => r),
       gates: all<GateSummary & { seq: number }>('SELECT * FROM gates WHERE build_request_id = ? ORDER BY seq').map(({ seq: _s, ...g }) => g),
       plan_versions: all<PlanVersionRow>('SELECT * FROM plan_versions WHERE build_request_id = ? ORDER BY version_no').map((p) => ({
         ...p,
         clarifying_questions: parseJson<string[]>(p.clarifying_questions, []),
         clarification_answers: parseJson<PlanVersionSummary['clarification_answers']>(p.clarification_answers, []),
       })),
-      changesets: all<ChangesetSummary & { seq: number }>('SELECT * FROM changesets WHERE build_request_id = ? ORDER BY seq').map(
-        ({ seq: _s, ...c }) => c,
-      ),
+      changesets: all<ChangesetSummary & { seq: number }>('SELECT * FROM changesets WHERE build_request_id = ? ORDER BY seq').map(({ seq: _s, ...c }) => c),
       tasks: all<TaskSummary>('SELECT * FROM tasks WHERE build_request_id = ? ORDER BY ordinal'),
     };
   }
@@ -209,9 +238,9 @@ export class ForgeStore {
     this.requireRequest(requestId);
     const stamp = this.stamp;
     const status = input.status ?? 'queued';
-    const previous = this.ctx.db
-      .prepare('SELECT MAX(attempt) AS a FROM phase_runs WHERE build_request_id = ? AND phase = ?')
-      .get(requestId, input.phase) as { a: number | null };
+    const previous = this.ctx.db.prepare('SELECT MAX(attempt) AS a FROM phase_runs WHERE build_request_id = ? AND phase = ?').get(requestId, input.phase) as {
+      a: number | null;
+    };
     const run: PhaseRunSummary = {
       id: input.id ?? newId(),
       build_request_id: requestId,
@@ -227,8 +256,7 @@ export class ForgeStore {
         `INSERT INTO phase_runs (id, seq, build_request_id, phase, status, attempt, started_at, completed_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(run.id, nextSeq(this.ctx.db, 'phase_runs'), requestId, run.phase, run.status, run.attempt, run.started_at,
-        run.completed_at, run.created_at);
+      .run(run.id, nextSeq(this.ctx.db, 'phase_runs'), requestId, run.phase, run.status, run.attempt, run.started_at, run.completed_at, run.created_at);
     return run;
   }
 
@@ -272,8 +300,7 @@ export class ForgeStore {
         `INSERT INTO gates (id, seq, build_request_id, phase_run_id, kind, title, status, decided_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(gate.id, nextSeq(this.ctx.db, 'gates'), requestId, gate.phase_run_id, gate.kind, gate.title, gate.status,
-        gate.decided_at, gate.created_at);
+      .run(gate.id, nextSeq(this.ctx.db, 'gates'), requestId, gate.phase_run_id, gate.kind, gate.title, gate.status, gate.decided_at, gate.created_at);
     return gate;
   }
 
@@ -288,9 +315,7 @@ export class ForgeStore {
   addPlanVersion(requestId: string, raw: AddPlanVersionInput): PlanVersionSummary {
     const input = AddPlanVersionInputSchema.parse(raw);
     this.requireRequest(requestId);
-    const last = this.ctx.db
-      .prepare('SELECT MAX(version_no) AS v FROM plan_versions WHERE build_request_id = ?')
-      .get(requestId) as { v: number | null };
+    const last = this.ctx.db.prepare('SELECT MAX(version_no) AS v FROM plan_versions WHERE build_request_id = ?').get(requestId) as { v: number | null };
     const plan: PlanVersionSummary = {
       id: input.id ?? newId(),
       build_request_id: requestId,
@@ -308,8 +333,18 @@ export class ForgeStore {
         `INSERT INTO plan_versions (id, build_request_id, version_no, status, summary, confidence_score, clarifying_questions,
            clarification_answers, created_by_seat_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(plan.id, requestId, plan.version_no, plan.status, plan.summary, plan.confidence_score,
-        JSON.stringify(plan.clarifying_questions), JSON.stringify(plan.clarification_answers), plan.created_by_seat_id, plan.created_at);
+      .run(
+        plan.id,
+        requestId,
+        plan.version_no,
+        plan.status,
+        plan.summary,
+        plan.confidence_score,
+        JSON.stringify(plan.clarifying_questions),
+        JSON.stringify(plan.clarification_answers),
+        plan.created_by_seat_id,
+        plan.created_at,
+      );
     return plan;
   }
 
@@ -334,8 +369,7 @@ export class ForgeStore {
         `INSERT INTO tasks (id, build_request_id, plan_version_id, ordinal, title, status, checkpoint_ref, completed_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(task.id, requestId, task.plan_version_id, task.ordinal, task.title, task.status, task.checkpoint_ref,
-        task.completed_at, task.created_at);
+      .run(task.id, requestId, task.plan_version_id, task.ordinal, task.title, task.status, task.checkpoint_ref, task.completed_at, task.created_at);
     return task;
   }
 
@@ -351,9 +385,13 @@ export class ForgeStore {
     const completed = status === 'completed';
     this.ctx.db
       .prepare('UPDATE tasks SET status = ?, title = ?, checkpoint_ref = ?, completed_at = ? WHERE id = ?')
-      .run(status, input.title ?? task.title,
+      .run(
+        status,
+        input.title ?? task.title,
         input.checkpoint_ref !== undefined ? input.checkpoint_ref : completed ? (task.checkpoint_ref ?? `checkpoint:${newId()}`) : task.checkpoint_ref,
-        completed ? (task.completed_at ?? this.stamp) : null, id);
+        completed ? (task.completed_at ?? this.stamp) : null,
+        id,
+      );
     return this.task(id)!;
   }
 
@@ -377,8 +415,19 @@ export class ForgeStore {
         `INSERT INTO changesets (id, seq, build_request_id, task_id, title, status, branch, pr_url, additions, deletions, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(changeset.id, nextSeq(this.ctx.db, 'changesets'), requestId, changeset.task_id, changeset.title, changeset.status,
-        changeset.branch, changeset.pr_url, changeset.additions, changeset.deletions, changeset.created_at);
+      .run(
+        changeset.id,
+        nextSeq(this.ctx.db, 'changesets'),
+        requestId,
+        changeset.task_id,
+        changeset.title,
+        changeset.status,
+        changeset.branch,
+        changeset.pr_url,
+        changeset.additions,
+        changeset.deletions,
+        changeset.created_at,
+      );
     return changeset;
   }
 

@@ -1,9 +1,4 @@
-import type {
-  LifecycleCommandId,
-  LifecycleOutput,
-  RequestPauseInput,
-  RequestResumeInput,
-} from '../../../shared/protocol';
+import type { LifecycleCommandId, LifecycleOutput, RequestPauseInput, RequestResumeInput } from '../../../shared/protocol';
 import type { EmulatorContext } from '../../context';
 import { iso } from '../../context';
 import { HttpError } from '../../http/reply';

@@ -27,7 +27,11 @@ const query = <T extends z.ZodType>(schema: T, ctx: RequestCtx): z.infer<T> => p
 /** `/_emulator/sechroom/*`: JSON (and the live page), no auth, loopback only, same conventions as `/_emulator/`. */
 export function sechroomAdminRoutes(admin: SechroomAdmin): RouteDef[] {
   const A = '/_emulator/sechroom';
-  const get = (pattern: string, handler: (ctx: RequestCtx) => unknown): RouteDef => ({ method: 'GET', pattern: `${A}${pattern}`, handler: (ctx) => json(200, handler(ctx)) });
+  const get = (pattern: string, handler: (ctx: RequestCtx) => unknown): RouteDef => ({
+    method: 'GET',
+    pattern: `${A}${pattern}`,
+    handler: (ctx) => json(200, handler(ctx)),
+  });
   const post = (pattern: string, handler: (ctx: RequestCtx) => unknown, status = 200, method: RouteDef['method'] = 'POST'): RouteDef => ({
     method,
     pattern: `${A}${pattern}`,

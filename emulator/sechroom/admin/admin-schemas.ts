@@ -9,7 +9,12 @@ const ComponentSchema = z.strictObject({ title: text(500).nullable().exactOption
 export const MintTokenInputSchema = z.strictObject({
   operator_id: optionalId,
   /** Access-token lifetime of this one token (default: the Work Layer setting). */
-  ttl_ms: z.number().int().positive().max(365 * 24 * 3600_000).exactOptional(),
+  ttl_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(365 * 24 * 3600_000)
+    .exactOptional(),
   client_id: z.string().min(1).max(200).exactOptional(),
 });
 
@@ -60,7 +65,11 @@ export const CreateDecompositionInputSchema = z.strictObject({
 
 export const LeaseCancelInputSchema = z.strictObject({ reason: z.string().min(1).max(500).exactOptional() });
 
-export const LeaseQuerySchema = z.strictObject({ status: z.enum(['active', 'completed', 'expired', 'canceled']).exactOptional(), instance_id: optionalId, memory_id: optionalId });
+export const LeaseQuerySchema = z.strictObject({
+  status: z.enum(['active', 'completed', 'expired', 'canceled']).exactOptional(),
+  instance_id: optionalId,
+  memory_id: optionalId,
+});
 export const OfferQuerySchema = z.strictObject({ instance_id: optionalId });
 export const TaskQuerySchema = z.strictObject({ status: z.enum(TASK_STATUSES).exactOptional(), decomposition_id: optionalId, lane: optionalId });
 export const CompletionQuerySchema = z.strictObject({ memory_id: optionalId });

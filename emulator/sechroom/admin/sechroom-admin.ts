@@ -87,8 +87,16 @@ export class SechroomAdmin {
     const pack = input.context_pack;
     if (pack?.components) this.s.work.putBundle(plan.tenant_id, pack.slug, pack.version, pack.components);
     const task = this.s.work.createTask({
-      tenant_id: plan.tenant_id, decomposition_id: plan.id, title: input.title, objective: input.objective, acceptance: input.acceptance,
-      boundaries: input.boundaries, closeout: input.closeout, lane: input.lane ?? null, capability_keys: input.capability_keys, tags: input.tags,
+      tenant_id: plan.tenant_id,
+      decomposition_id: plan.id,
+      title: input.title,
+      objective: input.objective,
+      acceptance: input.acceptance,
+      boundaries: input.boundaries,
+      closeout: input.closeout,
+      lane: input.lane ?? null,
+      capability_keys: input.capability_keys,
+      tags: input.tags,
       context_pack: pack ? { slug: pack.slug, version: pack.version } : null,
     });
     if (plan.status === 'Completed') this.s.work.setDecompositionStatus(plan.id, 'Accepted');
@@ -171,7 +179,9 @@ export class SechroomAdmin {
   state(): SechroomStateSummary {
     const db = this.s.base.ctx.db;
     const group = (table: string) =>
-      Object.fromEntries((db.prepare(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`).all() as Array<{ status: string; n: number }>).map((r) => [r.status, r.n]));
+      Object.fromEntries(
+        (db.prepare(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`).all() as Array<{ status: string; n: number }>).map((r) => [r.status, r.n]),
+      );
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const instances = { live: 0, lapsed: 0, deregistered: 0 };
     for (const row of this.s.instances.list()) instances[this.s.instances.status(row)] += 1;
@@ -191,20 +201,36 @@ export class SechroomAdmin {
   taskRecord(t: TaskRow) {
     const plan = this.s.work.decomposition(t.decomposition_id);
     return {
-      memoryId: t.memory_id, decompositionId: t.decomposition_id, briefId: plan?.brief_id ?? null, tenantId: t.tenant_id, title: t.title,
+      memoryId: t.memory_id,
+      decompositionId: t.decomposition_id,
+      briefId: plan?.brief_id ?? null,
+      tenantId: t.tenant_id,
+      title: t.title,
       task: { objective: t.objective, acceptance: t.acceptance, boundaries: t.boundaries, closeout: t.closeout },
-      lane: t.lane, capabilityKeys: this.s.work.capabilityKeys(t), tags: this.s.work.tags(t),
+      lane: t.lane,
+      capabilityKeys: this.s.work.capabilityKeys(t),
+      tags: this.s.work.tags(t),
       contextPack: t.pack_slug && t.pack_version ? { slug: t.pack_slug, version: t.pack_version } : null,
-      status: t.status, verdict: t.verdict, statusReason: t.status_reason, generationId: t.generation_id, generation: t.generation_no,
-      createdAt: iso(t.created_at), updatedAt: iso(t.updated_at),
+      status: t.status,
+      verdict: t.verdict,
+      statusReason: t.status_reason,
+      generationId: t.generation_id,
+      generation: t.generation_no,
+      createdAt: iso(t.created_at),
+      updatedAt: iso(t.updated_at),
     };
   }
 
   instanceRecord(r: InstanceRow) {
     return {
-      ...this.s.instances.toWire(r), tenantId: r.tenant_id, operatorId: r.operator_id, surface: r.surface,
-      deliverySubscriptionId: r.delivery_subscription_id, toolSetRef: r.tool_set_ref,
-      lastClaimAt: r.last_claim_at === null ? null : iso(r.last_claim_at), refreshedAt: iso(r.refreshed_at),
+      ...this.s.instances.toWire(r),
+      tenantId: r.tenant_id,
+      operatorId: r.operator_id,
+      surface: r.surface,
+      deliverySubscriptionId: r.delivery_subscription_id,
+      toolSetRef: r.tool_set_ref,
+      lastClaimAt: r.last_claim_at === null ? null : iso(r.last_claim_at),
+      refreshedAt: iso(r.refreshed_at),
       deregisteredAt: r.deregistered_at === null ? null : iso(r.deregistered_at),
     };
   }
@@ -212,8 +238,16 @@ export class SechroomAdmin {
   completionRecord(c: CompletionRow) {
     const lease = this.s.leases.get(c.lease_id);
     return {
-      completionMemoryId: c.id, leaseId: c.lease_id, memoryId: c.memory_id, instanceId: c.instance_id, verdict: c.verdict, text: c.text,
-      source: c.source, title: c.title, receivedAt: iso(c.received_at), lease: lease ? this.s.leases.toRecord(lease) : null,
+      completionMemoryId: c.id,
+      leaseId: c.lease_id,
+      memoryId: c.memory_id,
+      instanceId: c.instance_id,
+      verdict: c.verdict,
+      text: c.text,
+      source: c.source,
+      title: c.title,
+      receivedAt: iso(c.received_at),
+      lease: lease ? this.s.leases.toRecord(lease) : null,
     };
   }
 }

@@ -39,7 +39,12 @@ export function seedSechroomDemo(admin: SechroomAdmin): SechroomDemoSummary {
   const existing = admin.listBriefs().find((b) => b.title === DEMO_BRIEF_TITLE);
   if (existing) {
     const plan = admin.listDecompositions().find((d) => d.briefId === existing.id)!;
-    return { brief_id: existing.id, decomposition_id: plan.id, tasks: admin.listTasks({ decomposition_id: plan.id }).map((t) => t.memoryId), context_pack: PACK };
+    return {
+      brief_id: existing.id,
+      decomposition_id: plan.id,
+      tasks: admin.listTasks({ decomposition_id: plan.id }).map((t) => t.memoryId),
+      context_pack: PACK,
+    };
   }
   const brief = admin.createBrief({ title: DEMO_BRIEF_TITLE });
   const plan = admin.createDecomposition({ brief_id: brief.id, title: 'Invoice export, driven executor slice', status: 'Accepted' });

@@ -34,9 +34,15 @@ export class SechroomAuth {
     const { operator, scope } = this.oauth.resolveAccess(header(req, 'authorization'));
     const scopes = (scope ?? '').split(/\s+/).filter(Boolean);
     if (!scopes.includes(SECHROOM_SCOPE)) {
-      throw new HttpError(403, 'insufficient_scope', `token lacks the ${SECHROOM_SCOPE} scope`, {}, {
-        'www-authenticate': `Bearer error="insufficient_scope", scope="${SECHROOM_SCOPE}"`,
-      });
+      throw new HttpError(
+        403,
+        'insufficient_scope',
+        `token lacks the ${SECHROOM_SCOPE} scope`,
+        {},
+        {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${SECHROOM_SCOPE}"`,
+        },
+      );
     }
     const named = header(req, SECHROOM_TENANT_HEADER)?.trim();
     if (!named) throw new HttpError(400, 'missing_tenant', `the ${SECHROOM_TENANT_HEADER} header is required`);

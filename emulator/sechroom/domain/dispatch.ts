@@ -44,7 +44,10 @@ export class DispatchService {
       .slice(0, this.config.maxOffers)
       .map((task) => {
         const competing = rivals.filter((r) => this.fits(task, r));
-        const rank = Math.max(0, competing.findIndex((r) => r.id === instance.id));
+        const rank = Math.max(
+          0,
+          competing.findIndex((r) => r.id === instance.id),
+        );
         return this.toOffer(task, rank * this.config.claimStaggerMs);
       });
   }
@@ -66,9 +69,8 @@ export class DispatchService {
    */
   claimNext(caller: Caller, instanceId: string, idempotencyKey: string): ClaimAnswer {
     const instance = this.instances.owned(caller, instanceId);
-    const keyed = this.ctx.db
-      .prepare('SELECT lease_id FROM sr_claim_keys WHERE instance_id = ? AND idempotency_key = ?')
-      .get(instance.id, idempotencyKey) as { lease_id: string } | undefined;
+    const keyed = this.ctx.db.prepare('SELECT lease_id FROM sr_claim_keys WHERE instance_id = ? AND idempotency_key = ?').get(instance.id, idempotencyKey) as
+      { lease_id: string } | undefined;
     if (keyed) {
       const lease = this.leases.get(keyed.lease_id)!;
       if (lease.status === 'active') return this.held(lease);
@@ -102,7 +104,8 @@ export class DispatchService {
     if (!generation || !task) return { outcome: 'NotFound' };
     const held = this.leases.byGeneration(generation.id);
     if (held?.status === 'active') return held.instance_id === instance.id ? this.held(held) : { outcome: 'Taken' };
-    if (task.generation_id !== generation.id || task.status !== 'ready') return { outcome: 'Superseded', reason: held ? `lease_${held.status}` : `task_${task.status}` };
+    if (task.generation_id !== generation.id || task.status !== 'ready')
+      return { outcome: 'Superseded', reason: held ? `lease_${held.status}` : `task_${task.status}` };
     if (!this.eligible(task, instance)) return { outcome: 'NotEligible' };
     return this.answer('Claimed', this.open(instance, task, 'direct'), task);
   }

@@ -41,13 +41,22 @@ export class InstanceService {
     const now = this.ctx.now();
     const ttl = input.ttlSeconds ?? DEFAULT_TTL_S;
     const fields = [
-      caller.operator.id, input.laneId ?? input.instanceKey, input.relayId ?? null, input.runtimeKind ?? null, input.activationMode ?? null,
-      input.deliverySubscriptionId ?? null, input.connectorId ?? null, JSON.stringify(input.claimedCapabilityKeys ?? []),
-      input.toolSetRef ?? null, ttl, now + ttl * 1000, now, caller.surface,
+      caller.operator.id,
+      input.laneId ?? input.instanceKey,
+      input.relayId ?? null,
+      input.runtimeKind ?? null,
+      input.activationMode ?? null,
+      input.deliverySubscriptionId ?? null,
+      input.connectorId ?? null,
+      JSON.stringify(input.claimedCapabilityKeys ?? []),
+      input.toolSetRef ?? null,
+      ttl,
+      now + ttl * 1000,
+      now,
+      caller.surface,
     ];
     const existing = this.ctx.db.prepare('SELECT id FROM sr_instances WHERE tenant_id = ? AND instance_key = ?').get(caller.tenantId, input.instanceKey) as
-      | { id: string }
-      | undefined;
+      { id: string } | undefined;
     if (existing) {
       this.ctx.db
         .prepare(

@@ -73,7 +73,14 @@ export class LeaseService {
     return `sct_${createHmac('sha256', key).update(`${leaseId}:${version}`).digest('base64url')}`;
   }
 
-  open(input: { tenant_id: string; memory_id: string; generation_id: string; instance_id: string; workspace_id: string; via: LeaseRow['claimed_via'] }): LeaseRow {
+  open(input: {
+    tenant_id: string;
+    memory_id: string;
+    generation_id: string;
+    instance_id: string;
+    workspace_id: string;
+    via: LeaseRow['claimed_via'];
+  }): LeaseRow {
     const now = this.ctx.now();
     const id = newSechroomId('lse');
     this.ctx.db
@@ -81,10 +88,27 @@ export class LeaseService {
         `INSERT INTO sr_leases (id, seq, tenant_id, memory_id, generation_id, instance_id, workspace_id, status, token_version, claimed_via, expires_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
       )
-      .run(id, nextSeq(this.ctx.db, 'sr_leases'), input.tenant_id, input.memory_id, input.generation_id, input.instance_id, input.workspace_id,
-        TOKEN_VERSION, input.via, now + this.config.leaseTtlMs, now);
+      .run(
+        id,
+        nextSeq(this.ctx.db, 'sr_leases'),
+        input.tenant_id,
+        input.memory_id,
+        input.generation_id,
+        input.instance_id,
+        input.workspace_id,
+        TOKEN_VERSION,
+        input.via,
+        now + this.config.leaseTtlMs,
+        now,
+      );
     this.work.setTaskStatus(input.memory_id, 'leased');
-    this.ctx.events.emit('sechroom.lease.claimed', { lease_id: id, memory_id: input.memory_id, generation_id: input.generation_id, instance_id: input.instance_id, via: input.via });
+    this.ctx.events.emit('sechroom.lease.claimed', {
+      lease_id: id,
+      memory_id: input.memory_id,
+      generation_id: input.generation_id,
+      instance_id: input.instance_id,
+      via: input.via,
+    });
     return this.get(id)!;
   }
 
@@ -99,7 +123,14 @@ export class LeaseService {
   list(filter: { status?: string; instance_id?: string; memory_id?: string } = {}): LeaseRow[] {
     return this.ctx.db
       .prepare('SELECT * FROM sr_leases WHERE (? IS NULL OR status = ?) AND (? IS NULL OR instance_id = ?) AND (? IS NULL OR memory_id = ?) ORDER BY seq')
-      .all(filter.status ?? null, filter.status ?? null, filter.instance_id ?? null, filter.instance_id ?? null, filter.memory_id ?? null, filter.memory_id ?? null) as LeaseRow[];
+      .all(
+        filter.status ?? null,
+        filter.status ?? null,
+        filter.instance_id ?? null,
+        filter.instance_id ?? null,
+        filter.memory_id ?? null,
+        filter.memory_id ?? null,
+      ) as LeaseRow[];
   }
 
   heartbeat(caller: Caller, leaseId: string, claimToken: string, tokenVersion: number | undefined) {
@@ -140,8 +171,19 @@ export class LeaseService {
           `INSERT INTO sr_completions (id, seq, tenant_id, lease_id, memory_id, instance_id, verdict, text, source, title, received_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, nextSeq(this.ctx.db, 'sr_completions'), lease.tenant_id, lease.id, lease.memory_id, lease.instance_id, input.verdict, input.text,
-          input.source, input.title, now);
+        .run(
+          id,
+          nextSeq(this.ctx.db, 'sr_completions'),
+          lease.tenant_id,
+          lease.id,
+          lease.memory_id,
+          lease.instance_id,
+          input.verdict,
+          input.text,
+          input.source,
+          input.title,
+          now,
+        );
       this.end(lease.id, 'completed', input.verdict);
       this.work.setTaskStatus(lease.memory_id, 'completed', { verdict: input.verdict });
     })();
@@ -241,7 +283,8 @@ export class LeaseService {
   private authorized(caller: Caller, leaseId: string, claimToken: string, tokenVersion: number | undefined): LeaseRow {
     const lease = this.get(leaseId);
     if (!lease || lease.tenant_id !== caller.tenantId) throw new HttpError(404, 'unknown_lease', 'no such lease');
-    if (!safeEqual(claimToken, this.claimToken(lease.id, lease.token_version))) throw new HttpError(403, 'invalid_claim_token', 'the claim token does not match this lease');
+    if (!safeEqual(claimToken, this.claimToken(lease.id, lease.token_version)))
+      throw new HttpError(403, 'invalid_claim_token', 'the claim token does not match this lease');
     if (tokenVersion !== undefined && tokenVersion !== lease.token_version) {
       throw new HttpError(409, 'stale_token_version', `token version ${tokenVersion} is not the lease's (${lease.token_version})`);
     }

@@ -70,13 +70,27 @@ export class WorkLifecycle {
       throw new HttpError(409, 'invalid_transition', `a ${plan.status} work plan cannot be returned for revision`);
     }
     this.work.setDecompositionStatus(id, 'ReturnedForRevision');
-    const next = this.work.createDecomposition({ tenant_id: tenantId, brief_id: plan.brief_id, title: plan.title, status: 'Pending', revision_of: id, revision_notes: notes });
+    const next = this.work.createDecomposition({
+      tenant_id: tenantId,
+      brief_id: plan.brief_id,
+      title: plan.title,
+      status: 'Pending',
+      revision_of: id,
+      revision_notes: notes,
+    });
     for (const task of this.work.listTasks({ decomposition_id: id }).items.reverse()) {
       if (task.status === 'completed' && task.verdict === 'pass') continue;
       if (task.status === 'ready') this.work.setTaskStatus(task.memory_id, 'canceled', { reason: 'returned_for_revision' });
       this.work.createTask({
-        tenant_id: tenantId, decomposition_id: next.id, title: task.title, objective: task.objective, acceptance: task.acceptance,
-        boundaries: task.boundaries, closeout: task.closeout, lane: task.lane, capability_keys: this.work.capabilityKeys(task),
+        tenant_id: tenantId,
+        decomposition_id: next.id,
+        title: task.title,
+        objective: task.objective,
+        acceptance: task.acceptance,
+        boundaries: task.boundaries,
+        closeout: task.closeout,
+        lane: task.lane,
+        capability_keys: this.work.capabilityKeys(task),
         context_pack: task.pack_slug && task.pack_version ? { slug: task.pack_slug, version: task.pack_version } : null,
       });
     }
@@ -92,21 +106,48 @@ export class WorkLifecycle {
   }
 
   briefWire(b: BriefRow) {
-    return { id: b.id, title: b.title, status: b.status, workspaceId: b.workspace_id, reasonCode: b.reason_code, reason: b.reason, source: b.source, updatedAt: iso(b.updated_at) };
+    return {
+      id: b.id,
+      title: b.title,
+      status: b.status,
+      workspaceId: b.workspace_id,
+      reasonCode: b.reason_code,
+      reason: b.reason,
+      source: b.source,
+      updatedAt: iso(b.updated_at),
+    };
   }
 
   decompositionWire(d: DecompositionRow) {
     return {
-      id: d.id, briefId: d.brief_id, title: d.title, status: d.status, taskCount: this.work.taskCount(d.id),
-      revisionOf: d.revision_of, revisionNotes: d.revision_notes, createdAt: iso(d.created_at), updatedAt: iso(d.updated_at),
+      id: d.id,
+      briefId: d.brief_id,
+      title: d.title,
+      status: d.status,
+      taskCount: this.work.taskCount(d.id),
+      revisionOf: d.revision_of,
+      revisionNotes: d.revision_notes,
+      createdAt: iso(d.created_at),
+      updatedAt: iso(d.updated_at),
     };
   }
 
-  private move(brief: BriefRow, to: BriefStatus, from: readonly BriefStatus[], why: { reason_code?: string | null | undefined; reason?: string | null | undefined; source?: string | null | undefined }): boolean {
+  private move(
+    brief: BriefRow,
+    to: BriefStatus,
+    from: readonly BriefStatus[],
+    why: { reason_code?: string | null | undefined; reason?: string | null | undefined; source?: string | null | undefined },
+  ): boolean {
     if (brief.status === to) return false;
     if (!from.includes(brief.status)) throw new HttpError(409, 'invalid_transition', `a ${brief.status} brief cannot become ${to}`);
     this.work.setBriefStatus(brief.id, to, why);
-    this.ctx.events.emit('sechroom.brief.status', { brief_id: brief.id, from: brief.status, to, source: why.source ?? null, reason_code: why.reason_code ?? null });
+    this.ctx.events.emit('sechroom.brief.status', {
+      brief_id: brief.id,
+      from: brief.status,
+      to,
+      source: why.source ?? null,
+      reason_code: why.reason_code ?? null,
+    });
     if (to === 'cancelled') this.cancelBrief(brief);
     if (to === 'superseded') this.stopLeases(brief, 'brief_superseded');
     return true;
@@ -120,7 +161,8 @@ export class WorkLifecycle {
     for (const plan of this.plansOf(brief)) {
       const tasks = this.work.listTasks({ decomposition_id: plan.id }).items;
       for (const lease of this.leases.activeFor(tasks.map((t) => t.memory_id))) this.leases.cancel(lease, 'brief_cancelled');
-      for (const task of tasks) if (task.status === 'ready' || task.status === 'leased') this.work.setTaskStatus(task.memory_id, 'canceled', { reason: 'brief_cancelled' });
+      for (const task of tasks)
+        if (task.status === 'ready' || task.status === 'leased') this.work.setTaskStatus(task.memory_id, 'canceled', { reason: 'brief_cancelled' });
       if (plan.status !== 'Completed') this.work.setDecompositionStatus(plan.id, 'Cancelled');
     }
   }

@@ -37,9 +37,7 @@ export class TelemetryService {
 
   ingest(tenantId: string, decompositionId: string, events: RunTelemetryEvent[]): { eventCount: number; accepted: number } {
     this.work.requireDecomposition(decompositionId, tenantId);
-    const insert = this.ctx.db.prepare(
-      'INSERT INTO sr_telemetry (tenant_id, decomposition_id, task_id, kind, body, received_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    const insert = this.ctx.db.prepare('INSERT INTO sr_telemetry (tenant_id, decomposition_id, task_id, kind, body, received_at) VALUES (?, ?, ?, ?, ?, ?)');
     const now = this.ctx.now();
     this.ctx.db.transaction(() => {
       for (const event of events) insert.run(tenantId, decompositionId, event.taskId, event.kind, JSON.stringify(event), now);
@@ -58,8 +56,16 @@ export class TelemetryService {
       const event = parseJson<RunTelemetryEvent>(row.body, { taskId: row.task_id, kind: row.kind });
       const at = iso(row.received_at);
       const m = tasks.get(row.task_id) ?? {
-        taskId: row.task_id, tokensIn: null, tokensOut: null, contextUsed: null, contextWindow: null, modelId: null, verdict: null,
-        lastKind: row.kind, eventCount: 0, lastEventAt: at,
+        taskId: row.task_id,
+        tokensIn: null,
+        tokensOut: null,
+        contextUsed: null,
+        contextWindow: null,
+        modelId: null,
+        verdict: null,
+        lastKind: row.kind,
+        eventCount: 0,
+        lastEventAt: at,
       };
       for (const key of METERS) if (typeof event[key] === 'number') m[key] = event[key];
       if (event.modelId) m.modelId = event.modelId;
@@ -78,7 +84,12 @@ export class TelemetryService {
     const rows = this.ctx.db
       .prepare('SELECT * FROM sr_telemetry WHERE ? IS NULL OR decomposition_id = ? ORDER BY seq')
       .all(filter.decomposition_id ?? null, filter.decomposition_id ?? null) as TelemetryRow[];
-    return rows.map((r) => ({ seq: r.seq, decompositionId: r.decomposition_id, at: iso(r.received_at), ...parseJson<RunTelemetryEvent>(r.body, { taskId: r.task_id, kind: r.kind }) }));
+    return rows.map((r) => ({
+      seq: r.seq,
+      decompositionId: r.decomposition_id,
+      at: iso(r.received_at),
+      ...parseJson<RunTelemetryEvent>(r.body, { taskId: r.task_id, kind: r.kind }),
+    }));
   }
 
   private rows(decompositionId: string): TelemetryRow[] {

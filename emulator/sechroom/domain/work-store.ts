@@ -90,7 +90,16 @@ export class WorkStore {
         `INSERT INTO sr_briefs (id, seq, tenant_id, title, status, workspace_id, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, nextSeq(this.ctx.db, 'sr_briefs'), input.tenant_id, input.title, input.status ?? 'ready_for_decomposition', workspaceFor(input.tenant_id), now, now);
+      .run(
+        id,
+        nextSeq(this.ctx.db, 'sr_briefs'),
+        input.tenant_id,
+        input.title,
+        input.status ?? 'ready_for_decomposition',
+        workspaceFor(input.tenant_id),
+        now,
+        now,
+      );
     this.ctx.events.emit('sechroom.brief.created', { brief_id: id, tenant_id: input.tenant_id });
     return this.brief(id)!;
   }
@@ -110,7 +119,10 @@ export class WorkStore {
     return this.pageBriefs({ tenant_id: tenantId }).items;
   }
 
-  pageBriefs(filter: { tenant_id?: string | undefined; status?: string | undefined; offset?: number | undefined; limit?: number | undefined }): { items: BriefRow[]; count: number } {
+  pageBriefs(filter: { tenant_id?: string | undefined; status?: string | undefined; offset?: number | undefined; limit?: number | undefined }): {
+    items: BriefRow[];
+    count: number;
+  } {
     const where = '(? IS NULL OR tenant_id = ?) AND (? IS NULL OR status = ?)';
     const args = [filter.tenant_id ?? null, filter.tenant_id ?? null, filter.status ?? null, filter.status ?? null];
     const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_briefs WHERE ${where}`).get(...args) as { n: number }).n;
@@ -120,7 +132,11 @@ export class WorkStore {
     return { items, count };
   }
 
-  setBriefStatus(id: string, status: BriefStatus, why: { reason_code?: string | null | undefined; reason?: string | null | undefined; source?: string | null | undefined }): void {
+  setBriefStatus(
+    id: string,
+    status: BriefStatus,
+    why: { reason_code?: string | null | undefined; reason?: string | null | undefined; source?: string | null | undefined },
+  ): void {
     this.ctx.db
       .prepare('UPDATE sr_briefs SET status = ?, reason_code = ?, reason = ?, source = ?, updated_at = ? WHERE id = ?')
       .run(status, why.reason_code ?? null, why.reason ?? null, why.source ?? null, this.ctx.now(), id);
@@ -129,7 +145,9 @@ export class WorkStore {
   /** The tenant's catch-all brief and plan for tasks created without a decomposition. */
   defaultDecomposition(tenantId: string): DecompositionRow {
     const found = this.ctx.db
-      .prepare("SELECT d.* FROM sr_decompositions d JOIN sr_briefs b ON b.id = d.brief_id WHERE d.tenant_id = ? AND b.title = ? AND d.title = ? AND d.status = 'Accepted' ORDER BY d.seq LIMIT 1")
+      .prepare(
+        "SELECT d.* FROM sr_decompositions d JOIN sr_briefs b ON b.id = d.brief_id WHERE d.tenant_id = ? AND b.title = ? AND d.title = ? AND d.status = 'Accepted' ORDER BY d.seq LIMIT 1",
+      )
       .get(tenantId, DEFAULT_BRIEF_TITLE, DEFAULT_PLAN_TITLE) as DecompositionRow | undefined;
     if (found) return found;
     const brief = this.createBrief({ tenant_id: tenantId, title: DEFAULT_BRIEF_TITLE });
@@ -137,7 +155,14 @@ export class WorkStore {
   }
 
   // ---- decompositions ----
-  createDecomposition(input: { tenant_id: string; brief_id: string; title: string; status?: DecompositionStatus | undefined; revision_of?: string | undefined; revision_notes?: string | undefined }): DecompositionRow {
+  createDecomposition(input: {
+    tenant_id: string;
+    brief_id: string;
+    title: string;
+    status?: DecompositionStatus | undefined;
+    revision_of?: string | undefined;
+    revision_notes?: string | undefined;
+  }): DecompositionRow {
     this.requireBrief(input.brief_id, input.tenant_id);
     const now = this.ctx.now();
     const id = newSechroomId('wlp');
@@ -146,8 +171,18 @@ export class WorkStore {
         `INSERT INTO sr_decompositions (id, seq, tenant_id, brief_id, title, status, revision_of, revision_notes, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, nextSeq(this.ctx.db, 'sr_decompositions'), input.tenant_id, input.brief_id, input.title, input.status ?? 'Accepted',
-        input.revision_of ?? null, input.revision_notes ?? null, now, now);
+      .run(
+        id,
+        nextSeq(this.ctx.db, 'sr_decompositions'),
+        input.tenant_id,
+        input.brief_id,
+        input.title,
+        input.status ?? 'Accepted',
+        input.revision_of ?? null,
+        input.revision_notes ?? null,
+        now,
+        now,
+      );
     this.ctx.events.emit('sechroom.decomposition.created', { decomposition_id: id, brief_id: input.brief_id, status: input.status ?? 'Accepted' });
     return this.decomposition(id)!;
   }
@@ -163,9 +198,22 @@ export class WorkStore {
     return row;
   }
 
-  listDecompositions(filter: { tenant_id?: string | undefined; status?: string | undefined; brief_id?: string | undefined; offset?: number | undefined; limit?: number | undefined }): { items: DecompositionRow[]; count: number } {
+  listDecompositions(filter: {
+    tenant_id?: string | undefined;
+    status?: string | undefined;
+    brief_id?: string | undefined;
+    offset?: number | undefined;
+    limit?: number | undefined;
+  }): { items: DecompositionRow[]; count: number } {
     const where = `(? IS NULL OR tenant_id = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR brief_id = ?)`;
-    const args = [filter.tenant_id ?? null, filter.tenant_id ?? null, filter.status ?? null, filter.status ?? null, filter.brief_id ?? null, filter.brief_id ?? null];
+    const args = [
+      filter.tenant_id ?? null,
+      filter.tenant_id ?? null,
+      filter.status ?? null,
+      filter.status ?? null,
+      filter.brief_id ?? null,
+      filter.brief_id ?? null,
+    ];
     const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_decompositions WHERE ${where}`).get(...args) as { n: number }).n;
     const items = this.ctx.db
       .prepare(`SELECT * FROM sr_decompositions WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
@@ -197,9 +245,22 @@ export class WorkStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ready', ?, ?)`,
       )
       .run(
-        memoryId, nextSeq(this.ctx.db, 'sr_tasks'), input.tenant_id, plan.id, input.title, input.objective ?? '', input.acceptance ?? '',
-        input.boundaries ?? '', input.closeout ?? '', input.lane ?? null, JSON.stringify(input.capability_keys ?? []),
-        JSON.stringify(input.tags ?? []), input.context_pack?.slug ?? null, input.context_pack?.version ?? null, now, now,
+        memoryId,
+        nextSeq(this.ctx.db, 'sr_tasks'),
+        input.tenant_id,
+        plan.id,
+        input.title,
+        input.objective ?? '',
+        input.acceptance ?? '',
+        input.boundaries ?? '',
+        input.closeout ?? '',
+        input.lane ?? null,
+        JSON.stringify(input.capability_keys ?? []),
+        JSON.stringify(input.tags ?? []),
+        input.context_pack?.slug ?? null,
+        input.context_pack?.version ?? null,
+        now,
+        now,
       );
     this.newGeneration(memoryId);
     this.ctx.events.emit('sechroom.task.created', { memory_id: memoryId, decomposition_id: plan.id, lane: input.lane ?? null });
@@ -217,9 +278,27 @@ export class WorkStore {
     return row;
   }
 
-  listTasks(filter: { tenant_id?: string | undefined; decomposition_id?: string | undefined; status?: string | undefined; lane?: string | undefined; offset?: number | undefined; limit?: number | undefined } = {}): { items: TaskRow[]; count: number } {
+  listTasks(
+    filter: {
+      tenant_id?: string | undefined;
+      decomposition_id?: string | undefined;
+      status?: string | undefined;
+      lane?: string | undefined;
+      offset?: number | undefined;
+      limit?: number | undefined;
+    } = {},
+  ): { items: TaskRow[]; count: number } {
     const where = `(? IS NULL OR tenant_id = ?) AND (? IS NULL OR decomposition_id = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR lane = ?)`;
-    const args = [filter.tenant_id, filter.tenant_id, filter.decomposition_id, filter.decomposition_id, filter.status, filter.status, filter.lane, filter.lane].map((v) => v ?? null);
+    const args = [
+      filter.tenant_id,
+      filter.tenant_id,
+      filter.decomposition_id,
+      filter.decomposition_id,
+      filter.status,
+      filter.status,
+      filter.lane,
+      filter.lane,
+    ].map((v) => v ?? null);
     const count = (this.ctx.db.prepare(`SELECT COUNT(*) AS n FROM sr_tasks WHERE ${where}`).get(...args) as { n: number }).n;
     const items = this.ctx.db
       .prepare(`SELECT * FROM sr_tasks WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
@@ -235,14 +314,17 @@ export class WorkStore {
     const no = task.generation_no + 1;
     this.ctx.db.prepare('INSERT INTO sr_generations (id, memory_id, no, created_at) VALUES (?, ?, ?, ?)').run(id, memoryId, no, now);
     this.ctx.db
-      .prepare("UPDATE sr_tasks SET status = 'ready', generation_id = ?, generation_no = ?, offered_at = ?, verdict = NULL, status_reason = NULL, updated_at = ? WHERE memory_id = ?")
+      .prepare(
+        "UPDATE sr_tasks SET status = 'ready', generation_id = ?, generation_no = ?, offered_at = ?, verdict = NULL, status_reason = NULL, updated_at = ? WHERE memory_id = ?",
+      )
       .run(id, no, now, now, memoryId);
     this.ctx.events.emit('sechroom.task.offered', { memory_id: memoryId, generation_id: id, generation: no });
     return id;
   }
 
   generation(id: string): { id: string; memory_id: string; no: number } | undefined {
-    return this.ctx.db.prepare('SELECT id, memory_id, no FROM sr_generations WHERE id = ?').get(id) as { id: string; memory_id: string; no: number } | undefined;
+    return this.ctx.db.prepare('SELECT id, memory_id, no FROM sr_generations WHERE id = ?').get(id) as
+      { id: string; memory_id: string; no: number } | undefined;
   }
 
   setTaskStatus(memoryId: string, status: TaskStatus, extra: { verdict?: Verdict | null | undefined; reason?: string | null | undefined } = {}): void {
@@ -279,15 +361,19 @@ export class WorkStore {
 
   bundle(tenantId: string, slug: string, version: string): BundleComponent[] | undefined {
     const row = this.ctx.db.prepare('SELECT components FROM sr_bundles WHERE tenant_id = ? AND slug = ? AND version = ?').get(tenantId, slug, version) as
-      | { components: string }
-      | undefined;
+      { components: string } | undefined;
     return row ? parseJson<BundleComponent[]>(row.components, []) : undefined;
   }
 
   listBundles(): Array<{ tenant_id: string; slug: string; version: string; components: number }> {
-    return (this.ctx.db.prepare('SELECT tenant_id, slug, version, components FROM sr_bundles ORDER BY created_at').all() as Array<{ tenant_id: string; slug: string; version: string; components: string }>).map(
-      (r) => ({ ...r, components: parseJson<unknown[]>(r.components, []).length }),
-    );
+    return (
+      this.ctx.db.prepare('SELECT tenant_id, slug, version, components FROM sr_bundles ORDER BY created_at').all() as Array<{
+        tenant_id: string;
+        slug: string;
+        version: string;
+        components: string;
+      }>
+    ).map((r) => ({ ...r, components: parseJson<unknown[]>(r.components, []).length }));
   }
 }
 
@@ -296,4 +382,3 @@ export const DEFAULT_PLAN_TITLE = 'Ad-hoc tasks';
 
 /** One workspace per tenant (the seed only echoes `workspaceId`). */
 export const workspaceFor = (tenantId: string): string => `wks_${tenantId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12)}`;
-

@@ -23,7 +23,10 @@ export function executorRoutes(s: SechroomServices): RouteDef[] {
   return [
     authed(s, 'POST', '/me/executor-instances', (ctx, caller) => s.instances.toWire(s.instances.register(caller, body(ExecutorRegistrationInputSchema, ctx)))),
     authed(s, 'GET', '/me/executor-instances', (_ctx, caller) =>
-      s.instances.list({ tenant_id: caller.tenantId, operator_id: caller.operator.id }).filter((r) => r.deregistered_at === null).map((r) => s.instances.toWire(r)),
+      s.instances
+        .list({ tenant_id: caller.tenantId, operator_id: caller.operator.id })
+        .filter((r) => r.deregistered_at === null)
+        .map((r) => s.instances.toWire(r)),
     ),
     authed(s, 'POST', '/me/executor-instances/:id/refresh', (ctx, caller) => {
       const row = s.instances.refresh(caller, id(ctx.params), body(InstanceRefreshInputSchema, ctx).ttlSeconds);

@@ -24,26 +24,40 @@ const DEFAULT_PAGE_SIZE = 50;
 export function workRoutes(s: SechroomServices): RouteDef[] {
   const id = (p: Record<string, string>) => p.id!;
   const lifecycle = (action: LifecycleAction) =>
-    authed(s, 'POST', `/work-briefs/:id/${action}`, (ctx, caller) => s.lifecycle.act(caller.tenantId, id(ctx.params), action, body(BriefLifecycleInputSchema, ctx)));
+    authed(s, 'POST', `/work-briefs/:id/${action}`, (ctx, caller) =>
+      s.lifecycle.act(caller.tenantId, id(ctx.params), action, body(BriefLifecycleInputSchema, ctx)),
+    );
   const metadata = () => ({ ...s.base.oauth.metadata(), issuer: `${s.base.ctx.baseUrl}${SECHROOM_BASE}`, scopes_supported: [SECHROOM_SCOPE] });
   const taskWire = (t: TaskRow) => ({
-    memoryId: t.memory_id, title: t.title, status: t.status, decompositionId: t.decomposition_id, laneId: t.lane, verdict: t.verdict,
-    generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null, createdAt: iso(t.created_at),
+    memoryId: t.memory_id,
+    title: t.title,
+    status: t.status,
+    decompositionId: t.decomposition_id,
+    laneId: t.lane,
+    verdict: t.verdict,
+    generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null,
+    createdAt: iso(t.created_at),
   });
   return [
     // Under the base URL (what a client that appends the well-known path to its base finds) and at the RFC 8414 path-inserted URL.
     { method: 'GET', pattern: `${SECHROOM_BASE}/.well-known/oauth-authorization-server`, handler: () => json(200, metadata()) },
     { method: 'GET', pattern: `/.well-known/oauth-authorization-server${SECHROOM_BASE}`, handler: () => json(200, metadata()) },
     authed(s, 'GET', '/me', (_ctx, caller) => ({
-      operatorId: caller.operator.id, name: caller.operator.name, tenant: caller.tenantId, tenantName: caller.tenant.name, scope: caller.scope,
+      operatorId: caller.operator.id,
+      name: caller.operator.name,
+      tenant: caller.tenantId,
+      tenantName: caller.tenant.name,
+      scope: caller.scope,
     })),
     authed(s, 'GET', '/tasks/:id/card', (ctx, caller) => {
       const t = s.work.requireTask(id(ctx.params), caller.tenantId);
       return {
-        taskId: t.memory_id, title: t.title,
+        taskId: t.memory_id,
+        title: t.title,
         task: { objective: t.objective, acceptance: t.acceptance, boundaries: t.boundaries, closeout: t.closeout },
         contextPack: t.pack_slug && t.pack_version ? { slug: t.pack_slug, version: t.pack_version } : null,
-        decompositionId: t.decomposition_id, laneId: t.lane,
+        decompositionId: t.decomposition_id,
+        laneId: t.lane,
       };
     }),
     authed(s, 'GET', '/bundles/:slug/versions/:version/package', (ctx, caller) => {
@@ -59,13 +73,21 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
       const { items, count } = s.work.listTasks({ tenant_id: caller.tenantId, lane: q.lane, status: q.status, offset: (page - 1) * pageSize, limit: pageSize });
       return { items: items.map(taskWire), count, page, pageSize };
     }),
-    authed(s, 'POST', '/decompositions/:id/run/telemetry', (ctx, caller) => s.telemetry.ingest(caller.tenantId, id(ctx.params), body(RunTelemetryInputSchema, ctx).events)),
+    authed(s, 'POST', '/decompositions/:id/run/telemetry', (ctx, caller) =>
+      s.telemetry.ingest(caller.tenantId, id(ctx.params), body(RunTelemetryInputSchema, ctx).events),
+    ),
     authed(s, 'GET', '/decompositions/:id/run/telemetry', (ctx, caller) => s.telemetry.read(caller.tenantId, id(ctx.params))),
     authed(s, 'GET', '/decompositions', (ctx, caller) => {
       const q = query(DecompositionListQuerySchema, ctx);
       const page = q.page ?? 1;
       const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
-      const { items, count } = s.work.listDecompositions({ tenant_id: caller.tenantId, status: q.status, brief_id: q.briefId, offset: (page - 1) * pageSize, limit: pageSize });
+      const { items, count } = s.work.listDecompositions({
+        tenant_id: caller.tenantId,
+        status: q.status,
+        brief_id: q.briefId,
+        offset: (page - 1) * pageSize,
+        limit: pageSize,
+      });
       return { items: items.map((d) => s.lifecycle.decompositionWire(d)), count, page, pageSize };
     }),
     authed(s, 'GET', '/decompositions/:id', (ctx, caller) => s.lifecycle.decompositionWire(s.work.requireDecomposition(id(ctx.params), caller.tenantId))),

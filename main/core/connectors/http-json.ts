@@ -66,7 +66,10 @@ export class JsonHttpClient {
     } catch (error) {
       if (timeout.aborted) throw new ConnectorError('timeout', `${req.method} ${req.path} timed out after ${req.timeoutMs} ms`);
       if (req.signal?.aborted) throw new ConnectorError('network', `${req.method} ${req.path} was canceled`);
-      throw new ConnectorError('network', `${req.method} ${req.path} failed: ${this.clean(errorText(error instanceof Error && error.cause !== undefined ? error.cause : error))}`);
+      throw new ConnectorError(
+        'network',
+        `${req.method} ${req.path} failed: ${this.clean(errorText(error instanceof Error && error.cause !== undefined ? error.cause : error))}`,
+      );
     }
     let text: string;
     try {

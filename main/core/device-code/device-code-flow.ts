@@ -19,11 +19,7 @@ export interface DeviceCodeStart {
 }
 
 export type DeviceCodePoll<T> =
-  | { kind: 'pending' }
-  | { kind: 'slow_down'; intervalSeconds?: number }
-  | { kind: 'denied' }
-  | { kind: 'expired' }
-  | { kind: 'granted'; value: T };
+  { kind: 'pending' } | { kind: 'slow_down'; intervalSeconds?: number } | { kind: 'denied' } | { kind: 'expired' } | { kind: 'granted'; value: T };
 
 export type DeviceCodeState<A extends object> =
   | { phase: 'starting' }

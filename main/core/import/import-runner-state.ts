@@ -107,13 +107,18 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
 
   // 3. Tenant.
   if (options.expectedTenantId && summary.tenantId !== options.expectedTenantId) {
-    return failed('tenant', `The state file belongs to tenant ${summary.tenantId ?? '(none)'}, not the expected ${options.expectedTenantId}; it was left as it is.`);
+    return failed(
+      'tenant',
+      `The state file belongs to tenant ${summary.tenantId ?? '(none)'}, not the expected ${options.expectedTenantId}; it was left as it is.`,
+    );
   }
   if (options.controlPlaneUrl && stateFileNameMatches(file, options.controlPlaneUrl) === 'differs') {
     notes.push(`The file name suggests it was made for another control plane URL than ${options.controlPlaneUrl}; if pairing fails, pair again.`);
   }
   if ((stat.mode & 0o077) !== 0) {
-    notes.push(`The old state file was readable or writable by others (mode 0${(stat.mode & 0o777).toString(8)}); its secret may have been exposed: consider pairing again.`);
+    notes.push(
+      `The old state file was readable or writable by others (mode 0${(stat.mode & 0o777).toString(8)}); its secret may have been exposed: consider pairing again.`,
+    );
   }
 
   // 4. Store, remembering what was there to put it back on failure.
@@ -156,7 +161,10 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
   try {
     const now = await readFile(file, 'utf8');
     if (now !== text) {
-      return failed('rewrite', `The state file changed during the import (is \`rost runner serve\` still running?); stop it and try again. The file was left as it is.${await restore()}`);
+      return failed(
+        'rewrite',
+        `The state file changed during the import (is \`rost runner serve\` still running?); stop it and try again. The file was left as it is.${await restore()}`,
+      );
     }
     const { runner_secret: _secret, ...rest } = document;
     const next = { ...rest, runner_secret_moved_to: `Runner Tray ${store.backend} (account ${account})` };

@@ -47,8 +47,14 @@ const StateFileSchema = z
     runner_secret: z.string({ error: 'runner_secret is missing' }).min(1, { error: 'runner_secret is empty' }),
     tenant_id: z.string().optional().catch(undefined),
     name: z.string().optional().catch(undefined),
-    app_url: z.url({ protocol: /^https?$/ }).optional().catch(undefined),
-    control_plane_url: z.url({ protocol: /^https?$/ }).optional().catch(undefined),
+    app_url: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .catch(undefined),
+    control_plane_url: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .catch(undefined),
   })
   .passthrough();
 
@@ -62,8 +68,7 @@ export interface RunnerStateSummary {
 }
 
 export type ParsedRunnerState =
-  | { ok: true; summary: RunnerStateSummary; secret: SecretValue; document: Record<string, unknown>; notes: string[] }
-  | { ok: false; reason: string };
+  { ok: true; summary: RunnerStateSummary; secret: SecretValue; document: Record<string, unknown>; notes: string[] } | { ok: false; reason: string };
 
 /** Parses the text of a state file; reasons never quote the file. */
 export function parseRunnerStateText(text: string): ParsedRunnerState {
@@ -90,7 +95,10 @@ export function parseRunnerStateText(text: string): ParsedRunnerState {
       runtimeSessions = Object.fromEntries(
         Object.entries(sessions.data).map(([k, v]) => [
           k,
-          { ...(v.claude_session_id !== undefined ? { claude_session_id: v.claude_session_id } : {}), ...(v.updated_at !== undefined ? { updated_at: v.updated_at } : {}) },
+          {
+            ...(v.claude_session_id !== undefined ? { claude_session_id: v.claude_session_id } : {}),
+            ...(v.updated_at !== undefined ? { updated_at: v.updated_at } : {}),
+          },
         ]),
       );
     } else {

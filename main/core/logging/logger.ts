@@ -46,8 +46,21 @@ export interface Logging extends LogFeed {
 }
 
 const SECRET_FIELDS = [
-  'runner_secret', 'runnerSecret', 'secret', 'password', 'token', 'access_token', 'refresh_token',
-  'accessToken', 'refreshToken', 'api_key', 'apiKey', 'authorization', 'Authorization', 'cookie', 'client_secret',
+  'runner_secret',
+  'runnerSecret',
+  'secret',
+  'password',
+  'token',
+  'access_token',
+  'refresh_token',
+  'accessToken',
+  'refreshToken',
+  'api_key',
+  'apiKey',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'client_secret',
 ];
 const REDACT_PATHS = SECRET_FIELDS.flatMap((k) => [`data.${k}`, `data.*.${k}`, `data.headers.${k}`]);
 const LEVELS: Record<string, LogLevel> = { trace: 'debug', debug: 'debug', info: 'info', warn: 'warn', error: 'error', fatal: 'error' };
@@ -99,8 +112,7 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logging
     }
   };
 
-  const notice = (msg: string): void =>
-    pushToRing(JSON.stringify({ level: 'warn', time: new Date(clock.now()).toISOString(), component: 'logging', msg }));
+  const notice = (msg: string): void => pushToRing(JSON.stringify({ level: 'warn', time: new Date(clock.now()).toISOString(), component: 'logging', msg }));
 
   let files: LogFiles | null = null;
   if (options.dir) {

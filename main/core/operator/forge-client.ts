@@ -22,9 +22,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const MAX_MESSAGE = 300;
 
 /** A lifecycle command either ran, or a human must confirm it in the browser first. */
-export type CommandAnswer<Id extends ForgeCommandId> =
-  | { kind: 'output'; output: ForgeCommandOutput<Id> }
-  | { kind: 'handoff'; handoff: ConfirmationHandoff };
+export type CommandAnswer<Id extends ForgeCommandId> = { kind: 'output'; output: ForgeCommandOutput<Id> } | { kind: 'handoff'; handoff: ConfirmationHandoff };
 
 export interface ForgeClientOptions {
   baseUrl: string;

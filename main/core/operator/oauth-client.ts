@@ -16,11 +16,7 @@ export const METADATA_PATH = '/.well-known/oauth-authorization-server';
 
 /** One poll of the token endpoint during a device flow (RFC 8628 §3.5). */
 export type DeviceTokenPoll =
-  | { kind: 'tokens'; tokens: TokenResponse }
-  | { kind: 'pending' }
-  | { kind: 'slow_down'; intervalSeconds?: number }
-  | { kind: 'denied' }
-  | { kind: 'expired' };
+  { kind: 'tokens'; tokens: TokenResponse } | { kind: 'pending' } | { kind: 'slow_down'; intervalSeconds?: number } | { kind: 'denied' } | { kind: 'expired' };
 
 /** A refresh either works, or the grant is gone (the operator must sign in again). */
 export type RefreshOutcome = { kind: 'tokens'; tokens: TokenResponse } | { kind: 'invalid_grant'; message: string; status?: number };
@@ -112,7 +108,8 @@ export class OAuthClient {
       res = await this.tokenRequest(metadata, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.options.clientId });
     } catch (error) {
       // Some servers answer a dead refresh token (or client) with 401 instead of 400.
-      if (error instanceof ConnectorError && error.kind === 'unauthorized') return { kind: 'invalid_grant', message: 'the control plane refused the refresh (401)', status: 401 };
+      if (error instanceof ConnectorError && error.kind === 'unauthorized')
+        return { kind: 'invalid_grant', message: 'the control plane refused the refresh (401)', status: 401 };
       throw error;
     }
     if (res.status === 200) return { kind: 'tokens', tokens: this.http.parse('token', res, TokenResponseSchema) };
@@ -128,7 +125,12 @@ export class OAuthClient {
     const metadata = await this.discover();
     const path = metadata.revocation_endpoint;
     if (!path) return false;
-    const res = await this.http.request({ method: 'POST', path, form: { token, token_type_hint: hint, client_id: this.options.clientId }, timeoutMs: REQUEST_TIMEOUT_MS });
+    const res = await this.http.request({
+      method: 'POST',
+      path,
+      form: { token, token_type_hint: hint, client_id: this.options.clientId },
+      timeoutMs: REQUEST_TIMEOUT_MS,
+    });
     if (res.status !== 200) throw this.oauthRejected('revocation', res.status, res.body);
     return true;
   }

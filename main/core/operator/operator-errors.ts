@@ -44,7 +44,8 @@ export function explainFailure(error: unknown): CommandFailure {
       return new CommandFailure(OperatorErrorCode.signInAgain, 'The control plane no longer accepts your sign-in. Sign in again.');
     case 'rejected':
       if (error.status === 403) return new CommandFailure(OperatorErrorCode.forbidden, `Not allowed: ${said}. Ask a tenant admin to do it.`);
-      if (error.code === 'ceiling_reached') return new CommandFailure(OperatorErrorCode.ceilingReached, `${capital(said)}. Raise the ceiling on the control plane, then resume.`);
+      if (error.code === 'ceiling_reached')
+        return new CommandFailure(OperatorErrorCode.ceilingReached, `${capital(said)}. Raise the ceiling on the control plane, then resume.`);
       if (error.status === 409) return new CommandFailure(OperatorErrorCode.invalidTransition, `${capital(said)}. Refresh to see where the request is now.`);
       return new CommandFailure(OperatorErrorCode.refused, `The control plane refused: ${said}.`);
   }

@@ -125,7 +125,10 @@ export class OperatorService {
     }
     const state = account.session.state;
     if (state.state === 'signed_in') {
-      throw new CommandFailure(OperatorErrorCode.alreadySignedIn, `You are already signed in${state.identity ? ` as ${state.identity.name}` : ''}. Sign out first.`);
+      throw new CommandFailure(
+        OperatorErrorCode.alreadySignedIn,
+        `You are already signed in${state.identity ? ` as ${state.identity.name}` : ''}. Sign out first.`,
+      );
     }
     if (!this.flow.running) await this.flow.start();
     return this.status();
@@ -190,7 +193,11 @@ export class OperatorService {
     }
     if (answer.kind === 'handoff') {
       const { id: confirmationId, url, expires_at } = answer.handoff.confirmation;
-      if (!isHttpUrl(url)) throw new CommandFailure(OperatorErrorCode.badAnswer, 'The control plane asked for a confirmation at an address that is not http(s). Confirm on the control plane itself.');
+      if (!isHttpUrl(url))
+        throw new CommandFailure(
+          OperatorErrorCode.badAnswer,
+          'The control plane asked for a confirmation at an address that is not http(s). Confirm on the control plane itself.',
+        );
       this.deps.log.info('request lifecycle command needs a human confirmation', { action, request: id, confirmation: confirmationId });
       return { kind: 'confirmation_required', confirmationId, url, expiresAt: expires_at };
     }
@@ -222,7 +229,8 @@ export class OperatorService {
   /** A Forge call with the operator's token; every failure comes back as one readable line. */
   private async call<T>(fn: (forge: ForgeClient, token: string) => Promise<T>): Promise<T> {
     const account = await this.ensureAccount();
-    if (!account.session) throw new CommandFailure(OperatorErrorCode.noSecretStore, `Sign-in is not possible: ${this.deps.secretProblem ?? 'no secret store.'}`);
+    if (!account.session)
+      throw new CommandFailure(OperatorErrorCode.noSecretStore, `Sign-in is not possible: ${this.deps.secretProblem ?? 'no secret store.'}`);
     const session = account.session;
     try {
       return await session.authorized((token) => fn(account.forge, token));
@@ -271,7 +279,14 @@ export class OperatorService {
       const common = { baseUrl: origin, knownSecrets: this.deps.knownSecrets, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) };
       const oauth = new OAuthClient({ ...common, clientId: this.deps.clientId ?? OPERATOR_CLIENT_ID });
       const session = this.vault
-        ? new OperatorSession({ clock: this.deps.clock, log: this.deps.log.child('session'), vault: this.vault, controlPlaneUrl: origin, oauth, onChange: () => this.changed() })
+        ? new OperatorSession({
+            clock: this.deps.clock,
+            log: this.deps.log.child('session'),
+            vault: this.vault,
+            controlPlaneUrl: origin,
+            oauth,
+            onChange: () => this.changed(),
+          })
         : null;
       this.account = { origin, oauth, forge: new ForgeClient(common), session, loading: session ? session.load() : Promise.resolve() };
       this.changed();

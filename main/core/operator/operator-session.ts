@@ -18,10 +18,7 @@ export interface OperatorSessionDeps {
 }
 
 export type SessionState =
-  | { state: 'checking' }
-  | { state: 'signed_out' }
-  | { state: 'signed_in'; identity: OperatorIdentity | null }
-  | { state: 'sign_in_again'; reason: string };
+  { state: 'checking' } | { state: 'signed_out' } | { state: 'signed_in'; identity: OperatorIdentity | null } | { state: 'sign_in_again'; reason: string };
 
 /**
  * The signed-in operator of one control plane: the tokens (in the SecretStore, never
@@ -164,4 +161,3 @@ export class OperatorSession {
     this.deps.log.warn('could not update the operator sign-in in the secret store', { error: errorText(error) });
   }
 }
-

@@ -1,10 +1,4 @@
-import type {
-  ConfirmationView,
-  LifecycleResultView,
-  RequestBoard,
-  RequestDetailView,
-  RequestSummaryView,
-} from '../../../shared/operator';
+import type { ConfirmationView, LifecycleResultView, RequestBoard, RequestDetailView, RequestSummaryView } from '../../../shared/operator';
 import {
   LifecycleOutputSchema,
   type BuildRequestSummary,

@@ -21,7 +21,12 @@ export function operatorStatus(input: StatusInput): OperatorStatus {
       ? session.identity
         ? {
             state: 'signed_in',
-            identity: { operatorId: session.identity.operator_id, tenantId: session.identity.tenant_id, name: session.identity.name, role: session.identity.role },
+            identity: {
+              operatorId: session.identity.operator_id,
+              tenantId: session.identity.tenant_id,
+              name: session.identity.name,
+              role: session.identity.role,
+            },
           }
         : { state: 'checking' }
       : session;

@@ -13,7 +13,12 @@ export const StoredOperatorSchema = z.object({
 });
 export type StoredOperator = z.infer<typeof StoredOperatorSchema>;
 
-export function fromTokenResponse(tokens: TokenResponse, now: number, identity: OperatorIdentity | null, previousRefresh: string | null = null): StoredOperator {
+export function fromTokenResponse(
+  tokens: TokenResponse,
+  now: number,
+  identity: OperatorIdentity | null,
+  previousRefresh: string | null = null,
+): StoredOperator {
   return {
     v: 1,
     accessToken: tokens.access_token,

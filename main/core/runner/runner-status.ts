@@ -64,7 +64,14 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     const fault = s.offline.fault ? { fault: s.offline.fault } : {};
     // Running turns go on while the control plane has a problem: never hide them behind it.
     if (s.active > 0 && !s.paused) {
-      return { state: 'working', active: s.active, limit: s.max, retryAt, ...fault, reason: `${s.offline.message} Running turns go on; their results wait to be delivered.` };
+      return {
+        state: 'working',
+        active: s.active,
+        limit: s.max,
+        retryAt,
+        ...fault,
+        reason: `${s.offline.message} Running turns go on; their results wait to be delivered.`,
+      };
     }
     return { state: 'offline', retryAt, ...fault, reason: s.offline.message };
   }

@@ -249,7 +249,10 @@ export class Runner {
         await this.connector.unpair(this.credentials);
       } catch (error) {
         if (!isConnectorError(error, 'unauthorized') && !force) {
-          throw new CommandFailure('unpair_failed', `Could not reach the control plane to revoke this runner (${errorText(error)}). Try again, or forget it on this machine only.`);
+          throw new CommandFailure(
+            'unpair_failed',
+            `Could not reach the control plane to revoke this runner (${errorText(error)}). Try again, or forget it on this machine only.`,
+          );
         }
       }
     }

@@ -73,5 +73,8 @@ export class RuntimeBreaker {
 
 /** "exit 3 after 12 ms" and "exit 3 after 9 ms" are the same reason. */
 function normalize(reason: string): string {
-  return reason.replace(/\d+(\.\d+)?/g, '#').trim().toLowerCase();
+  return reason
+    .replace(/\d+(\.\d+)?/g, '#')
+    .trim()
+    .toLowerCase();
 }

@@ -1,7 +1,6 @@
 import { RUNTIME_IDS } from '../../../shared/runtimes';
 import { runtimeReady, type Capabilities, type RuntimeName, type RuntimePreference, type TrippedRuntimes } from './capabilities';
 
-
 /** What decides whether a runtime may take work now. Add fields here (sign-in, a breaker). */
 export interface ReadinessInput {
   /** The last detection, or null before the first one finished (nothing is ready yet). */

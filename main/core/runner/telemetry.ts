@@ -10,8 +10,7 @@ export interface SystemProbe {
 }
 
 export const nodeSystemProbe: SystemProbe = {
-  cpuTimes: () =>
-    os.cpus().map(({ times }) => ({ idle: times.idle, total: times.user + times.nice + times.sys + times.idle + times.irq })),
+  cpuTimes: () => os.cpus().map(({ times }) => ({ idle: times.idle, total: times.user + times.nice + times.sys + times.idle + times.irq })),
   totalmem: () => os.totalmem(),
   freemem: () => os.freemem(),
   rss: () => process.memoryUsage.rss(),

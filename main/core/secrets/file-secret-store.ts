@@ -179,7 +179,10 @@ export class FileSecretStore implements SecretStore {
       await this.writer(this.path, `${JSON.stringify(data, null, 2)}\n`, 0o600);
       if (this.posix) await chmod(this.path, 0o600);
     } catch (error) {
-      throw new SecretStoreError('file_write_failed', `The secret file ${this.path} could not be written (${redactText(errorText(error))}); the previous file is unchanged.`);
+      throw new SecretStoreError(
+        'file_write_failed',
+        `The secret file ${this.path} could not be written (${redactText(errorText(error))}); the previous file is unchanged.`,
+      );
     }
   }
 }

@@ -29,9 +29,7 @@ export interface OpenSecretStoreOptions {
   platform?: string;
 }
 
-export type OpenSecretStoreResult =
-  | { ok: true; store: SecretStore; backend: SecretBackend; warning?: string; notes: string[] }
-  | { ok: false; reason: string };
+export type OpenSecretStoreResult = { ok: true; store: SecretStore; backend: SecretBackend; warning?: string; notes: string[] } | { ok: false; reason: string };
 
 export const ALLOW_FILE_STORE_FLAG = '--allow-file-secret-store';
 
@@ -59,10 +57,7 @@ function fileStoreWarning(path: string, why: string): string {
   return `Secrets are kept in an owner-only file (${path}), not in the OS keychain: ${why}.`;
 }
 
-async function openFileStore(
-  options: OpenSecretStoreOptions,
-  why: string,
-): Promise<OpenSecretStoreResult> {
+async function openFileStore(options: OpenSecretStoreOptions, why: string): Promise<OpenSecretStoreResult> {
   try {
     const { store, repaired } = await FileSecretStore.open({
       dir: join(options.dataDir, 'secrets'),

@@ -19,13 +19,7 @@ export interface SecretStore {
 export const SECRET_SERVICE = 'Runner Tray';
 
 export type SecretStoreErrorCode =
-  | 'keychain_unavailable'
-  | 'keychain_timeout'
-  | 'keychain_failed'
-  | 'file_insecure'
-  | 'file_unreadable'
-  | 'file_write_failed'
-  | 'invalid_input';
+  'keychain_unavailable' | 'keychain_timeout' | 'keychain_failed' | 'file_insecure' | 'file_unreadable' | 'file_write_failed' | 'invalid_input';
 
 export class SecretStoreError extends Error {
   override readonly name = 'SecretStoreError';
@@ -76,4 +70,3 @@ export function runnerAccount(controlPlaneUrl: string): string {
 export function operatorAccount(controlPlaneUrl: string): string {
   return `operator:${originOf(controlPlaneUrl)}`;
 }
-

@@ -74,19 +74,14 @@ export const SETTINGS_MIGRATIONS: readonly SettingsMigration[] = [renameSeedStyl
 
 export const CURRENT_SETTINGS_VERSION = SETTINGS_MIGRATIONS.length + 1;
 
-export type MigrationResult =
-  | { ok: true; settings: StoredSettings; fromVersion: number }
-  | { ok: false; reason: string; fromVersion: number | null };
+export type MigrationResult = { ok: true; settings: StoredSettings; fromVersion: number } | { ok: false; reason: string; fromVersion: number | null };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Reads an envelope of any known version and returns the settings at the current version. */
-export function migrateSettingsDocument(
-  doc: unknown,
-  migrations: readonly SettingsMigration[] = SETTINGS_MIGRATIONS,
-): MigrationResult {
+export function migrateSettingsDocument(doc: unknown, migrations: readonly SettingsMigration[] = SETTINGS_MIGRATIONS): MigrationResult {
   const current = migrations.length + 1;
   if (!isRecord(doc)) return { ok: false, reason: 'the file does not hold a JSON object', fromVersion: null };
   const version = doc.schemaVersion;

@@ -18,11 +18,7 @@ import {
   parseSetting,
   parseSettingsPatch,
 } from '../../../shared/settings';
-import {
-  SETTINGS_MIGRATIONS,
-  type SettingsMigration,
-  migrateSettingsDocument,
-} from './settings-migrations';
+import { SETTINGS_MIGRATIONS, type SettingsMigration, migrateSettingsDocument } from './settings-migrations';
 
 /** Where the settings document lives. `new ElectronStore()` and `new Conf()` fit via `backendFromConfLike`. */
 export interface SettingsBackend {
@@ -34,8 +30,7 @@ export interface SettingsBackend {
 }
 
 export type SettingsError =
-  | { code: 'invalid_settings'; message: string; field: SettingKey | null }
-  | { code: 'settings_not_saved'; message: string; field: null };
+  { code: 'invalid_settings'; message: string; field: SettingKey | null } | { code: 'settings_not_saved'; message: string; field: null };
 export type SettingsUpdateResult = { ok: true; value: Settings } | { ok: false; error: SettingsError };
 
 export interface SettingsStore {

@@ -17,7 +17,11 @@ const LIMIT = /usage limit reached|limit reached|hit your (?:usage )?limit|usage
 
 export function parseUsageLimit(text: string, now: number): UsageLimitHit | null {
   if (!LIMIT.test(text)) return null;
-  const line = text.split('\n').find((l) => LIMIT.test(l))?.trim() ?? text.trim();
+  const line =
+    text
+      .split('\n')
+      .find((l) => LIMIT.test(l))
+      ?.trim() ?? text.trim();
   const message = line.length > 300 ? `${line.slice(0, 299)}…` : line;
   return { message, resetsAt: resetInstant(text, now) };
 }

@@ -62,7 +62,10 @@ export class UsageLog {
     try {
       if (this.size === null) {
         await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
-        this.size = await stat(this.file).then((s) => s.size, () => 0);
+        this.size = await stat(this.file).then(
+          (s) => s.size,
+          () => 0,
+        );
       }
       const bytes = Buffer.byteLength(line);
       if (this.size > 0 && this.size + bytes > this.maxBytes) await this.rotate();

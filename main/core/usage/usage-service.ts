@@ -188,7 +188,14 @@ export class UsageService {
         this.deps.log.info('claims admitted again', { account: key });
         this.notice({ kind: 'recovered', account: key });
       }
-      void this.deps.usageLog.append({ type: 'admission', account: key, ok: admission.state === 'claiming', reservePercent: this.deps.reservePercent(), reason, resumesAt });
+      void this.deps.usageLog.append({
+        type: 'admission',
+        account: key,
+        ok: admission.state === 'claiming',
+        reservePercent: this.deps.reservePercent(),
+        reason,
+        resumesAt,
+      });
     }
     this.schedule();
     for (const listener of [...this.listeners]) {
@@ -214,10 +221,13 @@ export class UsageService {
       for (const at of [a.resumesAt, a.probeAt]) if (at !== null) next = Math.min(next, at);
     }
     if (next === Infinity) return;
-    this.timer = this.deps.clock.setTimeout(() => {
-      this.timer = null;
-      void this.wakeUp();
-    }, Math.max(0, next - now));
+    this.timer = this.deps.clock.setTimeout(
+      () => {
+        this.timer = null;
+        void this.wakeUp();
+      },
+      Math.max(0, next - now),
+    );
   }
 
   private async wakeUp(): Promise<void> {
@@ -244,7 +254,8 @@ export class UsageService {
       }
       if (reading) {
         this.deps.log.info('usage probe read the windows', { account: key });
-        if (account.limited && account.limited.until === null && (bindingWindow(reading, now)?.remaining ?? 100) > this.deps.reservePercent()) account.limited = null;
+        if (account.limited && account.limited.until === null && (bindingWindow(reading, now)?.remaining ?? 100) > this.deps.reservePercent())
+          account.limited = null;
         this.recordRateLimits(account.runtime, reading);
       } else {
         // No way to ask: let one claim through; its result decides (a limit again defers for another 15 min).

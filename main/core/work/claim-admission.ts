@@ -15,7 +15,10 @@ export interface ClaimAdmission {
  * out while another installed one is admitted (otherwise nothing changes, and the executor
  * reports the deferral).
  */
-export function admittedCapabilities<C extends Record<'claude' | 'codex', { installed: boolean }>>(capabilities: C, admits: (runtime: 'claude' | 'codex') => boolean): C {
+export function admittedCapabilities<C extends Record<'claude' | 'codex', { installed: boolean }>>(
+  capabilities: C,
+  admits: (runtime: 'claude' | 'codex') => boolean,
+): C {
   const usable = (['claude', 'codex'] as const).filter((r) => capabilities[r].installed && admits(r));
   if (usable.length === 0) return capabilities;
   const out = { ...capabilities };

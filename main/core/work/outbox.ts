@@ -173,7 +173,13 @@ export class ResultOutbox {
           this.deps.onRevoked();
           return;
         }
-        const permanent = error instanceof ConnectorError && error.kind === 'rejected' && error.status !== undefined && error.status < 500 && error.status !== 408 && error.status !== 429;
+        const permanent =
+          error instanceof ConnectorError &&
+          error.kind === 'rejected' &&
+          error.status !== undefined &&
+          error.status < 500 &&
+          error.status !== 408 &&
+          error.status !== 429;
         if (permanent) {
           // The server will never take it (e.g. 400 for a unit it no longer knows): keep
           // the evidence in the log, stop retrying it.
@@ -192,8 +198,17 @@ export class ResultOutbox {
     }
   }
 
-  private tell(entry: OutboxEntry, fate: { state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string }): void {
-    this.deps.onDelivery?.({ key: entry.result.idempotency_key, unitId: entry.unit.id, attempts: entry.attempts + (fate.state === 'delivered' ? 1 : 0), enqueuedAt: entry.enqueuedAt, ...fate });
+  private tell(
+    entry: OutboxEntry,
+    fate: { state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string },
+  ): void {
+    this.deps.onDelivery?.({
+      key: entry.result.idempotency_key,
+      unitId: entry.unit.id,
+      attempts: entry.attempts + (fate.state === 'delivered' ? 1 : 0),
+      enqueuedAt: entry.enqueuedAt,
+      ...fate,
+    });
   }
 
   private async remove(entry: OutboxEntry): Promise<void> {

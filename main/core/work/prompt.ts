@@ -1,8 +1,4 @@
-import {
-  ForgeRuntimeContextPacketSchema,
-  UNTRUSTED_FENCE,
-  type ForgeRuntimeContextPacket,
-} from '../../../shared/protocol';
+import { ForgeRuntimeContextPacketSchema, UNTRUSTED_FENCE, type ForgeRuntimeContextPacket } from '../../../shared/protocol';
 import { describeZodError } from '../../../shared/result';
 
 export type PacketCheck = { ok: true; packet: ForgeRuntimeContextPacket | null } | { ok: false; reason: string };

@@ -156,9 +156,20 @@ export class WorkManager {
     const late = this.lostBeforeReport.get(event.key) ?? null;
     const delivery: Delivery =
       event.state === 'delivered'
-        ? { state: 'delivered', attempts: event.attempts, since: event.enqueuedAt, reason: late ? `late: the control plane had already ended the unit (${late})` : null, ...(late ? { late: true } : {}) }
+        ? {
+            state: 'delivered',
+            attempts: event.attempts,
+            since: event.enqueuedAt,
+            reason: late ? `late: the control plane had already ended the unit (${late})` : null,
+            ...(late ? { late: true } : {}),
+          }
         : event.state === 'refused'
-          ? { state: 'refused', attempts: event.attempts, since: event.enqueuedAt, reason: late ? `${event.reason}; the control plane had already ended the unit (${late})` : event.reason }
+          ? {
+              state: 'refused',
+              attempts: event.attempts,
+              since: event.enqueuedAt,
+              reason: late ? `${event.reason}; the control plane had already ended the unit (${late})` : event.reason,
+            }
           : { state: 'waiting', attempts: event.attempts, since: event.enqueuedAt, reason: event.error };
     if (event.state !== 'waiting') {
       run?.releaseLease();
@@ -468,11 +479,13 @@ export class WorkManager {
       },
       // The note learns the process (pid and start time): a restart can then stop that very process.
       onSpawn: (pid) => {
-        spawnNoted = spawnNoted.then(async () => {
-          const processStart = await processStartToken(pid);
-          note = { ...note, pid, processStart };
-          await this.deps.journal.record(note);
-        }).catch((error: unknown) => this.deps.log.warn('could not note the runtime process in the journal', { unit: unit.id, error: errorText(error) }));
+        spawnNoted = spawnNoted
+          .then(async () => {
+            const processStart = await processStartToken(pid);
+            note = { ...note, pid, processStart };
+            await this.deps.journal.record(note);
+          })
+          .catch((error: unknown) => this.deps.log.warn('could not note the runtime process in the journal', { unit: unit.id, error: errorText(error) }));
       },
     });
     this.runs.set(unit.id, run);
@@ -522,7 +535,10 @@ export class WorkManager {
    * What a finished turn says about its runtime: a failure for want of credentials means
    * "not signed in" until the next check; quick failures for one reason feed the breaker.
    */
-  private learnFromOutcome(outcome: { result: { status: string; runtime?: string | undefined }; view: { reason?: string | null; summary?: string | null; outputTail?: string } }, startedAt: number): void {
+  private learnFromOutcome(
+    outcome: { result: { status: string; runtime?: string | undefined }; view: { reason?: string | null; summary?: string | null; outputTail?: string } },
+    startedAt: number,
+  ): void {
     const runtime = outcome.result.runtime === 'claude-cli' ? 'claude' : outcome.result.runtime === 'codex-cli' ? 'codex' : null;
     if (!runtime) return;
     const failed = outcome.result.status === 'failed' && !(outcome.view.reason ?? '').startsWith('timed out after');
@@ -548,7 +564,12 @@ export class WorkManager {
       const now = await processStartToken(record.pid);
       if (now !== record.processStart) continue; // gone, or the pid belongs to another process now
       const result = await terminateTree(record.pid, { graceMs: 3_000, clock: this.deps.clock, rootReaped: false });
-      this.deps.log.warn('stopped a runtime left running by the previous run', { unit: record.unit.id, pid: record.pid, signaled: result.signaled.length, survivors: result.survivors.length });
+      this.deps.log.warn('stopped a runtime left running by the previous run', {
+        unit: record.unit.id,
+        pid: record.pid,
+        signaled: result.signaled.length,
+        survivors: result.survivors.length,
+      });
     }
   }
 

@@ -19,14 +19,13 @@ export function nodeServicePort(): ServicePort {
         return null;
       }
     },
-    writeFile: (file, text, encoding = 'utf8') =>
-      writeFileSync(file, encoding === 'utf16le' ? Buffer.from(`\ufeff${text}`, 'utf16le') : text, { mode: 0o644 }),
+    writeFile: (file, text, encoding = 'utf8') => writeFileSync(file, encoding === 'utf16le' ? Buffer.from(`\ufeff${text}`, 'utf16le') : text, { mode: 0o644 }),
     removeFile: (file) => rmSync(file, { force: true }),
     mkdir: (dir) => mkdirSync(dir, { recursive: true }),
     run: (command, args) =>
       new Promise((resolve) => {
         execFile(command, [...args], { timeout: 60_000, windowsHide: true }, (error, stdout, stderr) => {
-          const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1) : 0;
+          const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
           resolve({ code, stdout: String(stdout), stderr: error && !stderr ? error.message : String(stderr) });
         });
       }),

@@ -5,14 +5,7 @@ import { z } from 'zod';
 import { resolveOverrides } from '../../core/settings/overrides';
 import { headlessEntry } from '../entry-point';
 import { nodeServicePort } from './node-service-port';
-import {
-  installNotes,
-  managerFor,
-  printStatus,
-  SERVICE_ACTIONS,
-  ServiceCommandError,
-  type ServiceAction,
-} from './service-manager';
+import { installNotes, managerFor, printStatus, SERVICE_ACTIONS, ServiceCommandError, type ServiceAction } from './service-manager';
 import type { ServicePort } from './service-port';
 import { DEFAULT_SERVICE_NAME, SERVICE_NAME_PATTERN, serviceEnvironment } from './service-spec';
 
@@ -23,7 +16,12 @@ export const SERVICE_USAGE =
   '  install writes a systemd user unit (Linux), a launchd agent (macOS) or a Task Scheduler task (Windows) and starts it;\n' +
   '  flags after -- go to the runner, e.g. -- --execute --state-file /var/lib/rost/runner.json';
 
-const DrainSchema = z.coerce.number().int().min(0).max(24 * 3_600_000).default(5 * 60_000);
+const DrainSchema = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(24 * 3_600_000)
+  .default(5 * 60_000);
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 export interface ServiceCliDeps {

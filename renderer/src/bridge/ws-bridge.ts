@@ -1,10 +1,4 @@
-import {
-  commands,
-  parseHostEvent,
-  WsServerFrameSchema,
-  type CommandName,
-  type HostEvent,
-} from '../../../shared/contract';
+import { commands, parseHostEvent, WsServerFrameSchema, type CommandName, type HostEvent } from '../../../shared/contract';
 import { resultSchema, TransportErrorCode, type Result } from '../../../shared/result';
 import type { Bridge, ConnectionState } from './types';
 
@@ -73,7 +67,10 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     waiting.resolve(
       (parsed.success
         ? parsed.data
-        : { ok: false, error: { code: TransportErrorCode.invalidInput, message: `${waiting.name}: the host sent an answer that does not fit the contract` } }) as Result<never>,
+        : {
+            ok: false,
+            error: { code: TransportErrorCode.invalidInput, message: `${waiting.name}: the host sent an answer that does not fit the contract` },
+          }) as Result<never>,
     );
   }
 

@@ -51,7 +51,13 @@ export function PauseControl() {
             <button type="button" className="button" data-testid="quit-cancel" disabled={quit.pending} onClick={() => void quit.run({ mode: 'cancel' })}>
               Keep running
             </button>
-            <button type="button" className="button button-danger" data-testid="quit-now" disabled={quit.pending} onClick={() => void quit.run({ mode: 'now' })}>
+            <button
+              type="button"
+              className="button button-danger"
+              data-testid="quit-now"
+              disabled={quit.pending}
+              onClick={() => void quit.run({ mode: 'now' })}
+            >
               Stop now
             </button>
           </>
@@ -267,7 +273,15 @@ function CustomPause({ onPause, onCancel }: { onPause: (minutes: number, note?: 
         </p>
       )}
       <label htmlFor={noteId}>Note (optional, kept with the pause)</label>
-      <input id={noteId} className="input" type="text" maxLength={500} value={note} data-testid="pause-note" onChange={(event) => setNote(event.target.value)} />
+      <input
+        id={noteId}
+        className="input"
+        type="text"
+        maxLength={500}
+        value={note}
+        data-testid="pause-note"
+        onChange={(event) => setNote(event.target.value)}
+      />
       <div className="menu-form-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel

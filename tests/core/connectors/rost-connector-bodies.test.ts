@@ -29,7 +29,7 @@ describe('RostRunnerConnector bodies', () => {
     ]);
   });
 
-  it("words a refused start as the seed, body redacted", async () => {
+  it('words a refused start as the seed, body redacted', async () => {
     const server = recording([{ status: 409, body: { error: 'not_startable', token: creds.secret } }]);
     const c = new RostRunnerConnector({ baseUrl: 'https://cp.test', fetch: server.fetch, knownSecrets: () => [creds.secret] });
     const error = await c.start(creds, { id: 'w9', kind: 'work_order' }).catch((e: Error) => e);

@@ -134,14 +134,17 @@ describe('codex app-server through the isolation module', () => {
     expect(existsSync(root)).toBe(false);
   });
 
-  it.skipIf(!sandbox || sandbox.level !== 'bubblewrap')('under bubblewrap the server runs sandboxed with the same clean environment and a temp folder of its own', async () => {
-    const ex = makeExecutor(sandbox as IsolationTools);
-    const outcome = await ex.execute(request('u-sandboxed'));
-    expect(outcome).toMatchObject({ status: 'succeeded' });
-    const { root, start } = serverFolder();
-    expect(Object.keys(start.env).filter((n) => /^(RUNNER_|ROST_|DBUS_|SSH_)/.test(n))).toEqual([]);
-    expect(start.env.CODEX_HOME).toBe(path.join(root, 'codex-home'));
-    // Inside the sandbox the temp folder is the server's own.
-    expect(start.env.TMPDIR).toBe(path.join(root, 'tmp'));
-  });
+  it.skipIf(!sandbox || sandbox.level !== 'bubblewrap')(
+    'under bubblewrap the server runs sandboxed with the same clean environment and a temp folder of its own',
+    async () => {
+      const ex = makeExecutor(sandbox as IsolationTools);
+      const outcome = await ex.execute(request('u-sandboxed'));
+      expect(outcome).toMatchObject({ status: 'succeeded' });
+      const { root, start } = serverFolder();
+      expect(Object.keys(start.env).filter((n) => /^(RUNNER_|ROST_|DBUS_|SSH_)/.test(n))).toEqual([]);
+      expect(start.env.CODEX_HOME).toBe(path.join(root, 'codex-home'));
+      // Inside the sandbox the temp folder is the server's own.
+      expect(start.env.TMPDIR).toBe(path.join(root, 'tmp'));
+    },
+  );
 });

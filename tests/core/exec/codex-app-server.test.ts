@@ -144,7 +144,11 @@ describe('codex app-server driver (scripted server)', () => {
       expect.objectContaining({ type: 'function', name: 'sechroom_lifecycle_signal' }),
     ]);
     // The nudge turn asked for the closeout by name.
-    expect(sent().filter((m) => m.method === 'turn/start').at(-1)?.params).toMatchObject({ input: [{ text: expect.stringContaining('sechroom_closeout') }] });
+    expect(
+      sent()
+        .filter((m) => m.method === 'turn/start')
+        .at(-1)?.params,
+    ).toMatchObject({ input: [{ text: expect.stringContaining('sechroom_closeout') }] });
     expect(connection.subscriberCount).toBe(0);
   });
 
@@ -279,7 +283,10 @@ describe('codex app-server driver (scripted server)', () => {
     const logging = testLogging();
     const executor = new LocalRuntimeExecutor({ workRoot: path.join(dir, 'work'), log: logging.log, killGraceMs: 300, appServerPool: pool() });
     const windows = { limitId: 'codex', primary: { usedPercent: 98.2, windowDurationMins: 300, resetsAt: null }, secondary: null };
-    const env = { STUB_SCENARIO: JSON.stringify({ rateLimits: windows, probeRateLimits: { ...windows, primary: { ...windows.primary, usedPercent: 12 } } }), STUB_LOG: logFile };
+    const env = {
+      STUB_SCENARIO: JSON.stringify({ rateLimits: windows, probeRateLimits: { ...windows, primary: { ...windows.primary, usedPercent: 12 } } }),
+      STUB_LOG: logFile,
+    };
     expect(await executor.readCodexRateLimits(STUB, env, [])).toEqual({ primary: { usedPercent: 12, windowMinutes: 300, resetsAt: null }, secondary: null });
     expect(sent().filter((m) => m.method === 'account/rateLimits/read')).toHaveLength(1);
     await expect(executor.readCodexRateLimits(STUB, { STUB_SCENARIO: '{}', STUB_LOG: logFile }, [])).rejects.toThrow(/authentication required/);

@@ -55,8 +55,18 @@ describe('LocalRuntimeExecutor turn files', () => {
       mcpServers: { rost: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${MCP_TOKEN}` } } },
     });
     expect(seen.argv).toEqual([
-      '-p', '--setting-sources', 'user', '--strict-mcp-config', '--mcp-config', seen.configPath, '--allowedTools', 'mcp__rost',
-      '--output-format', 'json', '--resume', 'sess-1',
+      '-p',
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--mcp-config',
+      seen.configPath,
+      '--allowedTools',
+      'mcp__rost',
+      '--output-format',
+      'json',
+      '--resume',
+      'sess-1',
     ]);
     expect(seen.stdin).toBe('-starts with a dash');
     expect(seen.runnerSecretVar).toBeNull();
@@ -87,11 +97,22 @@ describe('LocalRuntimeExecutor turn files', () => {
     expect(seen.envToken).toBe(MCP_TOKEN);
     expect(seen.argv.join(' ')).not.toContain(MCP_TOKEN);
     expect(seen.argv).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '--cd', seen.cwd, '--sandbox', 'workspace-write',
-      '-c', 'approval_policy="never"', '--ignore-rules',
-      '-c', 'mcp_servers.rost.url="http://127.0.0.1:9/mcp"',
-      '-c', 'mcp_servers.rost.bearer_token_env_var="ROST_MCP_TOKEN"',
-      '-c', 'mcp_servers.rost.default_tools_approval_mode="approve"',
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--cd',
+      seen.cwd,
+      '--sandbox',
+      'workspace-write',
+      '-c',
+      'approval_policy="never"',
+      '--ignore-rules',
+      '-c',
+      'mcp_servers.rost.url="http://127.0.0.1:9/mcp"',
+      '-c',
+      'mcp_servers.rost.bearer_token_env_var="ROST_MCP_TOKEN"',
+      '-c',
+      'mcp_servers.rost.default_tools_approval_mode="approve"',
       '-',
     ]);
     expect(seen.configPath).toBeNull();

@@ -25,9 +25,7 @@ describe('LocalRuntimeExecutor output', () => {
     { exit: '1', label: 'with exit code 1' },
   ])('claude is_error: true → failed runtime_error ($label)', async ({ exit }) => {
     const { executor } = setup();
-    const outcome = await executor.execute(
-      request({ FAKE_MODE: 'json', FAKE_IS_ERROR: '1', FAKE_EXIT: exit, FAKE_RESULT: 'API Error: 400 nope' }),
-    );
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json', FAKE_IS_ERROR: '1', FAKE_EXIT: exit, FAKE_RESULT: 'API Error: 400 nope' }));
     expect(outcome).toMatchObject({ status: 'failed', reason: 'runtime_error', exitCode: Number(exit), summary: 'API Error: 400 nope' });
     // The session id still comes back: the caller clears its resume cache on a failed resumed turn.
     expect(outcome.sessionId).toBeDefined();
@@ -82,9 +80,7 @@ describe('LocalRuntimeExecutor output', () => {
   it.each(['claude', 'codex'] as const)('redacts the MCP token from summary, tail and live output (%s)', async (runtime) => {
     const { executor } = setup();
     const tails: string[] = [];
-    const outcome = await executor.execute(
-      request({ FAKE_MODE: 'echo-secret' }, { runtime, kind: 'work_order', onOutput: (t) => tails.push(t) }),
-    );
+    const outcome = await executor.execute(request({ FAKE_MODE: 'echo-secret' }, { runtime, kind: 'work_order', onOutput: (t) => tails.push(t) }));
     expect(outcome.status).toBe('succeeded');
     for (const text of [outcome.summary, outcome.outputTail, ...tails]) {
       expect(text).not.toContain(MCP_TOKEN);

@@ -74,7 +74,9 @@ describe('LocalRuntimeExecutor process lifecycle', () => {
     const { executor, turnDirs } = setup();
     const outcome = await executor.execute(request({}, { binary: '/nonexistent/bin/claude' }));
     expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error', exitCode: null });
-    expect(outcome.summary).toMatch(/^could not start claude \(\/nonexistent\/bin\/claude\) \[ENOENT\]: the program was not found\. Check that claude is installed/);
+    expect(outcome.summary).toMatch(
+      /^could not start claude \(\/nonexistent\/bin\/claude\) \[ENOENT\]: the program was not found\. Check that claude is installed/,
+    );
     expect(turnDirs()).toEqual([]);
   });
 
@@ -117,9 +119,7 @@ describe('LocalRuntimeExecutor process lifecycle', () => {
 
   it('rejects an invalid request without starting anything', async () => {
     const { executor } = setup();
-    const outcome = await executor.execute(
-      request({}, { mcp: { serverUrl: 'file:///etc/passwd', token: 'tok en' }, resumeSessionId: '--dangerous' }),
-    );
+    const outcome = await executor.execute(request({}, { mcp: { serverUrl: 'file:///etc/passwd', token: 'tok en' }, resumeSessionId: '--dangerous' }));
     expect(outcome).toMatchObject({ status: 'failed', reason: 'spawn_error' });
     expect(outcome.summary).toMatch(/invalid execution request/);
     expect(outcome.summary).toMatch(/mcp\.serverUrl/);

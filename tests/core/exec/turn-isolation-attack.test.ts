@@ -83,7 +83,11 @@ function attack(level: 'bubblewrap' | 'environment'): Promise<{ verdict: Verdict
     const timer = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGKILL'), 60_000);
     child.on('close', () => {
       clearTimeout(timer);
-      const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      const line = stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .pop();
       resolve({ verdict: line ? (JSON.parse(line) as Verdict) : null, stderr: stderr.slice(-3000) });
     });
   });
@@ -92,36 +96,40 @@ function attack(level: 'bubblewrap' | 'environment'): Promise<{ verdict: Verdict
 const RUNNER_NAMES = /^(RUNNER_|ROST_|DBUS_|XDG_RUNTIME_DIR$|SPY_CANARY|KEYRING_PASSWORD$|NODE_BIN$)/;
 
 describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
-  it.skipIf(noBwrap)(`finds nothing under bubblewrap, even told where the secrets are${noBwrap ? ` (skipped: ${probed?.note ?? 'not Linux'})` : ''}`, async () => {
-    const { verdict, stderr } = await attack('bubblewrap');
-    expect(verdict?.findings, `${verdict?.summaryHead ?? ''}\n${stderr}`).toBeTruthy();
-    expect(verdict?.level).toBe('bubblewrap');
-    const f = verdict!.findings!;
-    expect(f.keyringReachableFromHost).toBe(true); // the secret is there for whoever can reach the bus
-    expect({
-      secretFile: f.secretFile,
-      keyringOwnEnv: f.keyringOwnEnv,
-      keyringKnownAddress: f.keyringKnownAddress,
-      sshKey: f.sshKey,
-      codexConfig: f.codexConfig,
-      claudeSettings: f.claudeSettings,
-      hostEnviron: f.hostEnviron,
-      ownEnvCanary: f.ownEnvCanary,
-    }).toEqual({
-      secretFile: false,
-      keyringOwnEnv: false,
-      keyringKnownAddress: false,
-      sshKey: false,
-      codexConfig: false,
-      claudeSettings: false,
-      hostEnviron: false,
-      ownEnvCanary: false,
-    });
-    expect(f.ownEnvNames.filter((n) => RUNNER_NAMES.test(n))).toEqual([]);
-    expect(f.stdinBytes).toBe(4096);
-    // What it may reach: its own sign-in file, so the real claude stays signed in.
-    expect(f.claudeSignIn).toBe(true);
-  }, 90_000);
+  it.skipIf(noBwrap)(
+    `finds nothing under bubblewrap, even told where the secrets are${noBwrap ? ` (skipped: ${probed?.note ?? 'not Linux'})` : ''}`,
+    async () => {
+      const { verdict, stderr } = await attack('bubblewrap');
+      expect(verdict?.findings, `${verdict?.summaryHead ?? ''}\n${stderr}`).toBeTruthy();
+      expect(verdict?.level).toBe('bubblewrap');
+      const f = verdict!.findings!;
+      expect(f.keyringReachableFromHost).toBe(true); // the secret is there for whoever can reach the bus
+      expect({
+        secretFile: f.secretFile,
+        keyringOwnEnv: f.keyringOwnEnv,
+        keyringKnownAddress: f.keyringKnownAddress,
+        sshKey: f.sshKey,
+        codexConfig: f.codexConfig,
+        claudeSettings: f.claudeSettings,
+        hostEnviron: f.hostEnviron,
+        ownEnvCanary: f.ownEnvCanary,
+      }).toEqual({
+        secretFile: false,
+        keyringOwnEnv: false,
+        keyringKnownAddress: false,
+        sshKey: false,
+        codexConfig: false,
+        claudeSettings: false,
+        hostEnviron: false,
+        ownEnvCanary: false,
+      });
+      expect(f.ownEnvNames.filter((n) => RUNNER_NAMES.test(n))).toEqual([]);
+      expect(f.stdinBytes).toBe(4096);
+      // What it may reach: its own sign-in file, so the real claude stays signed in.
+      expect(f.claudeSignIn).toBe(true);
+    },
+    90_000,
+  );
 
   it('with the environment only, finds no environment canary and no secret through its own environment', async () => {
     const { verdict, stderr } = await attack('environment');

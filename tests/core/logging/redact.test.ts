@@ -94,7 +94,7 @@ describe('redactText', () => {
       'eyJ.'.repeat(M / 4),
       'sk-'.repeat(M / 3),
       '\\"'.repeat(M / 2),
-      "key='key=\" ".repeat(M / 11),
+      'key=\'key=" '.repeat(M / 11),
       'password' + ' '.repeat(M),
       '-----BEGIN PRIVATE KEY-----'.repeat(M / 27),
       'http://a:'.repeat(M / 9),
@@ -117,13 +117,24 @@ describe('redactText', () => {
 });
 
 describe('isSecretKey', () => {
-  it.each(['runner_secret', 'access_token', 'refresh_token', 'token', 'api_key', 'apiKey', 'x-api-key', 'password', 'secret', 'clientSecret', 'Authorization', 'DB_PASSWORD', 'privateKey', 'auth'])(
-    '%s is secret',
-    (key) => expect(isSecretKey(key)).toBe(true),
-  );
-  it.each(['input_tokens', 'token_type', 'tokenExpiresAt', 'secretBackend', 'secret_grant_count', 'name', 'key', 'session_id', 'tokens'])(
-    '%s is not',
-    (key) => expect(isSecretKey(key)).toBe(false),
+  it.each([
+    'runner_secret',
+    'access_token',
+    'refresh_token',
+    'token',
+    'api_key',
+    'apiKey',
+    'x-api-key',
+    'password',
+    'secret',
+    'clientSecret',
+    'Authorization',
+    'DB_PASSWORD',
+    'privateKey',
+    'auth',
+  ])('%s is secret', (key) => expect(isSecretKey(key)).toBe(true));
+  it.each(['input_tokens', 'token_type', 'tokenExpiresAt', 'secretBackend', 'secret_grant_count', 'name', 'key', 'session_id', 'tokens'])('%s is not', (key) =>
+    expect(isSecretKey(key)).toBe(false),
   );
 });
 

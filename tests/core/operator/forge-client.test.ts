@@ -94,11 +94,17 @@ describe('Forge client', () => {
 
   it("carries the server's own one line for 403 and 409, clipped and redacted", async () => {
     const id = randomUUID();
-    stub.routes.set(`POST ${PAUSE}`, { status: 403, json: { error: 'forbidden', message: 'software_factory.request.pause requires the tenant_admin role (you are member)' } });
+    stub.routes.set(`POST ${PAUSE}`, {
+      status: 403,
+      json: { error: 'forbidden', message: 'software_factory.request.pause requires the tenant_admin role (you are member)' },
+    });
     const forbidden = await rejection(forge().command('software_factory.request.pause', { build_request_id: id }, TOKEN));
     expect(forbidden).toMatchObject({ kind: 'rejected', status: 403, code: 'forbidden' });
     expect(forbidden.message).toBe('software_factory.request.pause requires the tenant_admin role (you are member)');
-    stub.routes.set(`POST ${PAUSE}`, { status: 409, json: { error: 'invalid_transition', message: `cannot pause\na closed request ${TOKEN} ${'x'.repeat(1000)}` } });
+    stub.routes.set(`POST ${PAUSE}`, {
+      status: 409,
+      json: { error: 'invalid_transition', message: `cannot pause\na closed request ${TOKEN} ${'x'.repeat(1000)}` },
+    });
     const conflict = await rejection(forge().command('software_factory.request.pause', { build_request_id: id }, TOKEN));
     expect(conflict).toMatchObject({ status: 409, code: 'invalid_transition' });
     expect(conflict.message).not.toContain('\n');
@@ -119,7 +125,10 @@ describe('Forge client', () => {
     expect(await forge().me(TOKEN)).toEqual({ operator_id: 'o1', tenant_id: 't1', name: 'Ada', role: 'tenant_admin' });
     stub.routes.set('GET /api/operator/me', { status: 200, json: { operator_id: 'o1', tenant_id: 't1', name: 'Ada', role: 'owner' } });
     expect((await rejection(forge().me(TOKEN))).kind).toBe('invalid_response');
-    stub.routes.set('GET /api/confirmations/c1', { status: 200, json: { id: 'c1', command_id: 'x', status: 'declined', expires_at: '2026-12-01T10:10:00.000Z' } });
+    stub.routes.set('GET /api/confirmations/c1', {
+      status: 200,
+      json: { id: 'c1', command_id: 'x', status: 'declined', expires_at: '2026-12-01T10:10:00.000Z' },
+    });
     expect(await forge().confirmation('c1', TOKEN)).toMatchObject({ status: 'declined' });
     stub.routes.set('GET /api/confirmations/c1', { status: 200, json: { id: 'c1', status: 'maybe' } });
     expect((await rejection(forge().confirmation('c1', TOKEN))).kind).toBe('invalid_response');

@@ -16,4 +16,3 @@ export async function signIn(h: Harness, name: string): Promise<OperatorStatus> 
   h.emu.admin.decideOAuthDeviceCode(flow.userCode, operatorId(h, name));
   return h.waitForEvent('operator:state', (s) => s.session.state === 'signed_in', 15_000);
 }
-

@@ -28,7 +28,13 @@ async function setup(refresh: () => Promise<RefreshOutcome>, initial: { refreshT
   const store = new MemoryStore();
   const registered: string[] = [];
   const vault = new TokenVault(store, (s) => registered.push(s));
-  await vault.save(URL_, { v: 1, accessToken: 'oat_1', refreshToken: initial.refreshToken === undefined ? 'ort_1' : initial.refreshToken, expiresAt: 0, identity: IDENTITY });
+  await vault.save(URL_, {
+    v: 1,
+    accessToken: 'oat_1',
+    refreshToken: initial.refreshToken === undefined ? 'ort_1' : initial.refreshToken,
+    expiresAt: 0,
+    identity: IDENTITY,
+  });
   let refreshes = 0;
   let changes = 0;
   const session = new OperatorSession({
@@ -65,7 +71,11 @@ describe('operator session: refresh once on a 401', () => {
     expect(value).toBe('ok');
     expect(tokensSeen).toEqual(['oat_1', 'oat_2']);
     expect(s.refreshes()).toBe(1);
-    expect(JSON.parse(s.store.entries.get('operator:http://127.0.0.1:7457')!)).toMatchObject({ accessToken: 'oat_2', refreshToken: 'ort_2', identity: IDENTITY });
+    expect(JSON.parse(s.store.entries.get('operator:http://127.0.0.1:7457')!)).toMatchObject({
+      accessToken: 'oat_2',
+      refreshToken: 'ort_2',
+      identity: IDENTITY,
+    });
     expect(s.registered).toEqual(expect.arrayContaining(['oat_1', 'ort_1', 'oat_2', 'ort_2']));
   });
 
@@ -85,7 +95,10 @@ describe('operator session: refresh once on a 401', () => {
 
   it('asks to sign in again when the refresh is refused, and deletes the tokens', async () => {
     const s = await setup(async () => ({ kind: 'invalid_grant', message: 'the control plane refused the refresh (invalid_grant)' }));
-    await expect(s.session.authorized(async () => Promise.reject(unauthorized()))).rejects.toMatchObject({ code: 'sign_in_again', message: expect.stringMatching(/Sign in again\.$/) });
+    await expect(s.session.authorized(async () => Promise.reject(unauthorized()))).rejects.toMatchObject({
+      code: 'sign_in_again',
+      message: expect.stringMatching(/Sign in again\.$/),
+    });
     expect(s.session.state).toMatchObject({ state: 'sign_in_again' });
     expect(s.store.entries.size).toBe(0);
     await expect(s.session.authorized(async () => 'x')).rejects.toMatchObject({ code: 'sign_in_again' });
@@ -120,7 +133,14 @@ describe('operator session: refresh once on a 401', () => {
     const store = new MemoryStore();
     store.entries.set('operator:http://127.0.0.1:7457', '{"v":1,"accessToken":');
     const logging = testLogging();
-    const session = new OperatorSession({ clock: new FakeClock(), log: logging.log, vault: new TokenVault(store, () => {}), controlPlaneUrl: URL_, oauth: { refresh: async () => rotated }, onChange: () => {} });
+    const session = new OperatorSession({
+      clock: new FakeClock(),
+      log: logging.log,
+      vault: new TokenVault(store, () => {}),
+      controlPlaneUrl: URL_,
+      oauth: { refresh: async () => rotated },
+      onChange: () => {},
+    });
     await session.load();
     expect(session.state).toEqual({ state: 'signed_out' });
     expect(store.entries.size).toBe(0);

@@ -105,7 +105,14 @@ describe('build requests through the core', () => {
     const board = await h.invoke<RequestBoard>('requests:list');
     expect(new Set(board.requests.map((r) => r.status))).toEqual(new Set(['open', 'in_progress', 'paused', 'blocked', 'canceled', 'closed']));
     const active = board.requests.find((r) => r.status === 'in_progress')!;
-    expect(active).toMatchObject({ currentPhase: 'build', risk: 'medium', maxIterations: 12, iterationsUsed: 3, maxWallClockSeconds: 7200, costBudgetUsd: '25.00' });
+    expect(active).toMatchObject({
+      currentPhase: 'build',
+      risk: 'medium',
+      maxIterations: 12,
+      iterationsUsed: 3,
+      maxWallClockSeconds: 7200,
+      costBudgetUsd: '25.00',
+    });
     const detail = await h.invoke<RequestDetailView>('requests:show', { id: active.id });
     expect(detail.phaseRuns.map((p) => p.phase)).toEqual(['intake', 'planning', 'plan_review', 'build']);
     expect(detail.gates.some((g) => g.status === 'open')).toBe(true);
@@ -204,7 +211,10 @@ describe('build requests through the core', () => {
     await h.invoke('operator:sign-out');
     await h.core.shutdown(0);
     const stored = filesUnder(h.dataDir);
-    const logs = stored.filter((f) => f.file.includes('log')).map((f) => f.text).join('\n');
+    const logs = stored
+      .filter((f) => f.file.includes('log'))
+      .map((f) => f.text)
+      .join('\n');
     expect(logs).toContain('operator access token refreshed after a 401');
     expect(logs).toContain('operator signed out');
     const said = JSON.stringify(h.events) + logs;

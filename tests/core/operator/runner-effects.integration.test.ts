@@ -18,7 +18,10 @@ afterEach(async () => {
 async function setup(): Promise<{ harness: Harness; requestId: string }> {
   const harness = await startHarness({
     settings: { maxSessions: 2 },
-    emulator: { seed: 'demo', config: { oauthIntervalSec: 1, leaseHeartbeatMs: 200, longPollMaxMs: 2_000, caps: { tenant: 8, project: 8, defaultAccount: 8 } } },
+    emulator: {
+      seed: 'demo',
+      config: { oauthIntervalSec: 1, leaseHeartbeatMs: 200, longPollMaxMs: 2_000, caps: { tenant: 8, project: 8, defaultAccount: 8 } },
+    },
     core: { runtimeBinaries: { claude: FAKE, codex: FAKE } },
   });
   const pairing = await harness.invoke<PairingState>('pairing:start');

@@ -56,7 +56,12 @@ describe('operator sign-in (OAuth device flow)', () => {
     const received: TokenResponse[] = [];
     const { clock, flow, states, rel, secrets } = setup([{ kind: 'pending' }, { kind: 'pending' }, tokens], { onTokens: async (t) => void received.push(t) });
     await flow.start();
-    expect(flow.current).toMatchObject({ phase: 'waiting', userCode: 'BCDF-GHJK', verificationUriComplete: 'http://cp/oauth/device?code=BCDF-GHJK', intervalSeconds: 5 });
+    expect(flow.current).toMatchObject({
+      phase: 'waiting',
+      userCode: 'BCDF-GHJK',
+      verificationUriComplete: 'http://cp/oauth/device?code=BCDF-GHJK',
+      intervalSeconds: 5,
+    });
     expect(secrets).toEqual(['odc_device_code_secret']);
     await clock.advanceAsync(15_000, 1000);
     expect(rel()).toEqual([5, 10, 15]);

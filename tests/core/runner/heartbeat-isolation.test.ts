@@ -35,7 +35,10 @@ describe('isolation in capabilities and the heartbeat', () => {
   });
 
   it('says why a runtime gets the environment only', async () => {
-    const detector = new CapabilityDetector(runner, new FakeClock(0), undefined, {}, async () => ({ level: 'environment', note: 'bubblewrap (bwrap) is not installed' }));
+    const detector = new CapabilityDetector(runner, new FakeClock(0), undefined, {}, async () => ({
+      level: 'environment',
+      note: 'bubblewrap (bwrap) is not installed',
+    }));
     expect((await detector.refresh()).claude).toMatchObject({ isolation: 'environment', isolationNote: 'bubblewrap (bwrap) is not installed' });
   });
 });

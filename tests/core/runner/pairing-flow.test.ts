@@ -92,7 +92,9 @@ describe('device-code pairing flow', () => {
     await clock.advanceAsync(5_000, 1000);
     expect(flow.current).toMatchObject({ phase: 'waiting', trouble: { message: expect.stringContaining('ECONNREFUSED') } });
     await clock.advanceAsync(120_000, 1000);
-    const gaps = rel().slice(1).map((t, i) => t - rel()[i]!);
+    const gaps = rel()
+      .slice(1)
+      .map((t, i) => t - rel()[i]!);
     // Never faster than the interval; growing while the trouble lasts.
     expect(gaps.every((g) => g >= 5)).toBe(true);
     expect(gaps[2]!).toBeGreaterThan(gaps[0]!);

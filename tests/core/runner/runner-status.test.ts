@@ -61,12 +61,13 @@ describe('deriveStatus precedence', () => {
     expect(deriveStatus({ ...base, ...facts }).state).toBe(state);
   });
 
-  it.each(pairs(PAIRED).filter(([a, b]) => !EXCEPTIONS.has(`${a[0]}|${b[0]}`)).map(([a, b]) => [a[0], b[0], a, b] as const))(
-    'paired, %s beats %s',
-    (_a, _b, [, higher, winner], [, lower]) => {
-      expect(deriveStatus({ ...base, ...lower, ...higher }).state).toBe(winner);
-    },
-  );
+  it.each(
+    pairs(PAIRED)
+      .filter(([a, b]) => !EXCEPTIONS.has(`${a[0]}|${b[0]}`))
+      .map(([a, b]) => [a[0], b[0], a, b] as const),
+  )('paired, %s beats %s', (_a, _b, [, higher, winner], [, lower]) => {
+    expect(deriveStatus({ ...base, ...lower, ...higher }).state).toBe(winner);
+  });
 
   it('never hides running turns behind a control-plane problem: working, with the fault and the next try', () => {
     const status = deriveStatus({ ...base, active: 1, offline: { retryAt: NOW + 5_000, message: 'Cannot reach the control plane.', fault: 'unreachable' } });

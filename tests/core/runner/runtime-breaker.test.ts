@@ -55,7 +55,10 @@ describe('runtime readiness (the one predicate)', () => {
 
   it('auto picks the ready runtime; a unit that needs the signed-out one says why; no ready runtime says why', () => {
     expect(chooseRuntime('auto', 'auto', readyRuntimes({ capabilities: caps, preference: 'auto' }))).toEqual({ ok: true, runtime: 'codex' });
-    expect(chooseRuntime('claude', 'auto', readyRuntimes({ capabilities: caps, preference: 'auto' }))).toEqual({ ok: false, reason: 'Runner runtime codex cannot execute requested claude turn.' });
+    expect(chooseRuntime('claude', 'auto', readyRuntimes({ capabilities: caps, preference: 'auto' }))).toEqual({
+      ok: false,
+      reason: 'Runner runtime codex cannot execute requested claude turn.',
+    });
     expect(readyRuntimes({ capabilities: caps, preference: 'auto', tripped: { codex: 'claiming paused' } })).toEqual([]);
     expect(noReadyRuntime(caps, 'auto')).toBeNull();
     expect(noReadyRuntime(caps, 'claude')).toBe('Claude Code: installed, not signed in — run `claude` and sign in');

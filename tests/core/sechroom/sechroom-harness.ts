@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../../emulator/index';
 import type { FetchLike } from '../../../main/core/connectors/http-json';
-import { ExecutorSession, type ExecutorSessionDeps, type SechroomTurnRecord, type SessionStatus } from '../../../main/core/connectors/sechroom/executor-session';
+import {
+  ExecutorSession,
+  type ExecutorSessionDeps,
+  type SechroomTurnRecord,
+  type SessionStatus,
+} from '../../../main/core/connectors/sechroom/executor-session';
 import { checkInstanceSettings, type InstanceSettings, type InstanceSettingsInput } from '../../../main/core/connectors/sechroom/instance-settings';
 import { StaticTokenSource, type SechroomTokenSource } from '../../../main/core/connectors/sechroom/sechroom-auth';
 import { SechroomOutbox } from '../../../main/core/connectors/sechroom/sechroom-outbox';
@@ -82,7 +87,11 @@ export interface Rig {
   client(opts?: { tokens?: SechroomTokenSource; fetch?: FetchLike }): WorkLayerClient;
   settings(patch?: Partial<InstanceSettingsInput>): InstanceSettings;
   /** A session with a fresh outbox in `outboxDir` (default: the rig's). */
-  session(opts: { turns: SechroomTurnRunner; settings?: Partial<InstanceSettingsInput>; outboxDir?: string; fetch?: FetchLike } & Partial<Omit<ExecutorSessionDeps, 'settings' | 'turns' | 'outbox' | 'client'>>): Promise<{
+  session(
+    opts: { turns: SechroomTurnRunner; settings?: Partial<InstanceSettingsInput>; outboxDir?: string; fetch?: FetchLike } & Partial<
+      Omit<ExecutorSessionDeps, 'settings' | 'turns' | 'outbox' | 'client'>
+    >,
+  ): Promise<{
     session: ExecutorSession;
     outbox: SechroomOutbox;
     records: SechroomTurnRecord[];

@@ -17,7 +17,15 @@ const completion = (leaseId: string) => ({
   instanceId: 'exi_1',
   memoryId: 'mem_abc',
   leaseId,
-  input: { executorInstanceId: 'exi_1', claimToken: 'sct_secret', tokenVersion: 1, verdict: 'pass' as const, text: 'done', source: 'lane', title: 'T — driven closeout' },
+  input: {
+    executorInstanceId: 'exi_1',
+    claimToken: 'sct_secret',
+    tokenVersion: 1,
+    verdict: 'pass' as const,
+    text: 'done',
+    source: 'lane',
+    title: 'T — driven closeout',
+  },
 });
 
 describe('Sechroom outbox', () => {
@@ -44,7 +52,11 @@ describe('Sechroom outbox', () => {
     // Enqueueing the same lease again keeps the one entry.
     await outbox.enqueue(completion('lse_1'));
     expect(outbox.pending).toBe(1);
-    await r.pump(() => delivered.length === 1, 500, () => true);
+    await r.pump(
+      () => delivered.length === 1,
+      500,
+      () => true,
+    );
     expect(calls).toBe(3);
     expect(delivered[0]).toMatchObject({ outcome: 'completed', completionMemoryId: 'mem_done' });
     expect(outbox.pending).toBe(0);
@@ -57,14 +69,25 @@ describe('Sechroom outbox', () => {
     let mode: 'auth' | 'expired' = 'auth';
     const client = {
       complete: async () => {
-        if (mode === 'auth') throw new AuthExpiredError('SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.', 'new_token');
+        if (mode === 'auth')
+          throw new AuthExpiredError(
+            'SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.',
+            'new_token',
+          );
         throw new ConnectorError('rejected', 'POST /me/executor-task-leases/lse_2/complete failed (409 lease_expired)', 409, 'lease_expired');
       },
       telemetry: async () => ({ eventCount: 1 }),
     };
     const expired: ConnectorError[] = [];
     const delivered: OutboxDelivery[] = [];
-    const outbox = new SechroomOutbox({ dir: path.join(r.tmp, 'ob'), client, clock: r.clock, log: r.logs.log, onAuthExpired: (e) => expired.push(e), onDelivered: (d) => delivered.push(d) });
+    const outbox = new SechroomOutbox({
+      dir: path.join(r.tmp, 'ob'),
+      client,
+      clock: r.clock,
+      log: r.logs.log,
+      onAuthExpired: (e) => expired.push(e),
+      onDelivered: (d) => delivered.push(d),
+    });
     await outbox.load();
     outbox.start();
     await outbox.enqueue(completion('lse_2'));
@@ -77,7 +100,8 @@ describe('Sechroom outbox', () => {
     expect(outbox.pending).toBe(0);
     expect(delivered[0]).toMatchObject({
       outcome: 'rejected',
-      message: 'COMPLETE REJECTED for mem_abc (POST /me/executor-task-leases/lse_2/complete failed (409 lease_expired)) — task will re-offer; investigate the heartbeat gap.',
+      message:
+        'COMPLETE REJECTED for mem_abc (POST /me/executor-task-leases/lse_2/complete failed (409 lease_expired)) — task will re-offer; investigate the heartbeat gap.',
     });
   });
 });

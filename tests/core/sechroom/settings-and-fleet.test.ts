@@ -31,7 +31,13 @@ describe('instance settings', () => {
     });
     expect(laneOf(checked.settings)).toBe('codex-a');
     expect(refreshAfterMs(checked.settings)).toBe(300_000);
-    expect(registrationInput(checked.settings)).toMatchObject({ instanceKey: 'codex-a', laneId: 'codex-a', activationMode: 'Attached', toolSetRef: null, ttlSeconds: 600 });
+    expect(registrationInput(checked.settings)).toMatchObject({
+      instanceKey: 'codex-a',
+      laneId: 'codex-a',
+      activationMode: 'Attached',
+      toolSetRef: null,
+      ttlSeconds: 600,
+    });
   });
 
   it("refuses what the seed refuses, in the seed's words", () => {
@@ -72,31 +78,69 @@ describe('fleet config (sechroom executor fleet --config)', () => {
   };
 
   it("refuses a config without instances, an entry without root or instanceKey, and duplicate keys, with the seed's messages", () => {
-    for (const bad of [{}, { instances: [] }, { instances: {} }, [], null]) expect(refusal(bad)).toBe("fleet config must contain a non-empty 'instances' array");
+    for (const bad of [{}, { instances: [] }, { instances: {} }, [], null])
+      expect(refusal(bad)).toBe("fleet config must contain a non-empty 'instances' array");
     for (const entry of [{ root: 'a' }, { instanceKey: 'k' }, { root: 1, instanceKey: 'k' }, null, 'x']) {
       expect(refusal({ instances: [entry] })).toBe("each fleet instance requires string 'root' and 'instanceKey'");
     }
-    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k' }, { root: 'b', instanceKey: 'k' }] })).toBe("duplicate fleet instanceKey 'k'");
+    expect(
+      refusal({
+        instances: [
+          { root: 'a', instanceKey: 'k' },
+          { root: 'b', instanceKey: 'k' },
+        ],
+      }),
+    ).toBe("duplicate fleet instanceKey 'k'");
     expect(refusal('{ not json')).toMatch(/^fleet.json is not valid JSON: /);
   });
 
   it('maps the entry keys onto instance settings as the seed maps them onto flags, resolving root against the config folder', () => {
     const [a, b] = parse({
       instances: [
-        { root: '../checkout-a', instanceKey: 'codex-a', lane: 'lane-1', model: 'gpt-5', connector: 'conn', ttl: 600, pollInterval: 5, heartbeatInterval: 30, turnTimeout: 300, resumeTurnTimeout: 1200, drainTimeout: 30, codexBin: 'codex', sandbox: 'read-only', usageReserve: 2, once: true },
+        {
+          root: '../checkout-a',
+          instanceKey: 'codex-a',
+          lane: 'lane-1',
+          model: 'gpt-5',
+          connector: 'conn',
+          ttl: 600,
+          pollInterval: 5,
+          heartbeatInterval: 30,
+          turnTimeout: 300,
+          resumeTurnTimeout: 1200,
+          drainTimeout: 30,
+          codexBin: 'codex',
+          sandbox: 'read-only',
+          usageReserve: 2,
+          once: true,
+        },
         { root: '/abs/checkout-b', instanceKey: 'codex-b', ttl: '120', usageReserve: '5.5' },
       ],
     });
-    expect(a!.settings).toMatchObject({ root: '/work/checkout-a', instanceKey: 'codex-a', laneId: 'lane-1', model: 'gpt-5', connectorId: 'conn', sandbox: 'read-only', codexBin: 'codex' });
+    expect(a!.settings).toMatchObject({
+      root: '/work/checkout-a',
+      instanceKey: 'codex-a',
+      laneId: 'lane-1',
+      model: 'gpt-5',
+      connectorId: 'conn',
+      sandbox: 'read-only',
+      codexBin: 'codex',
+    });
     expect(a!.ignoredKeys).toEqual(['once']);
     expect(b!.settings).toMatchObject({ root: '/abs/checkout-b', ttlSeconds: 120, usageReservePercent: 5.5 });
     expect(laneOfEntry(b!)).toBe('codex-b');
   });
 
   it("validates each entry's values with the run's messages, naming the entry (the seed finds out in a child process, or never)", () => {
-    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k1', heartbeatInterval: 120 }] })).toBe("fleet instance 'k1': --heartbeat-interval must be shorter than the 120s lease TTL");
-    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k2', usageReserve: 100 }] })).toBe("fleet instance 'k2': --usage-reserve must be a percent in [0, 100)");
-    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k3', ttl: 'soon' }] })).toBe("fleet instance 'k3': --ttl must be a whole number of seconds in [30, 600]");
+    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k1', heartbeatInterval: 120 }] })).toBe(
+      "fleet instance 'k1': --heartbeat-interval must be shorter than the 120s lease TTL",
+    );
+    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k2', usageReserve: 100 }] })).toBe(
+      "fleet instance 'k2': --usage-reserve must be a percent in [0, 100)",
+    );
+    expect(refusal({ instances: [{ root: 'a', instanceKey: 'k3', ttl: 'soon' }] })).toBe(
+      "fleet instance 'k3': --ttl must be a whole number of seconds in [30, 600]",
+    );
   });
 
   describe('from a file', () => {

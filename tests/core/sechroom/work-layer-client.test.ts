@@ -31,7 +31,15 @@ async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
 
 function oauthSource(rig: Rig, store = new MemoryStore(), fetchImpl?: FetchLike) {
   const oauth = sechroomOAuthClient({ baseUrl: rig.emu.sechroomUrl, clientId: 'runner-tray', ...(fetchImpl ? { fetch: fetchImpl } : {}) });
-  const tokens = new OAuthTokenSource({ baseUrl: rig.emu.sechroomUrl, account: 'work', store, registerSecret: () => {}, oauth, clock: rig.clock, log: rig.logs.log });
+  const tokens = new OAuthTokenSource({
+    baseUrl: rig.emu.sechroomUrl,
+    account: 'work',
+    store,
+    registerSecret: () => {},
+    oauth,
+    clock: rig.clock,
+    log: rig.logs.log,
+  });
   return { store, oauth, tokens, client: rig.client({ tokens, ...(fetchImpl ? { fetch: fetchImpl } : {}) }) };
 }
 
@@ -41,7 +49,12 @@ describe('Work Layer client against the emulator', () => {
     const client = r.client();
     const instance = await client.register(registrationInput(r.settings({ capabilityKeys: ['ui'], connectorId: 'conn_codex' })));
     expect(instance).toMatchObject({ instanceKey: 'codex-a', laneId: 'codex-a', status: 'live' });
-    expect(r.emu.sechroom.listInstances()[0]).toMatchObject({ surface: 'runner-tray', activationMode: 'Attached', runtimeKind: 'Codex', claimedCapabilityKeys: ['ui'] });
+    expect(r.emu.sechroom.listInstances()[0]).toMatchObject({
+      surface: 'runner-tray',
+      activationMode: 'Attached',
+      runtimeKind: 'Codex',
+      claimedCapabilityKeys: ['ui'],
+    });
     r.clock.advance(60_000);
     const refreshed = await client.refreshInstance(instance.id, 300);
     expect(refreshed).toMatchObject({ id: instance.id, ttlSeconds: 300, expiresAt: new Date(r.clock.now() + 300_000).toISOString() });
@@ -95,7 +108,11 @@ describe('Work Layer client against the emulator', () => {
     if (waiting?.phase !== 'waiting') throw new Error(`not waiting: ${JSON.stringify(waiting)}`);
     const operator = r.emu.sechroom.mintToken().operator_id;
     r.emu.admin.decideOAuthDeviceCode(waiting.userCode, operator, 'approve');
-    await r.pump(() => flow.current?.phase === 'approved', 1_000, () => true);
+    await r.pump(
+      () => flow.current?.phase === 'approved',
+      1_000,
+      () => true,
+    );
     expect([...store.entries.keys()]).toEqual([sechroomTokenAccount(r.emu.sechroomUrl, 'work')]);
     expect(await client.me()).toMatchObject({ operatorId: operator, scope: 'sechroom' });
   });
@@ -124,7 +141,10 @@ describe('Work Layer client against the emulator', () => {
       new URL(input).pathname.endsWith('/me') ? Promise.resolve(new Response('{"error":"invalid_token"}', { status: 401 })) : fetch(input, init);
     const { tokens, client } = oauthSource(r, new MemoryStore(), always401);
     await tokens.adopt(r.emu.sechroom.mintToken());
-    expect(await failure(client.me())).toMatchObject({ remedy: 'sign_in', message: 'GET /me still 401 after token refresh — re-authenticate (`sechroom login`).' });
+    expect(await failure(client.me())).toMatchObject({
+      remedy: 'sign_in',
+      message: 'GET /me still 401 after token refresh — re-authenticate (`sechroom login`).',
+    });
   });
 
   it('asks to sign in again, with the seed messages, when the refresh is refused or there is no refresh token; the dead grant is dropped', async () => {

@@ -14,8 +14,7 @@ import { keytarUnavailable, missingCommands, suiteTitle } from '../../helpers/en
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/keychain-roundtrip.ts', import.meta.url));
 const missing = missingCommands(['dbus-run-session', 'gnome-keyring-daemon']);
-const skipReason =
-  process.platform !== 'linux' ? 'not Linux' : missing.length > 0 ? `${missing.join(' and ')} not installed` : keytarUnavailable();
+const skipReason = process.platform !== 'linux' ? 'not Linux' : missing.length > 0 ? `${missing.join(' and ')} not installed` : keytarUnavailable();
 
 // $1: unlocked|locked, $2: the fixture. `--unlock` reads the password on stdin, creates and
 // unlocks a login keyring, and returns once the daemon serves org.freedesktop.secrets.
@@ -73,7 +72,11 @@ function runInSession(mode: 'unlocked' | 'locked'): Promise<{ verdict: Verdict |
     }, 45_000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      const line = stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .pop();
       resolve({ verdict: line ? (JSON.parse(line) as Verdict) : null, code, stderr: stderr.slice(-2000) });
     });
   });
@@ -103,4 +106,3 @@ describe.skipIf(skipReason !== null)(suiteTitle('KeychainSecretStore against gno
     expect(verdict?.open?.reason).toMatch(/^The OS keychain is not usable \(.+\)\. Install and unlock a Secret Service .* --allow-file-secret-store /);
   }, 60_000);
 });
-

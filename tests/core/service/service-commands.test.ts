@@ -59,12 +59,19 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
   it('install writes the unit and enables it now; the unit drains on stop and restarts on failure', async () => {
     const sys = fakePort('linux');
     const t = io();
-    const code = await runServiceCommand(['install', '--name', 'rack-7', '--', '--execute', '--state-file', '/var/lib/rost/runner state.json'], { env, ...t, port: sys.port, ...base });
+    const code = await runServiceCommand(['install', '--name', 'rack-7', '--', '--execute', '--state-file', '/var/lib/rost/runner state.json'], {
+      env,
+      ...t,
+      port: sys.port,
+      ...base,
+    });
     expect(code).toBe(0);
     const file = '/home/ada/.config/systemd/user/rack-7.service';
     expect([...sys.files.keys()]).toEqual([file]);
     const unit = sys.files.get(file)!;
-    expect(unit).toContain('ExecStart=/usr/bin/node --import tsx /opt/runner-tray/main/headless/cli.ts --execute --state-file "/var/lib/rost/runner state.json"\n');
+    expect(unit).toContain(
+      'ExecStart=/usr/bin/node --import tsx /opt/runner-tray/main/headless/cli.ts --execute --state-file "/var/lib/rost/runner state.json"\n',
+    );
     expect(unit).toContain('WorkingDirectory=/opt/runner-tray\n');
     expect(unit).toContain('Restart=on-failure\n');
     expect(unit).toContain('KillMode=mixed\n');
@@ -102,7 +109,9 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
   it("status shows the manager's state and the runner's last status line", async () => {
     const sys = fakePort('linux', {
       'systemctl --user is-active runner-tray.service': { stdout: 'active\n' },
-      'journalctl --user -u runner-tray.service -n 500 --no-pager -o cat': { stdout: 'Status: Pairing… — x\nheartbeat ok #1 runner_id=r claude=true codex=false\nStatus: Idle — Connected and waiting for work.\n' },
+      'journalctl --user -u runner-tray.service -n 500 --no-pager -o cat': {
+        stdout: 'Status: Pairing… — x\nheartbeat ok #1 runner_id=r claude=true codex=false\nStatus: Idle — Connected and waiting for work.\n',
+      },
     });
     const t = io();
     expect(await runServiceCommand(['status'], { env, ...t, port: sys.port, ...base })).toBe(0);
@@ -197,7 +206,9 @@ describe('runner-tray-headless service on macOS (launchd agent)', () => {
     const file = '/home/ada/Library/LaunchAgents/dev.runnertray.runner-tray.plist';
     const plist = sys.files.get(file)!;
     expect(plist).toContain('<key>Label</key>\n  <string>dev.runnertray.runner-tray</string>');
-    expect(plist).toContain('<string>/usr/bin/node</string>\n    <string>--import</string>\n    <string>tsx</string>\n    <string>/opt/runner-tray/main/headless/cli.ts</string>\n    <string>--execute</string>');
+    expect(plist).toContain(
+      '<string>/usr/bin/node</string>\n    <string>--import</string>\n    <string>tsx</string>\n    <string>/opt/runner-tray/main/headless/cli.ts</string>\n    <string>--execute</string>',
+    );
     expect(plist).toContain('<key>SuccessfulExit</key>\n    <false/>');
     expect(plist).toContain('<key>ExitTimeOut</key>\n  <integer>150</integer>');
     expect(plist).toContain('<string>/home/ada/Library/Logs/Runner Tray/runner-tray.log</string>');
@@ -218,7 +229,9 @@ describe('runner-tray-headless service on macOS (launchd agent)', () => {
   });
 
   it('status reads the launchd state and the last status line from the log; logs follows it', async () => {
-    const sys = fakePort('darwin', { 'launchctl print gui/1000/dev.runnertray.runner-tray': { stdout: 'gui/1000/dev.runnertray.runner-tray = {\n\tstate = running\n' } });
+    const sys = fakePort('darwin', {
+      'launchctl print gui/1000/dev.runnertray.runner-tray': { stdout: 'gui/1000/dev.runnertray.runner-tray = {\n\tstate = running\n' },
+    });
     sys.files.set('/home/ada/Library/Logs/Runner Tray/runner-tray.log', 'Status: Working — 1 of 1\n');
     const t = io();
     await runServiceCommand(['status'], { env, ...t, port: sys.port, ...base });
@@ -232,7 +245,16 @@ describe('runner-tray-headless service on Windows (Task Scheduler)', () => {
   it('install registers a logon task that restarts on failure and logs to a file', async () => {
     const sys = fakePort('win32');
     const winEnv = { ...env, LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' };
-    expect(await runServiceCommand(['install', '--name', 'box'], { env: winEnv, ...io(), port: sys.port, ...base, repoRoot: 'C:\\runner-tray', nodePath: 'C:\\node\\node.exe' })).toBe(0);
+    expect(
+      await runServiceCommand(['install', '--name', 'box'], {
+        env: winEnv,
+        ...io(),
+        port: sys.port,
+        ...base,
+        repoRoot: 'C:\\runner-tray',
+        nodePath: 'C:\\node\\node.exe',
+      }),
+    ).toBe(0);
     const [xmlFile] = [...sys.files.keys()];
     expect(xmlFile).toMatch(/Runner Tray[\\/]box\.task\.xml$/);
     expect(sys.encodings.get(xmlFile!)).toBe('utf16le');

@@ -86,8 +86,12 @@ describe('resolveOverrides', () => {
     expect(message({}, ['--port', '70000'])).toBe('--port must be an integer from 0 to 65535.');
   });
 
-  it('RUNNER_TRAY_QUIT_DRAIN_MS overrides the quitDrainMs setting, with the setting\'s rule', () => {
-    expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: '60000' }, [])).toMatchObject({ ok: true, overrides: { quitDrainMs: 60_000 }, sources: { quitDrainMs: 'RUNNER_TRAY_QUIT_DRAIN_MS' } });
+  it("RUNNER_TRAY_QUIT_DRAIN_MS overrides the quitDrainMs setting, with the setting's rule", () => {
+    expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: '60000' }, [])).toMatchObject({
+      ok: true,
+      overrides: { quitDrainMs: 60_000 },
+      sources: { quitDrainMs: 'RUNNER_TRAY_QUIT_DRAIN_MS' },
+    });
     expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: '0' }, [])).toMatchObject({ ok: true, overrides: { quitDrainMs: 0 } });
     expect(resolveOverrides({ RUNNER_TRAY_QUIT_DRAIN_MS: 'soon' }, [])).toEqual({
       ok: false,
@@ -116,7 +120,12 @@ describe('resolveOverrides', () => {
 
   it('reads the seed serve line: --execute, --state-file, --user-code, and RUNNER_EXECUTE', () => {
     const r = ok({}, ['--execute', '--state-file', '/var/lib/rost/runner.json', '--heartbeat-ms', '30000', '--user-code', ' BDFG-HJKL ']);
-    expect(r).toMatchObject({ overrides: { runWork: true, heartbeatMs: 30000 }, sources: { runWork: '--execute' }, importStateFile: '/var/lib/rost/runner.json', userCode: 'BDFG-HJKL' });
+    expect(r).toMatchObject({
+      overrides: { runWork: true, heartbeatMs: 30000 },
+      sources: { runWork: '--execute' },
+      importStateFile: '/var/lib/rost/runner.json',
+      userCode: 'BDFG-HJKL',
+    });
     expect(ok({}, ['--no-execute'])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: '--no-execute' } });
     expect(ok({ RUNNER_EXECUTE: '1' }, [])).toMatchObject({ overrides: { runWork: true }, sources: { runWork: 'RUNNER_EXECUTE=1' } });
     expect(ok({ RUNNER_EXECUTE: '0' }, [])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: 'RUNNER_EXECUTE=0' } });
@@ -149,7 +158,10 @@ describe('resolveOverrides', () => {
   });
 
   it('reads the probe listener and the file-store opt-in from the environment (containers have no flags to spare)', () => {
-    expect(ok({ RUNNER_TRAY_HEALTH_PORT: '8080', RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1' }, [])).toMatchObject({ healthPort: 8080, allowFileSecretStore: true });
+    expect(ok({ RUNNER_TRAY_HEALTH_PORT: '8080', RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1' }, [])).toMatchObject({
+      healthPort: 8080,
+      allowFileSecretStore: true,
+    });
     expect(ok({}, ['--health-port', '0', '--health-host', '127.0.0.1'])).toMatchObject({ healthPort: 0, healthHost: '127.0.0.1' });
     expect(ok({ RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '0' }, []).allowFileSecretStore).toBe(false);
   });

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  SETTING_KEYS,
-  defaultSettings,
-  effectiveCadence,
-  parseSetting,
-  parseSettings,
-  parseSettingsPatch,
-  settingMessage,
-} from '../../../shared/settings';
+import { SETTING_KEYS, defaultSettings, effectiveCadence, parseSetting, parseSettings, parseSettingsPatch, settingMessage } from '../../../shared/settings';
 
 describe('settings schema', () => {
   it('has valid defaults, with the seed CLI default runner name', () => {
@@ -41,12 +33,36 @@ describe('settings schema', () => {
   });
 
   it.each([
-    ['controlPlaneUrl', 'ftp://x.example', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
-    ['controlPlaneUrl', 'https://user:pw@x.example', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
-    ['controlPlaneUrl', 'http://forge.example.com', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
-    ['controlPlaneUrl', 'http://127.0.0.1.example.com', 'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.'],
-    ['runtimeEnvAllow', 'AWS_PROFILE, RUNNER_NAME', "Extra environment variables for runtimes must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …)."],
-    ['runtimeEnvAllow', 'RUN*', "Extra environment variables for runtimes must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …)."],
+    [
+      'controlPlaneUrl',
+      'ftp://x.example',
+      'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
+    ],
+    [
+      'controlPlaneUrl',
+      'https://user:pw@x.example',
+      'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
+    ],
+    [
+      'controlPlaneUrl',
+      'http://forge.example.com',
+      'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
+    ],
+    [
+      'controlPlaneUrl',
+      'http://127.0.0.1.example.com',
+      'Control plane URL must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',
+    ],
+    [
+      'runtimeEnvAllow',
+      'AWS_PROFILE, RUNNER_NAME',
+      "Extra environment variables for runtimes must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …).",
+    ],
+    [
+      'runtimeEnvAllow',
+      'RUN*',
+      "Extra environment variables for runtimes must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …).",
+    ],
     ['useOwnAgentConfig', 'yes', 'Use my own claude/codex settings must be true or false.'],
     ['runnerName', '   ', 'Runner name must be 1–100 characters.'],
     ['runnerName', 'x'.repeat(101), 'Runner name must be 1–100 characters.'],
@@ -74,7 +90,13 @@ describe('settings schema', () => {
     });
     expect(r).toEqual({
       ok: true,
-      value: { controlPlaneUrl: 'https://rost.example', runnerName: 'box', modelAccountAlias: 'default', modelAccountState: 'unknown', expectedTenantId: undefined },
+      value: {
+        controlPlaneUrl: 'https://rost.example',
+        runnerName: 'box',
+        modelAccountAlias: 'default',
+        modelAccountState: 'unknown',
+        expectedTenantId: undefined,
+      },
     });
   });
 

@@ -100,7 +100,10 @@ describe('createSettingsStore (memory backend)', () => {
     expect(store.get()).toMatchObject({ runnerName: 'old-name', modelAccountAlias: 'team', heartbeatMs: 4000 });
     expect(store.warnings).toEqual([]);
     expect(backend.backups).toEqual([v1]);
-    expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' } });
+    expect(backend.data).toEqual({
+      schemaVersion: CURRENT_SETTINGS_VERSION,
+      settings: { runnerName: 'old-name', heartbeatMs: 4000, modelAccountAlias: 'team' },
+    });
   });
 
   it('migrates a v2 document to v3 ("Run work on this machine" defaults to on; a stored choice is kept)', () => {
@@ -120,7 +123,13 @@ describe('createSettingsStore (memory backend)', () => {
     const v3 = { schemaVersion: 3, settings: { controlPlaneUrl: 'http://forge.example.com', runnerName: 'lab', runWork: false } };
     const backend = new MemoryBackend(v3);
     const store = createSettingsStore({ backend, hostname: 'box' });
-    expect(store.get()).toMatchObject({ controlPlaneUrl: 'http://127.0.0.1:7457', runnerName: 'lab', runWork: false, useOwnAgentConfig: false, runtimeEnvAllow: '' });
+    expect(store.get()).toMatchObject({
+      controlPlaneUrl: 'http://127.0.0.1:7457',
+      runnerName: 'lab',
+      runWork: false,
+      useOwnAgentConfig: false,
+      runtimeEnvAllow: '',
+    });
     expect(backend.backups).toEqual([v3]);
     expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'lab', runWork: false } });
     // An older file takes every step: a v2 file's plain-http URL off this machine is dropped too.
@@ -135,11 +144,21 @@ describe('createSettingsStore (memory backend)', () => {
     expect(migrateSettingsDocument({ schemaVersion: 2, settings: { a: 5 } }, steps)).toEqual({ ok: true, fromVersion: 2, settings: { a: 5, b: 6 } });
     expect(migrateSettingsDocument({ schemaVersion: 1, settings: { name: 'n', runnerName: 'kept' } })).toMatchObject({ settings: { runnerName: 'kept' } });
     // v4 → v5: placeholder account states give way to the measured state; real text stays an override.
-    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: ' OK ', maxSessions: 2 } })).toEqual({ ok: true, fromVersion: 4, settings: { maxSessions: 2 } });
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: ' OK ', maxSessions: 2 } })).toEqual({
+      ok: true,
+      fromVersion: 4,
+      settings: { maxSessions: 2 },
+    });
     expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'unknown' } })).toEqual({ ok: true, fromVersion: 4, settings: {} });
-    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'team plan, shared' } })).toMatchObject({ settings: { modelAccountState: 'team plan, shared' } });
+    expect(migrateSettingsDocument({ schemaVersion: 4, settings: { modelAccountState: 'team plan, shared' } })).toMatchObject({
+      settings: { modelAccountState: 'team plan, shared' },
+    });
     // A file from before the step takes it too: a v2 placeholder is dropped on the way.
-    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: 'available', runWork: false } })).toEqual({ ok: true, fromVersion: 2, settings: { runWork: false } });
+    expect(migrateSettingsDocument({ schemaVersion: 2, settings: { modelAccountState: 'available', runWork: false } })).toEqual({
+      ok: true,
+      fromVersion: 2,
+      settings: { runWork: false },
+    });
   });
 
   it.each([

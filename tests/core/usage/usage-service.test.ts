@@ -51,7 +51,13 @@ describe('usage accounts and admission', () => {
     return { s, book, usageLog, log };
   }
 
-  const nextChange = (s: UsageService) => new Promise<void>((resolve) => { const off = s.onChange(() => { off(); resolve(); }); });
+  const nextChange = (s: UsageService) =>
+    new Promise<void>((resolve) => {
+      const off = s.onChange(() => {
+        off();
+        resolve();
+      });
+    });
   const records = () =>
     readFileSync(path.join(dir, 'usage-log.jsonl'), 'utf8')
       .split('\n')
@@ -61,7 +67,10 @@ describe('usage accounts and admission', () => {
   it('1.8 % left with a reset time: deferred with the seed message, claiming again at the reset instant', async () => {
     const { s, usageLog } = service();
     const resetsAt = clock.now() + 2 * HOUR + 14 * 60_000;
-    s.recordRateLimits('codex', { primary: { usedPercent: 98.2, windowMinutes: 300, resetsAt }, secondary: { usedPercent: 40, windowMinutes: 10080, resetsAt: null } });
+    s.recordRateLimits('codex', {
+      primary: { usedPercent: 98.2, windowMinutes: 300, resetsAt },
+      secondary: { usedPercent: 40, windowMinutes: 10080, resetsAt: null },
+    });
     expect(s.admits('codex')).toBe(false);
     expect(s.admission('codex')).toEqual({
       state: 'deferred',
@@ -119,14 +128,22 @@ describe('usage accounts and admission', () => {
     expect(s.admits('claude')).toBe(true);
 
     // A 429 without a reset time: deferred, then one probe claim after 15 min.
-    s.recordTurn('claude', 'u2', outcome({ status: 'failed', reason: 'runtime_error', usageLimit: { message: 'API Error: 429 rate_limit_error', resetsAt: null } }));
+    s.recordTurn(
+      'claude',
+      'u2',
+      outcome({ status: 'failed', reason: 'runtime_error', usageLimit: { message: 'API Error: 429 rate_limit_error', resetsAt: null } }),
+    );
     expect(s.admission('claude')).toMatchObject({ state: 'deferred', resumesAt: null, probeAt: clock.now() + PROBE_INTERVAL_MS });
     const grant = nextChange(s);
     clock.advance(PROBE_INTERVAL_MS);
     await grant;
     expect(s.admits('claude')).toBe(true);
     // The probe claim hit the limit again: deferred for another 15 min, not at once retried.
-    s.recordTurn('claude', 'u3', outcome({ status: 'failed', reason: 'runtime_error', usageLimit: { message: 'API Error: 429 rate_limit_error', resetsAt: null } }));
+    s.recordTurn(
+      'claude',
+      'u3',
+      outcome({ status: 'failed', reason: 'runtime_error', usageLimit: { message: 'API Error: 429 rate_limit_error', resetsAt: null } }),
+    );
     expect(s.admits('claude')).toBe(false);
     expect(s.admission('claude')).toMatchObject({ probeAt: clock.now() + PROBE_INTERVAL_MS });
     // A success clears the limit.
@@ -161,8 +178,11 @@ describe('usage accounts and admission', () => {
 
   it('the usage log rotates by size and keeps a bounded number of files', async () => {
     const log = new UsageLog({ dir, log: testLogging().log, now: () => clock.now(), maxBytes: 300, keep: 2 });
-    for (let i = 0; i < 20; i++) await log.append({ type: 'usage', account: 'codex:default', unitId: `u${i}`, status: 'succeeded', tokensIn: 1, tokensOut: 1, costUsd: null });
-    const files = readdirSync(dir).filter((f) => f.startsWith('usage-log.jsonl')).sort();
+    for (let i = 0; i < 20; i++)
+      await log.append({ type: 'usage', account: 'codex:default', unitId: `u${i}`, status: 'succeeded', tokensIn: 1, tokensOut: 1, costUsd: null });
+    const files = readdirSync(dir)
+      .filter((f) => f.startsWith('usage-log.jsonl'))
+      .sort();
     expect(files).toEqual(['usage-log.jsonl', 'usage-log.jsonl.1', 'usage-log.jsonl.2']);
     for (const f of files) expect(readFileSync(path.join(dir, f)).length).toBeLessThanOrEqual(300);
     const last = readFileSync(path.join(dir, 'usage-log.jsonl'), 'utf8').trim().split('\n').at(-1);
@@ -170,11 +190,16 @@ describe('usage accounts and admission', () => {
   });
 
   it('admission is strict at the reserve: remaining above it admits, at it defers', () => {
-    const at = (used: number) => decideAdmission({ windows: { primary: { usedPercent: used, windowMinutes: 300, resetsAt: null }, secondary: null }, limited: null, probedAt: null }, 2, 0).state;
+    const at = (used: number) =>
+      decideAdmission({ windows: { primary: { usedPercent: used, windowMinutes: 300, resetsAt: null }, secondary: null }, limited: null, probedAt: null }, 2, 0)
+        .state;
     expect(at(97.9)).toBe('claiming');
     expect(at(98)).toBe('deferred');
     // A window whose reset instant has passed no longer binds.
-    expect(decideAdmission({ windows: { primary: { usedPercent: 100, windowMinutes: 300, resetsAt: 10 }, secondary: null }, limited: null, probedAt: null }, 2, 11).state).toBe('claiming');
+    expect(
+      decideAdmission({ windows: { primary: { usedPercent: 100, windowMinutes: 300, resetsAt: 10 }, secondary: null }, limited: null, probedAt: null }, 2, 11)
+        .state,
+    ).toBe('claiming');
   });
 });
 
@@ -182,13 +207,23 @@ describe('usage-limit messages', () => {
   const now = Date.parse('2026-12-02T14:16:00.000Z');
 
   it('claude: epoch after the bar, "resets 4:30pm (zone)", the API 429; codex: "try again in"', () => {
-    expect(parseUsageLimit('Claude AI usage limit reached|1796236200', now)).toEqual({ message: 'Claude AI usage limit reached|1796236200', resetsAt: 1796236200_000 });
+    expect(parseUsageLimit('Claude AI usage limit reached|1796236200', now)).toEqual({
+      message: 'Claude AI usage limit reached|1796236200',
+      resetsAt: 1796236200_000,
+    });
     expect(parseUsageLimit("You've hit your limit · resets 4:30pm (Europe/Berlin)", now)?.resetsAt).toBe(Date.parse('2026-12-02T15:30:00.000Z'));
     expect(parseUsageLimit('5-hour limit reached ∙ resets 3pm (UTC)', now)?.resetsAt).toBe(Date.parse('2026-12-02T15:00:00.000Z'));
     // A wall time already past today is tomorrow's.
     expect(parseUsageLimit('Claude usage limit reached. Your limit will reset at 9am (UTC).', now)?.resetsAt).toBe(Date.parse('2026-12-03T09:00:00.000Z'));
-    expect(parseUsageLimit('API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}', now)).toMatchObject({ resetsAt: null });
-    expect(parseUsageLimit("You've hit your usage limit. Upgrade to Pro or try again in 2 hours 14 minutes.", now)?.resetsAt).toBe(now + (2 * 60 + 14) * 60_000);
+    expect(
+      parseUsageLimit(
+        'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}',
+        now,
+      ),
+    ).toMatchObject({ resetsAt: null });
+    expect(parseUsageLimit("You've hit your usage limit. Upgrade to Pro or try again in 2 hours 14 minutes.", now)?.resetsAt).toBe(
+      now + (2 * 60 + 14) * 60_000,
+    );
     expect(parseUsageLimit('the tests failed: 3 errors', now)).toBeNull();
   });
 });

@@ -81,7 +81,10 @@ describe('usage wiring', () => {
     expect(events.some((e) => e.event === 'usage:update')).toBe(true);
 
     const refused = await w.executor.execute(request('codex'));
-    expect(refused).toMatchObject({ status: 'failed', summary: expect.stringMatching(/^not run: the codex account "default" is deferred \(rate-limit remaining 1\.0%/) });
+    expect(refused).toMatchObject({
+      status: 'failed',
+      summary: expect.stringMatching(/^not run: the codex account "default" is deferred \(rate-limit remaining 1\.0%/),
+    });
     expect(executed).toHaveLength(1);
 
     settings = { ...settings, runtime: 'claude' };
@@ -117,11 +120,19 @@ describe('usage wiring', () => {
 
   it('a usage-limit outcome is reported as not run to the end because of the limit', async () => {
     settings = { ...settings, runtime: 'claude' };
-    outcome = { ...outcome, status: 'failed', reason: 'runtime_error', summary: 'Claude AI usage limit reached|1796236200', usageLimit: { message: 'Claude AI usage limit reached|1796236200', resetsAt: 1796236200_000 } };
+    outcome = {
+      ...outcome,
+      status: 'failed',
+      reason: 'runtime_error',
+      summary: 'Claude AI usage limit reached|1796236200',
+      usageLimit: { message: 'Claude AI usage limit reached|1796236200', resetsAt: 1796236200_000 },
+    };
     const w = wiring();
     await w.start();
     const result = await w.executor.execute(request('claude'));
-    expect(result.summary.split('\n')[0]).toBe(`not run to the end: the usage limit of the claude account "default" was reached; it resets at ${new Date(1796236200_000).toISOString()}`);
+    expect(result.summary.split('\n')[0]).toBe(
+      `not run to the end: the usage limit of the claude account "default" was reached; it resets at ${new Date(1796236200_000).toISOString()}`,
+    );
     expect(w.service.admission('claude')).toMatchObject({ state: 'deferred', resumesAt: 1796236200_000 });
     expect(w.claimsDeferred()).toBe(`Not claiming: Claude · default reached its usage limit; resumes at ${wallClock(1796236200_000)}.`);
     await w.stop();

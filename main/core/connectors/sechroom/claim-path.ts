@@ -108,4 +108,3 @@ function toClaimed(result: ClaimResult, offer: DispatchOffer | null): ClaimedTas
     decompositionId: tag?.slice('wlp-decomposition:'.length) || result.offer?.decompositionId || offer?.decompositionId || null,
   };
 }
-

@@ -48,8 +48,7 @@ export const SECHROOM_TOOL_DEFINITIONS: readonly DynamicToolDefinition[] = [
   },
   {
     name: LIFECYCLE_TOOL,
-    description:
-      'Report phase progress: call with phase (start|work|verify|closeout) and status (started|completed|skipped|blocked) at each phase boundary.',
+    description: 'Report phase progress: call with phase (start|work|verify|closeout) and status (started|completed|skipped|blocked) at each phase boundary.',
     inputSchema: {
       type: 'object',
       properties: { phase: { type: 'string' }, status: { type: 'string' }, summary: { type: 'string' } },
@@ -135,7 +134,8 @@ export class CloseoutCollector implements DynamicToolHost {
   call(name: string, args: unknown): DynamicToolResult {
     if (name === CLOSEOUT_TOOL) {
       const parsed = CloseoutArgsSchema.safeParse(args ?? {});
-      if (!parsed.success) return { success: false, text: `closeout refused: ${describeZodError(parsed.error)}. Call ${CLOSEOUT_TOOL} again with terminal_status and summary.` };
+      if (!parsed.success)
+        return { success: false, text: `closeout refused: ${describeZodError(parsed.error)}. Call ${CLOSEOUT_TOOL} again with terminal_status and summary.` };
       this.packet = parsed.data;
       this.waiters.splice(0).forEach((resolve) => resolve());
       return { success: true, text: 'closeout accepted' };

@@ -158,7 +158,9 @@ export class ExecutorSession {
       let deferred = false;
       while (!this.stopping) {
         if (this.deps.admission) {
-          const admission = await this.deps.admission.check().catch((error: unknown) => ({ ok: false as const, reason: `admission check failed: ${describe(error)}`, retryAt: null }));
+          const admission = await this.deps.admission
+            .check()
+            .catch((error: unknown) => ({ ok: false as const, reason: `admission check failed: ${describe(error)}`, retryAt: null }));
           if (this.stopping) break;
           if (!admission.ok) {
             if (!deferred) log.warn(`ADMISSION DEFERRED — not claiming: ${admission.reason}`);
@@ -262,7 +264,12 @@ export class ExecutorSession {
         }
         const delay = backoffDelay(attempt, CLAIM_BACKOFF, this.deps.random);
         this.deps.log.warn(`registration failed (${describe(error)}) — retrying in ${delay} ms`);
-        this.state({ state: 'backing_off', instanceId: null, message: `registration failed: ${describe(error)}`, retryAt: new Date(this.deps.clock.now() + delay).toISOString() });
+        this.state({
+          state: 'backing_off',
+          instanceId: null,
+          message: `registration failed: ${describe(error)}`,
+          retryAt: new Date(this.deps.clock.now() + delay).toISOString(),
+        });
         await this.sleep(delay);
       }
     }
@@ -314,7 +321,12 @@ export class ExecutorSession {
   private async claimBackoff(error: unknown): Promise<void> {
     const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
     this.deps.log.warn(`claim failed (${describe(error)}) — backing off ${delay} ms and going on`);
-    this.state({ state: 'backing_off', instanceId: this.instanceId, message: `claim failed: ${describe(error)}`, retryAt: new Date(this.deps.clock.now() + delay).toISOString() });
+    this.state({
+      state: 'backing_off',
+      instanceId: this.instanceId,
+      message: `claim failed: ${describe(error)}`,
+      retryAt: new Date(this.deps.clock.now() + delay).toISOString(),
+    });
     await this.sleep(delay);
   }
 
@@ -326,7 +338,13 @@ export class ExecutorSession {
     log.info(`claimed ${claim.memoryId} (lease ${claim.leaseId})`);
     const record = this.record(claim);
     await this.deps.journal
-      ?.begin({ instanceKey: settings.instanceKey, memoryId: claim.memoryId, leaseId: claim.leaseId, title: null, claimedAt: new Date(clock.now()).toISOString() })
+      ?.begin({
+        instanceKey: settings.instanceKey,
+        memoryId: claim.memoryId,
+        leaseId: claim.leaseId,
+        title: null,
+        claimedAt: new Date(clock.now()).toISOString(),
+      })
       .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${describe(error)}`));
     const turn = new AbortController();
     this.turn = turn;
@@ -343,7 +361,11 @@ export class ExecutorSession {
       onLoss: (lost) => {
         loss = lost;
         this.update(record, { lease: lost.kind === 'cancel_requested' ? 'cancel_requested' : 'ended' });
-        log.warn(lost.kind === 'cancel_requested' ? `cancel requested for ${claim.memoryId}${lost.reason ? ` (${lost.reason})` : ''} — interrupting the turn` : `lease of ${claim.memoryId} ${lost.status} — interrupting the turn`);
+        log.warn(
+          lost.kind === 'cancel_requested'
+            ? `cancel requested for ${claim.memoryId}${lost.reason ? ` (${lost.reason})` : ''} — interrupting the turn`
+            : `lease of ${claim.memoryId} ${lost.status} — interrupting the turn`,
+        );
         turn.abort(new Error(lost.kind));
       },
     });
@@ -363,13 +385,20 @@ export class ExecutorSession {
   }
 
   /** Card → turn → completion, while the keeper holds the lease. */
-  private async runClaimed(claim: ClaimedTask, record: SechroomTurnRecord, turn: AbortController, lossOf: () => LeaseLoss | null, keeper: LeaseKeeper): Promise<void> {
+  private async runClaimed(
+    claim: ClaimedTask,
+    record: SechroomTurnRecord,
+    turn: AbortController,
+    lossOf: () => LeaseLoss | null,
+    keeper: LeaseKeeper,
+  ): Promise<void> {
     const task = await this.loadTask(claim, record, turn.signal);
     if (!task || turn.signal.aborted) return this.endWithoutCompletion(record, lossOf(), task ? 'interrupted before the turn started' : null);
     const outcome = await this.runTurn(claim, record, task, turn.signal);
     keeper.stop();
     const loss = lossOf();
-    if (loss || outcome.result.status === 'canceled') return this.endWithoutCompletion(record, loss, outcome.result.status === 'canceled' ? outcome.result.reason : null);
+    if (loss || outcome.result.status === 'canceled')
+      return this.endWithoutCompletion(record, loss, outcome.result.status === 'canceled' ? outcome.result.reason : null);
     await this.finish(claim, record, task, outcome);
   }
 
@@ -438,19 +467,24 @@ export class ExecutorSession {
       result = { status: 'crashed', reason: describe(error) };
     }
     if (signal.aborted && result.status !== 'canceled') result = { status: 'canceled', reason: describe(signal.reason) };
-    const finalUsage: TurnUsage | null = result.status === 'completed' ? result.usage ?? usage : usage;
+    const finalUsage: TurnUsage | null = result.status === 'completed' ? (result.usage ?? usage) : usage;
     return { result, tools, details, usage: finalUsage };
   }
 
-  private async finish(claim: ClaimedTask, record: SechroomTurnRecord, task: { card: TaskCard }, turn: Awaited<ReturnType<ExecutorSession['runTurn']>>): Promise<void> {
+  private async finish(
+    claim: ClaimedTask,
+    record: SechroomTurnRecord,
+    task: { card: TaskCard },
+    turn: Awaited<ReturnType<ExecutorSession['runTurn']>>,
+  ): Promise<void> {
     const { result, tools } = turn;
     const packet = tools.closeout;
     // A timed-out turn that did close out counts as completed [seed B8.4].
     if (result.status === 'crashed' || (result.status === 'timeout' && !packet)) {
       return this.abandon(record, result.status === 'timeout' ? 'turn timed out' : result.reason);
     }
-    const lastAgentMessage = result.status === 'completed' || result.status === 'timeout' ? result.lastAgentMessage ?? '' : '';
-    const turnId = result.status === 'completed' || result.status === 'timeout' ? result.turnId ?? null : null;
+    const lastAgentMessage = result.status === 'completed' || result.status === 'timeout' ? (result.lastAgentMessage ?? '') : '';
+    const turnId = result.status === 'completed' || result.status === 'timeout' ? (result.turnId ?? null) : null;
     const verdict = verdictFor(packet?.terminal_status);
     const title = taskTitle(task.card);
     const instanceId = this.instanceId!;

@@ -69,7 +69,9 @@ export function parseFleetConfig(text: string, source: string, baseDir: string):
       const setting = (ENTRY_KEYS as Record<string, string>)[key];
       if (!setting) ignoredKeys.push(key);
       // The seed passes every value on as `String(v)`; text settings take the same.
-      else if (value !== undefined && value !== null) input[setting] = TEXT_SETTINGS.has(setting) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') ? String(value) : value;
+      else if (value !== undefined && value !== null)
+        input[setting] =
+          TEXT_SETTINGS.has(setting) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') ? String(value) : value;
     }
     const checked = checkInstanceSettings(input);
     if (!checked.ok) throw new FleetConfigError(`fleet instance '${entry.instanceKey as string}': ${checked.message}`);

@@ -41,7 +41,14 @@ function numeric(value: unknown): unknown {
 }
 
 const wholeSeconds = (flag: string, min: number, max: number) =>
-  z.preprocess(numeric, z.number({ error: seconds(flag, min, max) }).int({ error: seconds(flag, min, max) }).min(min, { error: seconds(flag, min, max) }).max(max, { error: seconds(flag, min, max) }));
+  z.preprocess(
+    numeric,
+    z
+      .number({ error: seconds(flag, min, max) })
+      .int({ error: seconds(flag, min, max) })
+      .min(min, { error: seconds(flag, min, max) })
+      .max(max, { error: seconds(flag, min, max) }),
+  );
 
 const text = (what: string, max = 200) =>
   z
@@ -65,19 +72,33 @@ export const InstanceSettingsSchema = z
     connectorId: text('--connector').nullish(),
     capabilityKeys: z.array(text('--capability')).max(200).default([]),
     relayId: text('--relay').default(INSTANCE_DEFAULTS.relayId),
-    ttlSeconds: z.preprocess(numeric, z.number({ error: TTL_RANGE }).int({ error: TTL_RANGE }).min(INSTANCE_TTL_MIN_S, { error: TTL_RANGE }).max(INSTANCE_TTL_MAX_S, { error: TTL_RANGE })).default(INSTANCE_DEFAULTS.ttlSeconds),
+    ttlSeconds: z
+      .preprocess(
+        numeric,
+        z.number({ error: TTL_RANGE }).int({ error: TTL_RANGE }).min(INSTANCE_TTL_MIN_S, { error: TTL_RANGE }).max(INSTANCE_TTL_MAX_S, { error: TTL_RANGE }),
+      )
+      .default(INSTANCE_DEFAULTS.ttlSeconds),
     /** How often the advertisement is refreshed; defaults to half the TTL. */
     refreshAfterSeconds: wholeSeconds('--refresh-after', 5, INSTANCE_TTL_MAX_S).nullish(),
     pollIntervalSeconds: wholeSeconds('--poll-interval', 1, 3600).default(INSTANCE_DEFAULTS.pollIntervalSeconds),
     heartbeatIntervalSeconds: z
-      .preprocess(numeric, z.number({ error: seconds('--heartbeat-interval', 1, 119) }).int({ error: seconds('--heartbeat-interval', 1, 119) }).min(1, { error: seconds('--heartbeat-interval', 1, 119) }))
+      .preprocess(
+        numeric,
+        z
+          .number({ error: seconds('--heartbeat-interval', 1, 119) })
+          .int({ error: seconds('--heartbeat-interval', 1, 119) })
+          .min(1, { error: seconds('--heartbeat-interval', 1, 119) }),
+      )
       .refine((s) => s * 1000 < SECHROOM_LEASE_TTL_MS, { error: HEARTBEAT_TOO_LONG })
       .default(INSTANCE_DEFAULTS.heartbeatIntervalSeconds),
     turnTimeoutSeconds: wholeSeconds('--turn-timeout', 10, 86_400).default(INSTANCE_DEFAULTS.turnTimeoutSeconds),
     resumeTurnTimeoutSeconds: wholeSeconds('--resume-turn-timeout', 10, 86_400).default(INSTANCE_DEFAULTS.resumeTurnTimeoutSeconds),
     drainTimeoutSeconds: wholeSeconds('--drain-timeout', 0, 3600).default(INSTANCE_DEFAULTS.drainTimeoutSeconds),
     usageReservePercent: z
-      .preprocess(numeric, z.number({ error: USAGE_RESERVE_RANGE }).refine((p) => Number.isFinite(p) && p >= 0 && p < 100, { error: USAGE_RESERVE_RANGE }))
+      .preprocess(
+        numeric,
+        z.number({ error: USAGE_RESERVE_RANGE }).refine((p) => Number.isFinite(p) && p >= 0 && p < 100, { error: USAGE_RESERVE_RANGE }),
+      )
       .default(INSTANCE_DEFAULTS.usageReservePercent),
     /** The checkout the turns run in (codex cwd, git root). */
     root: text('--root', 4096),
@@ -98,8 +119,11 @@ export function checkInstanceSettings(input: unknown): SettingsCheck {
   if (parsed.success) return { ok: true, settings: parsed.data };
   const issue = parsed.error.issues[0];
   const field = issue?.path.map(String).join('.') ?? '';
-  const given = issue?.path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined), input);
-  const message = issue?.code === 'invalid_type' && given === undefined ? `${FLAG_OF[field] ?? field} is required` : issue?.message ?? 'invalid settings';
+  const given = issue?.path.reduce<unknown>(
+    (at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined),
+    input,
+  );
+  const message = issue?.code === 'invalid_type' && given === undefined ? `${FLAG_OF[field] ?? field} is required` : (issue?.message ?? 'invalid settings');
   return { ok: false, message, field };
 }
 

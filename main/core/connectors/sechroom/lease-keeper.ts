@@ -5,8 +5,7 @@ import type { WorkLayerClient } from './work-layer-client';
 
 /** Why a lease stopped being ours while we held it. */
 export type LeaseLoss =
-  | { kind: 'cancel_requested'; reason: string | null }
-  | { kind: 'ended'; status: 'expired' | 'completed' | 'canceled' | 'unknown'; reason: string | null };
+  { kind: 'cancel_requested'; reason: string | null } | { kind: 'ended'; status: 'expired' | 'completed' | 'canceled' | 'unknown'; reason: string | null };
 
 export interface LeaseKeeperDeps {
   client: Pick<WorkLayerClient, 'heartbeat'>;
@@ -69,7 +68,9 @@ export class LeaseKeeper {
       if (this.stopped) return;
       // A lease the Work Layer no longer knows will never come back; anything else may.
       if (isConnectorError(error, 'not_found')) return this.lose({ kind: 'ended', status: 'unknown', reason: error.message });
-      this.deps.log.warn(`lease heartbeat failed (retrying next beat): ${error instanceof Error ? error.message : String(error)}`, { leaseId: this.deps.leaseId });
+      this.deps.log.warn(`lease heartbeat failed (retrying next beat): ${error instanceof Error ? error.message : String(error)}`, {
+        leaseId: this.deps.leaseId,
+      });
     }
   }
 

@@ -38,17 +38,15 @@ export function taskInstructions(card: TaskCard, pack: LoadedPack | null): strin
     `Call ${LIFECYCLE_TOOL} at each phase boundary (start/work/verify/closeout). When the work is done — or honestly cannot be — end by calling ${CLOSEOUT_TOOL} with the true terminal_status, a summary, and evidence. Never end the turn without calling ${CLOSEOUT_TOOL}.`,
   ];
   if (pack && pack.components.length > 0) {
-    const blocks = pack.components.map(
-      (component, index): UntrustedBlock => ({
-        attributes: [
-          ['source_id', `${pack.slug}@${pack.version}#${index + 1}`],
-          ['kind', 'context_pack_component'],
-          ['provider', 'sechroom'],
-          ['title', component.title ?? 'context'],
-        ],
-        text: component.body,
-      }),
-    );
+    const blocks = pack.components.map((component, index): UntrustedBlock => ({
+      attributes: [
+        ['source_id', `${pack.slug}@${pack.version}#${index + 1}`],
+        ['kind', 'context_pack_component'],
+        ['provider', 'sechroom'],
+        ['title', component.title ?? 'context'],
+      ],
+      text: component.body,
+    }));
     parts.push(['## Context pack (reference material)', ...fenceUntrusted(CONTEXT_PACK_POLICY, blocks)].join('\n'));
   }
   return parts.join('\n\n');

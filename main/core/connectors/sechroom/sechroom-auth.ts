@@ -23,12 +23,10 @@ export class AuthExpiredError extends ConnectorError {
   }
 }
 
-export const SECHROOM_TOKEN_REJECTED =
-  'SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.';
+export const SECHROOM_TOKEN_REJECTED = 'SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.';
 export const noRefreshTokenMessage = (account: string) =>
   `Session for account "${account}" was rejected (401) and has no refresh token. Run \`sechroom login --account ${account}\` again.`;
-export const refreshFailedMessage = (account: string, status: number) =>
-  `Token refresh failed (${status}). Run \`sechroom login --account ${account}\` again.`;
+export const refreshFailedMessage = (account: string, status: number) => `Token refresh failed (${status}). Run \`sechroom login --account ${account}\` again.`;
 export const stillUnauthorizedMessage = (method: string, path: string) =>
   `${method} ${path} still 401 after token refresh — re-authenticate (\`sechroom login\`).`;
 
@@ -134,7 +132,11 @@ export class OAuthTokenSource implements SechroomTokenSource {
 
   async accessToken(): Promise<string> {
     const stored = await this.load();
-    if (!stored) throw new AuthExpiredError(this.expired ?? `No Sechroom sign-in for account "${this.deps.account}". Run \`sechroom login --account ${this.deps.account}\` first.`, 'sign_in');
+    if (!stored)
+      throw new AuthExpiredError(
+        this.expired ?? `No Sechroom sign-in for account "${this.deps.account}". Run \`sechroom login --account ${this.deps.account}\` first.`,
+        'sign_in',
+      );
     return stored.accessToken;
   }
 
@@ -157,16 +159,18 @@ export class OAuthTokenSource implements SechroomTokenSource {
     } catch (error) {
       // Unreachable or broken token endpoint: not a verdict on the grant. Keep it, let the caller back off.
       if (isConnectorError(error) && error.retryable) throw error;
-      throw await this.drop(refreshFailedMessage(account, isConnectorError(error) ? error.status ?? 0 : 0));
+      throw await this.drop(refreshFailedMessage(account, isConnectorError(error) ? (error.status ?? 0) : 0));
     }
     if (outcome.kind === 'invalid_grant') throw await this.drop(refreshFailedMessage(account, outcome.status ?? 400));
     const next = fromTokenResponse(outcome.tokens, this.deps.clock.now(), null, stored.refreshToken);
     this.stored = next;
     this.deps.log.info('Sechroom access token refreshed after a 401');
     // Refresh tokens rotate: the new pair must survive a restart, or the grant is lost.
-    await this.vault.save(this.deps.baseUrl, next).catch((error: unknown) =>
-      this.deps.log.warn('could not store the refreshed Sechroom sign-in', { error: error instanceof Error ? error.message : String(error) }),
-    );
+    await this.vault
+      .save(this.deps.baseUrl, next)
+      .catch((error: unknown) =>
+        this.deps.log.warn('could not store the refreshed Sechroom sign-in', { error: error instanceof Error ? error.message : String(error) }),
+      );
     this.deps.onChange?.();
     return next.accessToken;
   }
@@ -190,9 +194,7 @@ export class OAuthTokenSource implements SechroomTokenSource {
 }
 
 /** Device-code sign-in against the Work Layer's OAuth (scope `sechroom`); the tokens land in the token source. */
-export function sechroomSignIn(
-  deps: Omit<SignInFlowDeps, 'onTokens'> & { tokens: Pick<OAuthTokenSource, 'adopt'> },
-): SignInFlow {
+export function sechroomSignIn(deps: Omit<SignInFlowDeps, 'onTokens'> & { tokens: Pick<OAuthTokenSource, 'adopt'> }): SignInFlow {
   const { tokens, ...rest } = deps;
   return new SignInFlow({ ...rest, onTokens: (response) => tokens.adopt(response) });
 }

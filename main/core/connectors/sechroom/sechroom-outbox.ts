@@ -17,10 +17,21 @@ import type { WorkLayerClient } from './work-layer-client';
  * answer completes nothing twice.
  */
 
-const Base = z.object({ key: z.string().min(1), instanceId: z.string().min(1), memoryId: z.string().min(1), enqueuedAt: z.string(), attempts: z.number().int().min(0) });
+const Base = z.object({
+  key: z.string().min(1),
+  instanceId: z.string().min(1),
+  memoryId: z.string().min(1),
+  enqueuedAt: z.string(),
+  attempts: z.number().int().min(0),
+});
 export const SechroomOutboxEntrySchema = z.discriminatedUnion('kind', [
   Base.extend({ kind: z.literal('complete'), leaseId: z.string().min(1), input: LeaseCompleteInputSchema }),
-  Base.extend({ kind: z.literal('telemetry'), leaseId: z.string().min(1), decompositionId: z.string().min(1), events: z.array(RunTelemetryEventSchema).min(1) }),
+  Base.extend({
+    kind: z.literal('telemetry'),
+    leaseId: z.string().min(1),
+    decompositionId: z.string().min(1),
+    events: z.array(RunTelemetryEventSchema).min(1),
+  }),
 ]);
 export type SechroomOutboxEntry = z.infer<typeof SechroomOutboxEntrySchema>;
 export type NewOutboxEntry = DistributiveOmit<SechroomOutboxEntry, 'key' | 'enqueuedAt' | 'attempts'>;
@@ -84,7 +95,10 @@ export class SechroomOutbox {
         const entry = SechroomOutboxEntrySchema.parse(JSON.parse(await readFile(file, 'utf8')));
         this.entries.set(entry.key, entry);
       } catch (error) {
-        this.deps.log.error('a Sechroom outbox entry is damaged and was set aside', { file: name, error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.error('a Sechroom outbox entry is damaged and was set aside', {
+          file: name,
+          error: error instanceof Error ? error.message : String(error),
+        });
         await writeFileAtomic(`${file}.damaged`, await readFile(file)).catch(() => undefined);
         await rm(file, { force: true });
       }
@@ -181,7 +195,11 @@ export class SechroomOutbox {
         }
         this.failures++;
         const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
-        this.deps.log.warn('Sechroom delivery failed; will retry', { key: entry.key, error: error instanceof Error ? error.message : String(error), retryInMs: delay });
+        this.deps.log.warn('Sechroom delivery failed; will retry', {
+          key: entry.key,
+          error: error instanceof Error ? error.message : String(error),
+          retryInMs: delay,
+        });
         this.kick(delay);
         return;
       }

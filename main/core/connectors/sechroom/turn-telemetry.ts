@@ -49,6 +49,8 @@ export function turnTelemetry(input: TurnTelemetryInput): RunTelemetryEvent[] {
     verdict: input.verdict,
   };
   if (input.verdict === 'pass') return [terminal];
-  const details = input.details.slice(0, MAX_DETAILS).map((d): RunTelemetryEvent => ({ ...base, kind: d.kind, text: d.text, approvalState: d.approvalState ?? null }));
+  const details = input.details
+    .slice(0, MAX_DETAILS)
+    .map((d): RunTelemetryEvent => ({ ...base, kind: d.kind, text: d.text, approvalState: d.approvalState ?? null }));
   return [...details, terminal];
 }

@@ -97,7 +97,11 @@ function launcherStart(
         const line = JSON.parse(text.slice(0, nl)) as { spawned?: unknown; spawnError?: { code?: unknown; message?: unknown } };
         if (typeof line.spawned === 'number') return finish({ ok: true });
         const e = line.spawnError;
-        finish({ ok: false, code: typeof e?.code === 'string' ? e.code : 'ESPAWN', message: typeof e?.message === 'string' ? e.message : 'the runtime did not start' });
+        finish({
+          ok: false,
+          code: typeof e?.code === 'string' ? e.code : 'ESPAWN',
+          message: typeof e?.message === 'string' ? e.message : 'the runtime did not start',
+        });
       } catch {
         finish({ ok: false, code: 'ESPAWN', message: 'the runtime launcher said something unreadable' });
       }
@@ -109,7 +113,10 @@ function launcherStart(
       if (lifeline.destroyed || (lifeline as { readableEnded?: boolean }).readableEnded) gone();
       else lifeline.once('close', gone);
     });
-    const timer = clock.setTimeout(() => finish({ ok: false, code: 'ETIMEDOUT', message: 'the runtime launcher did not start the runtime in time' }), LAUNCH_WAIT_MS);
+    const timer = clock.setTimeout(
+      () => finish({ ok: false, code: 'ETIMEDOUT', message: 'the runtime launcher did not start the runtime in time' }),
+      LAUNCH_WAIT_MS,
+    );
   });
 }
 

@@ -89,8 +89,15 @@ const RequestSchema = z.object({
     })
     .nullable(),
   // Passed as an option value: must not look like an option itself.
-  resumeSessionId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/).nullable(),
-  timeoutMs: z.number().int().positive().max(7 * 24 * 3_600_000),
+  resumeSessionId: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/)
+    .nullable(),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(7 * 24 * 3_600_000),
   env: z.record(z.string(), z.string()).optional(),
   knownSecrets: z.array(z.string()),
 });
@@ -171,7 +178,10 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     const tools = await this.isolation.tools();
     const ownConfig = this.isolation.ownConfig();
     const sortedEnv = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1));
-    const key = createHash('sha256').update(JSON.stringify([binary, sortedEnv, tools.level, ownConfig])).digest('hex').slice(0, 16);
+    const key = createHash('sha256')
+      .update(JSON.stringify([binary, sortedEnv, tools.level, ownConfig]))
+      .digest('hex')
+      .slice(0, 16);
     let profile = this.appServerProfiles.get(key);
     if (!profile) {
       profile = (async () => {
@@ -313,9 +323,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       const codex = codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp, extraArgs: prepared.home.args });
       return { ...codex, cwd: turn.cwd };
     }
-    const mcpConfigPath = request.mcp
-      ? await writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token))
-      : null;
+    const mcpConfigPath = request.mcp ? await writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token)) : null;
     // Resumable turns (JSON) share one directory: claude finds a session only from where it ran.
     const cwd = request.kind === 'turn_execution' ? await claudeSessionCwd(this.options.workRoot) : turn.cwd;
     const invocation = claudeInvocation({
@@ -432,7 +440,10 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       reason,
     );
     const usage = report.usage ? UsageSchema.safeParse(report.usage).data : undefined;
-    const usageLimit = status === 'failed' && reason !== 'timeout' ? parseUsageLimit(report.text ?? `${stdout.text().slice(-4_000)}\n${stderr.text().slice(-4_000)}`, this.clock.now()) : null;
+    const usageLimit =
+      status === 'failed' && reason !== 'timeout'
+        ? parseUsageLimit(report.text ?? `${stdout.text().slice(-4_000)}\n${stderr.text().slice(-4_000)}`, this.clock.now())
+        : null;
     const outcome: ExecutionOutcome = {
       status,
       reason,

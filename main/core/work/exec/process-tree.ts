@@ -38,13 +38,15 @@ const VERIFY_MS = 500;
 async function snapshotLinux(): Promise<ProcessInfo[]> {
   const names = await readdir('/proc');
   const rows = await Promise.all(
-    names.filter((n) => /^\d+$/.test(n)).map(async (n) => {
-      try {
-        return parseProcStat(await readFile(`/proc/${n}/stat`, 'utf8'));
-      } catch {
-        return null; // exited while we were reading
-      }
-    }),
+    names
+      .filter((n) => /^\d+$/.test(n))
+      .map(async (n) => {
+        try {
+          return parseProcStat(await readFile(`/proc/${n}/stat`, 'utf8'));
+        } catch {
+          return null; // exited while we were reading
+        }
+      }),
   );
   return rows.filter((r): r is ProcessInfo => r !== null);
 }
@@ -95,7 +97,7 @@ export function treeMembers(all: readonly ProcessInfo[], root: number, rootReape
   const members = new Set<number>();
   for (const p of all) if (p.pgid === root || (!rootReaped && p.pid === root)) members.add(p.pid);
   if (!rootReaped) members.add(root);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!members.has(p.pid) && members.has(p.ppid)) {

@@ -74,9 +74,12 @@ export function codexInvocation(input: {
   // `-c` values are TOML; a JSON string literal is a valid TOML basic string.
   const mcpArgs = input.mcp
     ? [
-        '-c', `${server}.url=${JSON.stringify(input.mcp.serverUrl)}`,
-        '-c', `${server}.bearer_token_env_var=${JSON.stringify(CODEX_MCP_TOKEN_ENV)}`,
-        '-c', `${server}.default_tools_approval_mode="approve"`,
+        '-c',
+        `${server}.url=${JSON.stringify(input.mcp.serverUrl)}`,
+        '-c',
+        `${server}.bearer_token_env_var=${JSON.stringify(CODEX_MCP_TOKEN_ENV)}`,
+        '-c',
+        `${server}.default_tools_approval_mode="approve"`,
       ]
     : [];
   return {
@@ -84,9 +87,12 @@ export function codexInvocation(input: {
       'exec',
       '--json',
       '--skip-git-repo-check',
-      '--cd', input.cwd,
-      '--sandbox', CODEX_SANDBOX,
-      '-c', 'approval_policy="never"',
+      '--cd',
+      input.cwd,
+      '--sandbox',
+      CODEX_SANDBOX,
+      '-c',
+      'approval_policy="never"',
       ...(input.extraArgs ?? []),
       ...mcpArgs,
       '-',

@@ -104,7 +104,11 @@ function OpenLogsFolder() {
         type="button"
         className="button"
         data-testid="open-logs"
-        onClick={() => void getBridge().invoke('app:open-logs').then((r) => setError(r.ok ? null : r.error.message))}
+        onClick={() =>
+          void getBridge()
+            .invoke('app:open-logs')
+            .then((r) => setError(r.ok ? null : r.error.message))
+        }
       >
         Open logs folder
       </button>

@@ -59,14 +59,7 @@ function MemoryFigure() {
   if (!latest) return <Figure label="Memory" testId="fig-memory" value="—" sub={'\u00a0'} />;
   const used = latest.memTotalBytes - latest.memFreeBytes;
   const percent = latest.memTotalBytes > 0 ? Math.round((used / latest.memTotalBytes) * 100) : 0;
-  return (
-    <Figure
-      label="Memory"
-      testId="fig-memory"
-      value={`${percent} %`}
-      sub={`${formatBytes(used)} of ${formatBytes(latest.memTotalBytes)}`}
-    />
-  );
+  return <Figure label="Memory" testId="fig-memory" value={`${percent} %`} sub={`${formatBytes(used)} of ${formatBytes(latest.memTotalBytes)}`} />;
 }
 
 function HeartbeatFigure() {

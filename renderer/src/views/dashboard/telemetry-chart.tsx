@@ -77,17 +77,15 @@ export function TelemetryChart({ title, series, max, unit, describe, testId }: T
           ],
           series: [
             {},
-            ...lines.map(
-              (line): uPlot.Series => ({
-                label: line.label,
-                stroke: color(line.color),
-                width: 1.5,
-                ...(line.fill ? { fill: color(line.fill) } : {}),
-                ...(line.dashed ? { dash: [4, 4] } : {}),
-                ...(line.stepped && uPlot.paths.stepped ? { paths: uPlot.paths.stepped({ align: 1 }) } : {}),
-                points: { show: false },
-              }),
-            ),
+            ...lines.map((line): uPlot.Series => ({
+              label: line.label,
+              stroke: color(line.color),
+              width: 1.5,
+              ...(line.fill ? { fill: color(line.fill) } : {}),
+              ...(line.dashed ? { dash: [4, 4] } : {}),
+              ...(line.stepped && uPlot.paths.stepped ? { paths: uPlot.paths.stepped({ align: 1 }) } : {}),
+              points: { show: false },
+            })),
           ],
         },
         toData(samples, lines),

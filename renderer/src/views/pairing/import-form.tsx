@@ -40,8 +40,7 @@ export function ImportForm({ onImported }: { onImported: (result: { runnerId: st
           </button>
         </div>
         <p id={hintId} className="hint">
-          Already ran <code>rost runner serve</code> here? Import its state file to keep the same runner; the secret moves into this app's
-          secret store.
+          Already ran <code>rost runner serve</code> here? Import its state file to keep the same runner; the secret moves into this app's secret store.
         </p>
       </form>
       {importState.error ? <ErrorLine error={importState.error} testId="import-error" /> : null}

@@ -109,8 +109,8 @@ function UnpairButton({ name, controlPlane, backend }: { name: string; controlPl
         }}
       >
         <p>
-          The runner <strong>{name}</strong> is revoked on <span className="mono">{controlPlane}</span> and its secret is deleted from {backend}.
-          This machine stops taking work until it is paired again.{runningNote}
+          The runner <strong>{name}</strong> is revoked on <span className="mono">{controlPlane}</span> and its secret is deleted from {backend}. This machine
+          stops taking work until it is paired again.{runningNote}
         </p>
       </ConfirmDialog>
       <ConfirmDialog
@@ -125,8 +125,8 @@ function UnpairButton({ name, controlPlane, backend }: { name: string; controlPl
         }}
       >
         <p>
-          The control plane could not be reached, so it still lists <strong>{name}</strong> until someone revokes it there. The secret is deleted
-          here and this machine stops taking work.
+          The control plane could not be reached, so it still lists <strong>{name}</strong> until someone revokes it there. The secret is deleted here and this
+          machine stops taking work.
         </p>
       </ConfirmDialog>
     </div>

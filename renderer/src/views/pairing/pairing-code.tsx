@@ -74,7 +74,12 @@ function OpenInBrowser({ url }: { url: string }) {
     );
   }
   return (
-    <button type="button" className="button button-primary" data-testid="open-verification" onClick={() => void getBridge().invoke('app:open-external', { url })}>
+    <button
+      type="button"
+      className="button button-primary"
+      data-testid="open-verification"
+      onClick={() => void getBridge().invoke('app:open-external', { url })}
+    >
       Open in browser
     </button>
   );

@@ -21,8 +21,7 @@ export function PairingFlow() {
         <h2 id="pair-title">Pair this machine</h2>
         <ErrorLine error={{ message: storage.problem ?? 'There is no safe place on this machine to keep the runner secret, so pairing is off.' }} />
         <p className="hint">
-          On a server without a keychain, start the headless host with <code>--allow-file-secret-store</code>, or choose the file store in
-          Settings and restart.
+          On a server without a keychain, start the headless host with <code>--allow-file-secret-store</code>, or choose the file store in Settings and restart.
         </p>
       </section>
     );
@@ -73,8 +72,8 @@ function PhaseBody({
       return (
         <>
           <p>
-            Pairing links this machine to {where}: you get a short code, someone signed in there approves it, and the runner starts taking
-            work. Wrong address? Change the control plane in Settings first.
+            Pairing links this machine to {where}: you get a short code, someone signed in there approves it, and the runner starts taking work. Wrong address?
+            Change the control plane in Settings first.
           </p>
           <div className="button-row">{startButton('Get a pairing code')}</div>
         </>
@@ -132,7 +131,8 @@ function NextSteps() {
       <ol>
         <li>Open the address and sign in to the control plane.</li>
         <li>
-          Check that the code matches, then approve this machine{name ? (
+          Check that the code matches, then approve this machine
+          {name ? (
             <>
               {' '}
               (it asks as <strong>{name}</strong>)
@@ -141,8 +141,8 @@ function NextSteps() {
           .
         </li>
         <li>
-          This window updates by itself; the runner secret goes into {backend === 'file' ? 'an owner-only file' : 'the system keychain'}, and the
-          runner starts taking work.
+          This window updates by itself; the runner secret goes into {backend === 'file' ? 'an owner-only file' : 'the system keychain'}, and the runner starts
+          taking work.
         </li>
       </ol>
     </div>

@@ -77,7 +77,9 @@ export function PlanVersions({ versions }: { versions: PlanVersionView[] }) {
                     <dt>
                       <Untrusted text={qa.question} className="req-text req-clamp-3" />
                     </dt>
-                    <dd>{qa.answer !== null ? <Untrusted text={qa.answer} className="req-text req-full" /> : <span className="req-muted">Not answered yet</span>}</dd>
+                    <dd>
+                      {qa.answer !== null ? <Untrusted text={qa.answer} className="req-text req-full" /> : <span className="req-muted">Not answered yet</span>}
+                    </dd>
                   </div>
                 ))}
               </dl>
@@ -94,18 +96,20 @@ export function Tasks({ tasks }: { tasks: TaskView[] }) {
   if (tasks.length === 0) return <p className="req-empty">No tasks yet.</p>;
   return (
     <ol className="req-list" data-testid="tasks">
-      {[...tasks].sort((a, b) => a.ordinal - b.ordinal).map((task) => (
-        <li key={task.id} className="req-item">
-          <span className={`req-state req-state-${task.status}`}>{words(task.status)}</span>
-          <span className="req-text req-clamp-3">
-            <span className="req-muted">#{task.ordinal} </span>
-            <Untrusted text={task.title} />
-          </span>
-          <span className="req-muted req-aside" title={task.checkpointRef ?? undefined} data-testid="task-checkpoint">
-            {task.checkpointRef || task.status === 'completed' ? `checkpoint ${formatWhen(task.completedAt)}` : ''}
-          </span>
-        </li>
-      ))}
+      {[...tasks]
+        .sort((a, b) => a.ordinal - b.ordinal)
+        .map((task) => (
+          <li key={task.id} className="req-item">
+            <span className={`req-state req-state-${task.status}`}>{words(task.status)}</span>
+            <span className="req-text req-clamp-3">
+              <span className="req-muted">#{task.ordinal} </span>
+              <Untrusted text={task.title} />
+            </span>
+            <span className="req-muted req-aside" title={task.checkpointRef ?? undefined} data-testid="task-checkpoint">
+              {task.checkpointRef || task.status === 'completed' ? `checkpoint ${formatWhen(task.completedAt)}` : ''}
+            </span>
+          </li>
+        ))}
     </ol>
   );
 }

@@ -61,7 +61,8 @@ export function useRequestTurns(detail: RequestDetailView): RequestDetailView['t
 function ActiveTurn({ turn }: { turn: TurnView }) {
   const now = useNow(1000);
   const seconds = Math.max(0, Math.round((now - Date.parse(turn.startedAt)) / 1000));
-  const lease = turn.lease === 'pause_requested' ? 'Pause requested: finishing this turn' : turn.lease === 'cancel_requested' ? 'Cancel requested: stopping' : null;
+  const lease =
+    turn.lease === 'pause_requested' ? 'Pause requested: finishing this turn' : turn.lease === 'cancel_requested' ? 'Cancel requested: stopping' : null;
   return (
     <li className="req-item req-turn-live" data-testid="request-turn-active" data-turn-id={turn.id}>
       <span className={`req-state req-state-${turn.phase}`}>{words(turn.phase)}</span>

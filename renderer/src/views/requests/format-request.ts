@@ -71,13 +71,21 @@ export function formatUsd(decimal: string): string {
 // One formatter module for times (views/format.ts); these names stay for the request views.
 export { formatStamp, formatWhen } from '../format';
 
-export const SOURCE_LABEL: Record<SourceChannel, string> = { ui: 'the web app', cli: 'the CLI', github_issue: 'a GitHub issue', linear: 'Linear', api: 'the API' };
+export const SOURCE_LABEL: Record<SourceChannel, string> = {
+  ui: 'the web app',
+  cli: 'the CLI',
+  github_issue: 'a GitHub issue',
+  linear: 'Linear',
+  api: 'the API',
+};
 
 /** What each action may act on, as the control plane allows it (protocol §5). */
 export function actionAvailable(action: LifecycleAction, status: RequestStatus): { ok: boolean; why: string | null } {
   switch (action) {
     case 'pause':
-      return ['open', 'in_progress', 'blocked'].includes(status) ? { ok: true, why: null } : { ok: false, why: `A ${STATUS_LABEL[status].toLowerCase()} request cannot be paused.` };
+      return ['open', 'in_progress', 'blocked'].includes(status)
+        ? { ok: true, why: null }
+        : { ok: false, why: `A ${STATUS_LABEL[status].toLowerCase()} request cannot be paused.` };
     case 'resume':
       return status === 'paused' || status === 'blocked' ? { ok: true, why: null } : { ok: false, why: 'Only a paused or blocked request can resume.' };
     case 'cancel':

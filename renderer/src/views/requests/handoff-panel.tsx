@@ -20,8 +20,8 @@ export function HandoffPanel({ handoff }: { handoff: Handoff }) {
     <div className="req-handoff" role="region" aria-label="Confirm in the browser" data-testid="handoff">
       <h4 className="req-confirm-title">Confirm in the browser</h4>
       <p>
-        The control plane wants a person to confirm this {WHAT[handoff.action]}. Open the page, check it, and confirm there; this view follows it and
-        updates on its own.
+        The control plane wants a person to confirm this {WHAT[handoff.action]}. Open the page, check it, and confirm there; this view follows it and updates on
+        its own.
       </p>
       <p className="req-handoff-link">
         {isHttpUrl(handoff.url) ? (

@@ -167,7 +167,12 @@ function ConfirmPanel({ action, detail, onClose }: { action: LifecycleAction; de
         <button type="button" className="req-button" onClick={onClose}>
           {BACK_LABEL[action]}
         </button>
-        <button type="submit" className={action === 'cancel' ? 'req-button req-button-danger' : 'req-button req-button-primary'} disabled={busy || !checked.ok} data-testid="confirm-action">
+        <button
+          type="submit"
+          className={action === 'cancel' ? 'req-button req-button-danger' : 'req-button req-button-primary'}
+          disabled={busy || !checked.ok}
+          data-testid="confirm-action"
+        >
           {busy ? 'Sending…' : CONFIRM_LABEL[action]}
         </button>
       </div>

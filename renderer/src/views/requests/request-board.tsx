@@ -132,9 +132,7 @@ export function useWorkingHere(): Map<string, number> {
   const fromBoard = useRequestsStore((s) => s.board?.activeHere);
   return useMemo(() => {
     const counts = new Map<string, number>();
-    const pairs = turns.loaded
-      ? turns.active.flatMap((t) => (t.buildRequestId ? [t.buildRequestId] : []))
-      : (fromBoard ?? []).map((t) => t.buildRequestId);
+    const pairs = turns.loaded ? turns.active.flatMap((t) => (t.buildRequestId ? [t.buildRequestId] : [])) : (fromBoard ?? []).map((t) => t.buildRequestId);
     for (const id of pairs) counts.set(id, (counts.get(id) ?? 0) + 1);
     return counts;
   }, [turns, fromBoard]);

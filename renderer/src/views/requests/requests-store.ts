@@ -1,11 +1,5 @@
 import { create } from 'zustand';
-import type {
-  ConfirmationView,
-  LifecycleAction,
-  OperatorStatus,
-  RequestBoard,
-  RequestDetailView,
-} from '../../../../shared/operator';
+import type { ConfirmationView, LifecycleAction, OperatorStatus, RequestBoard, RequestDetailView } from '../../../../shared/operator';
 import type { RequestStatus } from '../../../../shared/protocol';
 import type { CommandError } from '../../../../shared/result';
 

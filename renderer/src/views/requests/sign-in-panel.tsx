@@ -56,8 +56,8 @@ export function SignInPanel({ status }: { status: OperatorStatus }) {
         <>
           {!flow ? (
             <p className="req-muted">
-              Build requests and their pause, resume and cancel need your operator identity on <span className="req-mono">{status.controlPlane}</span>. You approve
-              the sign-in in your browser; the tokens stay on this host.
+              Build requests and their pause, resume and cancel need your operator identity on <span className="req-mono">{status.controlPlane}</span>. You
+              approve the sign-in in your browser; the tokens stay on this host.
             </p>
           ) : null}
           <button type="button" className="req-button req-button-primary" onClick={() => void start()} disabled={busy} data-testid="sign-in-start">

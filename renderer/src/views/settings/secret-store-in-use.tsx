@@ -21,7 +21,10 @@ export function SecretStoreInUse({ chosen }: { chosen: string }) {
   return (
     <strong className="secret-in-use" data-testid="secret-store-in-use">
       In use now: {BACKEND_WORDS[storage.backend]}
-      {pending ? ` — ${chosen === 'keychain' ? 'the keychain' : 'the file store'} is chosen, but did not work when the host started or was chosen since; it is tried again at the next start` : ''}.
+      {pending
+        ? ` — ${chosen === 'keychain' ? 'the keychain' : 'the file store'} is chosen, but did not work when the host started or was chosen since; it is tried again at the next start`
+        : ''}
+      .
     </strong>
   );
 }

@@ -34,7 +34,14 @@ export function SettingField({ name, value, error, overriddenBy, onChange, note 
   let control;
   if (kind === 'toggle') {
     control = (
-      <input {...common} type="checkbox" className="checkbox" checked={value === true} disabled={overriddenBy !== null} onChange={(e) => onChange(e.target.checked)} />
+      <input
+        {...common}
+        type="checkbox"
+        className="checkbox"
+        checked={value === true}
+        disabled={overriddenBy !== null}
+        onChange={(e) => onChange(e.target.checked)}
+      />
     );
   } else if (kind === 'select') {
     control = (

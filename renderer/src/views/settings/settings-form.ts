@@ -44,7 +44,10 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
   runtime: RUNTIMES.map((value) => ({ value, label: value === 'auto' ? 'auto (whichever is installed)' : runtimeLabel(value) })),
-  codexDriver: CODEX_DRIVERS.map((value) => ({ value, label: value === 'auto' ? 'auto (app-server where installed codex has it)' : value === 'exec' ? 'codex exec (one process per turn)' : 'codex app-server' })),
+  codexDriver: CODEX_DRIVERS.map((value) => ({
+    value,
+    label: value === 'auto' ? 'auto (app-server where installed codex has it)' : value === 'exec' ? 'codex exec (one process per turn)' : 'codex app-server',
+  })),
   secretBackend: SECRET_BACKENDS.map((value) => ({ value, label: value === 'keychain' ? 'system keychain' : 'owner-only file' })),
 };
 
@@ -64,8 +67,7 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   runWork: 'Claim and run turns here. Off: the runner only reports in (heartbeat-only) and claims nothing.',
   quitDrainMs: 'Quitting waits this long for running turns to finish, then cancels them (their results are still reported). 0 cancels at once.',
   runtimeEnvAllow: 'Names (or PREFIX_*) a turn may see beyond PATH, HOME, locale, proxies and ANTHROPIC_*/CLAUDE_*/OPENAI_*/CODEX_*, e.g. AWS_PROFILE.',
-  useOwnAgentConfig:
-    'Unattended turns load your own claude/codex settings, hooks, MCP servers and instructions. Off keeps them out of factory turns.',
+  useOwnAgentConfig: 'Unattended turns load your own claude/codex settings, hooks, MCP servers and instructions. Off keeps them out of factory turns.',
   codexDriver: 'How codex turns run. The app-server can be interrupted and reports rate limits.',
   usageReservePercent: 'Stop claiming when an account has this much or less left; claiming resumes at the reset.',
   usageAlertPercents: 'Notify when an account falls to these percentages left, e.g. "20, 5".',

@@ -136,7 +136,12 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
         >
           Discard
         </button>
-        <button type="submit" className="button button-primary" disabled={dirty.length === 0 || invalid.length > 0 || update.pending} data-testid="settings-save">
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={dirty.length === 0 || invalid.length > 0 || update.pending}
+          data-testid="settings-save"
+        >
           {update.pending ? 'Saving…' : 'Save changes'}
         </button>
       </div>

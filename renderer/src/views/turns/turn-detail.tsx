@@ -152,8 +152,8 @@ function CancelTurn({ turn }: { turn: TurnView }) {
         }}
       >
         <p>
-          The agent working for <strong>{seatLabel(turn)}</strong> is stopped now, with the processes it started, and the
-          control plane is told you canceled the turn.
+          The agent working for <strong>{seatLabel(turn)}</strong> is stopped now, with the processes it started, and the control plane is told you canceled the
+          turn.
         </p>
       </ConfirmDialog>
     </div>

@@ -54,10 +54,15 @@ export function deliveryText(turn: TurnView, now: number): { text: string; tone:
     case 'sending':
       return { text: 'Result sending…', tone: 'quiet' };
     case 'waiting':
-      return { text: `Result not delivered yet: ${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'}, waiting ${formatDuration(now - Date.parse(d.since))}`, tone: 'warn' };
+      return {
+        text: `Result not delivered yet: ${d.attempts} ${d.attempts === 1 ? 'try' : 'tries'}, waiting ${formatDuration(now - Date.parse(d.since))}`,
+        tone: 'warn',
+      };
     case 'refused':
       return { text: `Result refused by the control plane: ${d.reason ?? 'no reason given'}`, tone: 'error' };
     case 'delivered':
-      return d.late ? { text: `Result arrived late: ${d.reason ?? 'the control plane had already ended the unit'}`, tone: 'warn' } : { text: 'Result delivered', tone: 'quiet' };
+      return d.late
+        ? { text: `Result arrived late: ${d.reason ?? 'the control plane had already ended the unit'}`, tone: 'warn' }
+        : { text: 'Result delivered', tone: 'quiet' };
   }
 }

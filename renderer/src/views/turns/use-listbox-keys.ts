@@ -5,12 +5,7 @@ import type { KeyboardEvent } from 'react';
  * on the list itself (aria-activedescendant), so a virtualized list can move through
  * rows that are not in the DOM yet: the caller scrolls the new row into view.
  */
-export function listboxKeyHandler(options: {
-  count: number;
-  index: number;
-  page?: number;
-  select: (index: number) => void;
-}): (event: KeyboardEvent) => void {
+export function listboxKeyHandler(options: { count: number; index: number; page?: number; select: (index: number) => void }): (event: KeyboardEvent) => void {
   return (event) => {
     const { count, index } = options;
     if (count === 0) return;

@@ -35,8 +35,19 @@ describe('cleanEnv', () => {
   it('passes the allowlist only: system, locale, proxies and the runtimes’ own variables', () => {
     expect(Object.keys(cleanEnv({ source, knownSecrets: [SECRET] })).sort()).toEqual(
       [
-        'ANTHROPIC_API_KEY', 'CLAUDE_CODE_USE_BEDROCK', 'CODEX_HOME', 'HOME', 'HTTPS_PROXY', 'LANG', 'LC_ALL', 'OPENAI_API_KEY',
-        'PATH', 'TERM', 'TZ', 'USER', 'no_proxy',
+        'ANTHROPIC_API_KEY',
+        'CLAUDE_CODE_USE_BEDROCK',
+        'CODEX_HOME',
+        'HOME',
+        'HTTPS_PROXY',
+        'LANG',
+        'LC_ALL',
+        'OPENAI_API_KEY',
+        'PATH',
+        'TERM',
+        'TZ',
+        'USER',
+        'no_proxy',
       ].sort(),
     );
   });

@@ -7,7 +7,11 @@ const spec: IsolationSpec = {
   cwd: '/home/op/.config/Runner Tray/turns/claude-cwd',
   env: { PATH: '/usr/bin', HOME: '/home/op' },
   home: '/home/op',
-  writable: ['/home/op/.config/Runner Tray/turns/turn-u-1', '/home/op/.config/Runner Tray/turns/claude-cwd', '/home/op/.config/Runner Tray/turns/claude-config'],
+  writable: [
+    '/home/op/.config/Runner Tray/turns/turn-u-1',
+    '/home/op/.config/Runner Tray/turns/claude-cwd',
+    '/home/op/.config/Runner Tray/turns/claude-config',
+  ],
   readOnly: ['/opt/node_modules'],
   signIn: [{ source: '/home/op/.claude/.credentials.json', target: '/home/op/.claude/.credentials.json', writable: true }],
   hidden: ['/home/op', '/home/op/.config/Runner Tray'],
@@ -24,7 +28,17 @@ const mergedUsr = {
 /** The bwrap options as [flag, ...operands] groups. */
 function pairs(args: string[]): string[][] {
   const out: string[][] = [];
-  const arity: Record<string, number> = { '--ro-bind': 2, '--bind': 2, '--ro-bind-try': 2, '--symlink': 2, '--proc': 1, '--dev': 1, '--tmpfs': 1, '--dir': 1, '--chdir': 1 };
+  const arity: Record<string, number> = {
+    '--ro-bind': 2,
+    '--bind': 2,
+    '--ro-bind-try': 2,
+    '--symlink': 2,
+    '--proc': 1,
+    '--dev': 1,
+    '--tmpfs': 1,
+    '--dir': 1,
+    '--chdir': 1,
+  };
   for (let i = 0; i < args.length && args[i] !== '--'; i++) {
     const n = arity[args[i] as string] ?? 0;
     out.push(args.slice(i, i + 1 + n));
@@ -104,19 +118,42 @@ describe('sandbox-exec (macOS Seatbelt) profile', () => {
 
 describe('isolate and the probe', () => {
   it('wraps with the probed tool, or returns the command as is with the environment only', () => {
-    expect(isolate(spec, { level: 'bubblewrap', tool: '/usr/bin/bwrap', note: null }, mergedUsr)).toMatchObject({ command: '/usr/bin/bwrap', level: 'bubblewrap', env: spec.env });
+    expect(isolate(spec, { level: 'bubblewrap', tool: '/usr/bin/bwrap', note: null }, mergedUsr)).toMatchObject({
+      command: '/usr/bin/bwrap',
+      level: 'bubblewrap',
+      env: spec.env,
+    });
     const mac = isolate(spec, { level: 'sandbox-exec', tool: '/usr/bin/sandbox-exec', note: null });
     expect(mac.command).toBe('/usr/bin/sandbox-exec');
     expect(mac.args.slice(2)).toEqual([spec.command, ...spec.args]);
-    expect(isolate(spec, { level: 'environment', tool: null, note: null })).toEqual({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, level: 'environment' });
+    expect(isolate(spec, { level: 'environment', tool: null, note: null })).toEqual({
+      command: spec.command,
+      args: spec.args,
+      env: spec.env,
+      cwd: spec.cwd,
+      level: 'environment',
+    });
   });
 
   it('uses bubblewrap only when a trial sandbox starts; says why otherwise', async () => {
     const works = async () => true;
-    expect(await probeIsolation({ platform: 'linux', which: async () => '/usr/bin/bwrap', works })).toEqual({ level: 'bubblewrap', tool: '/usr/bin/bwrap', note: null });
-    expect(await probeIsolation({ platform: 'linux', which: async () => null, works })).toMatchObject({ level: 'environment', note: 'bubblewrap (bwrap) is not installed' });
-    expect(await probeIsolation({ platform: 'linux', which: async () => '/usr/bin/bwrap', works: async () => false })).toMatchObject({ level: 'environment', note: expect.stringMatching(/cannot create a sandbox/) });
+    expect(await probeIsolation({ platform: 'linux', which: async () => '/usr/bin/bwrap', works })).toEqual({
+      level: 'bubblewrap',
+      tool: '/usr/bin/bwrap',
+      note: null,
+    });
+    expect(await probeIsolation({ platform: 'linux', which: async () => null, works })).toMatchObject({
+      level: 'environment',
+      note: 'bubblewrap (bwrap) is not installed',
+    });
+    expect(await probeIsolation({ platform: 'linux', which: async () => '/usr/bin/bwrap', works: async () => false })).toMatchObject({
+      level: 'environment',
+      note: expect.stringMatching(/cannot create a sandbox/),
+    });
     expect(await probeIsolation({ platform: 'darwin', which: async () => '/usr/bin/sandbox-exec', works })).toMatchObject({ level: 'sandbox-exec' });
-    expect(await probeIsolation({ platform: 'win32', which: async () => null, works })).toMatchObject({ level: 'environment', note: 'no OS sandbox is used on win32' });
+    expect(await probeIsolation({ platform: 'win32', which: async () => null, works })).toMatchObject({
+      level: 'environment',
+      note: 'no OS sandbox is used on win32',
+    });
   });
 });

@@ -4,7 +4,8 @@ import { isLoopbackHost, plainHttpProblem, unitMcpUrl } from '../../../../shared
 describe('plain HTTP only to this machine', () => {
   it('knows loopback: 127.0.0.0/8, ::1, localhost', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '[::1]', '::1', 'localhost', 'LOCALHOST', 'api.localhost']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['128.0.0.1', '127.0.0.1.example.com', '10.0.0.1', '0.0.0.0', 'localhost.example.com', '::2', '127.0.0.256']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['128.0.0.1', '127.0.0.1.example.com', '10.0.0.1', '0.0.0.0', 'localhost.example.com', '::2', '127.0.0.256'])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 
   it('accepts https anywhere and http to loopback only', () => {

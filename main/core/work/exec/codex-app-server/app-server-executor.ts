@@ -119,7 +119,13 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
     denied: result.deniedRequests.length,
     killed: result.killed,
     ...(result.tokens
-      ? { model: result.tokens.modelId, tokensIn: result.tokens.inputTokens, tokensOut: result.tokens.outputTokens, contextUsed: result.tokens.contextUsed, contextWindow: result.tokens.contextWindow }
+      ? {
+          model: result.tokens.modelId,
+          tokensIn: result.tokens.inputTokens,
+          tokensOut: result.tokens.outputTokens,
+          contextUsed: result.tokens.contextUsed,
+          contextWindow: result.tokens.contextWindow,
+        }
       : {}),
   });
   return outcome;
@@ -150,13 +156,17 @@ function toOutcome(request: ExecutionRequest, r: AppServerTurnResult, outputTail
         ...base,
         status: 'failed',
         reason: 'timeout',
-        summary: summary(`codex timed out after ${request.timeoutMs} ms; the turn was interrupted${r.lastAgentMessage ? `\n--- last answer ---\n${r.lastAgentMessage}` : ''}`),
+        summary: summary(
+          `codex timed out after ${request.timeoutMs} ms; the turn was interrupted${r.lastAgentMessage ? `\n--- last answer ---\n${r.lastAgentMessage}` : ''}`,
+        ),
       };
     case 'failed':
     case 'interrupted':
     case 'crashed': {
       const text = `codex turn failed: ${r.error ?? r.status}`;
-      const found = r.usageLimited ? (parseUsageLimit(`usage limit reached: ${r.error ?? ''}`, now) ?? { message: r.error ?? 'usage limit', resetsAt: null }) : null;
+      const found = r.usageLimited
+        ? (parseUsageLimit(`usage limit reached: ${r.error ?? ''}`, now) ?? { message: r.error ?? 'usage limit', resetsAt: null })
+        : null;
       const limit = found ? { ...found, message: redactText(r.error ?? found.message, secrets) } : null;
       return { ...base, status: 'failed', reason: 'runtime_error', summary: summary(text), ...(limit ? { usageLimit: limit } : {}) };
     }

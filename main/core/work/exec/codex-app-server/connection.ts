@@ -217,8 +217,7 @@ export class AppServerConnection {
     }
     void Promise.resolve(answer).then(
       (result) => this.write({ jsonrpc: '2.0', id: request.id, result }),
-      (error: unknown) =>
-        this.write({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: errorText(error) } }),
+      (error: unknown) => this.write({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: errorText(error) } }),
     );
   }
 

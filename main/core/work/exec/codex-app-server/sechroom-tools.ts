@@ -55,7 +55,8 @@ export function sechroomTools(handlers: { onCloseout(closeout: Closeout): void; 
       },
       {
         name: LIFECYCLE_TOOL,
-        description: 'Report progress at each phase boundary: phase (start, work, verify, closeout) and status (started, completed, skipped, blocked), with a short summary.',
+        description:
+          'Report progress at each phase boundary: phase (start, work, verify, closeout) and status (started, completed, skipped, blocked), with a short summary.',
         inputSchema: {
           type: 'object',
           properties: {

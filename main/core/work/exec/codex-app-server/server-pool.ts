@@ -44,7 +44,10 @@ export class AppServerPool {
     const env = Object.entries(spec.env)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : 1));
-    return createHash('sha256').update(JSON.stringify([spec.command, spec.args, spec.cwd, env])).digest('hex').slice(0, 16);
+    return createHash('sha256')
+      .update(JSON.stringify([spec.command, spec.args, spec.cwd, env]))
+      .digest('hex')
+      .slice(0, 16);
   }
 
   /** A live, initialized server for this profile and folder. */

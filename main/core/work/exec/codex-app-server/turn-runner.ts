@@ -229,9 +229,9 @@ class AppServerTurn {
     if (!turnId || this.completed.has(turnId)) return 'completed';
     if (!spec.connection.alive) return 'exited';
     spec.log.info('interrupting the codex turn', { threadId: this.threadId, turnId });
-    spec.connection.request('turn/interrupt', { threadId: this.threadId, turnId }, this.requestMs).catch((error: unknown) =>
-      spec.log.warn('turn/interrupt failed', { error: errorText(error) }),
-    );
+    spec.connection
+      .request('turn/interrupt', { threadId: this.threadId, turnId }, this.requestMs)
+      .catch((error: unknown) => spec.log.warn('turn/interrupt failed', { error: errorText(error) }));
     return this.waitFor(turnId, spec.interruptGraceMs ?? DEFAULT_GRACE_MS, false);
   }
 

@@ -51,4 +51,3 @@ export function bubblewrapArgs(spec: IsolationSpec, layout: SystemLayout): strin
   args.push('--chdir', spec.cwd, '--', spec.command, ...spec.args);
   return args;
 }
-

@@ -45,9 +45,7 @@ export function seatbeltProfile(spec: IsolationSpec): string {
   if (signInRead.length > 0) lines.push(`(allow file-read*${literals([...new Set(signInRead)])})`);
   const writable = spec.writable;
   const signInWrite = spec.signIn.filter((f) => f.writable).flatMap((f) => [f.source, f.target]);
-  lines.push(
-    `(allow file-write*${subpaths(writable)}${literals([...new Set(signInWrite)])} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
-  );
+  lines.push(`(allow file-write*${subpaths(writable)}${literals([...new Set(signInWrite)])} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`);
   return `${lines.join('\n')}\n`;
 }
 
