@@ -12,10 +12,19 @@ export function createCommandRunner(env: Record<string, string | undefined> = pr
   return {
     run(command, args, { timeoutMs }) {
       return new Promise((resolve) => {
-        execFile(command, args, { timeout: timeoutMs, maxBuffer: 256 * 1024, windowsHide: true, env: env as NodeJS.ProcessEnv }, (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        });
+        const child = execFile(
+          command,
+          args,
+          { timeout: timeoutMs, maxBuffer: 256 * 1024, windowsHide: true, env: env as NodeJS.ProcessEnv },
+          (error, stdout, stderr) => {
+            const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+            resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+          },
+        );
+        // A probe (`--version`, `auth status`) never gets input: a CLI that reads stdin, or
+        // asks a question, sees end-of-file at once instead of holding detection to its timeout.
+        child.stdin?.on('error', () => undefined);
+        child.stdin?.end();
       });
     },
     async which(name) {

