@@ -8,6 +8,7 @@ export const EXPECTED_SKIPS = new Map([
   ['tests/electron/smoke.spec.ts', 'no Electron binary'],
   ['tests/e2e/screenshots.spec.ts', 'on demand'],
   ['tests/e2e/requests-screenshots.spec.ts', 'on demand'],
+  ['tests/e2e/usage.spec.ts', 'on demand'],
 ]);
 
 const posix = (file) => file.split(path.sep).join('/');

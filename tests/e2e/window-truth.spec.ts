@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../emulator';
@@ -21,12 +21,13 @@ test.afterAll(async () => {
 
 const favicon = (page: Page) => page.locator('link[rel="icon"]');
 
-/** Processes running the fake runtime (this spec's turns), from /proc. */
-function runtimesAlive(): number {
+/** Processes running the fake runtime in a turn folder under `dataDir` (this host's turns only), from /proc. */
+function runtimesAlive(dataDir: string): number {
   let n = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.basename(FAKE_RUNTIME))) n++;
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.basename(FAKE_RUNTIME))) continue;
+      if (readlinkSync(`/proc/${pid}/cwd`).includes(path.basename(dataDir))) n++;
     } catch {
       // gone meanwhile
     }
@@ -163,7 +164,7 @@ test.describe('a tab whose host restarted', () => {
     // The crashed host's runtime is stopped by its parent-death watch within its grace
     // period; the new host starts once it is gone (see the closing note of this change:
     // a host started while that stop is still under way is itself signaled).
-    await expect.poll(() => runtimesAlive(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => runtimesAlive(dataDir), { timeout: 10_000 }).toBe(0);
     second = await startHeadlessHost(['--port', String(first.port), ...args], env, { dataDir });
     const banner = page.getByTestId('connection-banner');
     await expect(banner).toContainText('This host restarted. Open the new address printed in its terminal.', { timeout: 20_000 });

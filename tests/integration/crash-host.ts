@@ -2,6 +2,7 @@
 // given data dir against a given emulator, and prints one line per turn that starts
 // running so the test knows when to kill it.
 import { bootstrapCore } from '../../main/core/bootstrap';
+import { IsolationProbe } from '../../main/core/work/exec/isolation/probe-cache';
 
 const [dataDir, controlPlaneUrl, fakeRuntime, flag] = process.argv.slice(2);
 if (!dataDir || !controlPlaneUrl || !fakeRuntime) throw new Error('usage: crash-host <dataDir> <controlPlaneUrl> <fakeRuntime>');
@@ -11,7 +12,11 @@ const core = await bootstrapCore({
   appName: 'Runner Tray',
   appVersion: '0.0.0-test',
   dataDir,
-  overrides: { controlPlaneUrl, secretBackend: 'file', heartbeatMs: 1000 },
+  // The stand-in runtime reports its pids through a file named in FAKE_PIDS_FILE: the
+  // variable is let through, and turns run with the environment-only level (no sandbox,
+  // which would hide that file). The sandboxed kill path is tested in executor-sandbox.
+  overrides: { controlPlaneUrl, secretBackend: 'file', heartbeatMs: 1000, runtimeEnvAllow: 'FAKE_PIDS_FILE' },
+  isolationProbe: new IsolationProbe({ platform: process.platform, which: () => Promise.resolve(null), works: () => Promise.resolve(false) }),
   runtimeBinaries: { claude: fakeRuntime, codex: fakeRuntime },
   // `no-lifeline`: runtimes outlive this host, so only the restart path can stop them.
   ...(flag === 'no-lifeline' ? { parentDeathWatch: false } : {}),

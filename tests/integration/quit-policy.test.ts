@@ -5,7 +5,7 @@ import { statusLine } from '../../shared/status';
 import type { QuitMode } from '../../main/core/quit-policy';
 import { startHarness, type Harness } from './core-harness';
 
-const TIMED = fileURLToPath(new URL('../core/operator/fixtures/timed-runtime.mjs', import.meta.url));
+const TIMED = fileURLToPath(new URL('../fixtures/timed-runtime.mjs', import.meta.url));
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
 
 let h: Harness | null = null;
