@@ -152,7 +152,7 @@ describe('no orphaned agents', () => {
     );
 
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
-    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 15_000, since: 0 });
+    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 40_000, since: 0 });
     expect(await gone([run.launcher, run.grandchild])).toEqual([]);
     expect(await isRunning(decoy.pid!)).toBe(true);
     expect(emu!.admin.listResults({ unit_id: run.unitId })).toHaveLength(1);
