@@ -1,3 +1,4 @@
+import { errorText } from '../../shared/errors';
 import type { Clock, Logger, TimerHandle } from './ports';
 
 export type QuitMode = 'after-turns' | 'now';
@@ -111,7 +112,7 @@ export class QuitPolicy {
       await deps.shutdown();
     } catch (error) {
       // Nothing is left to save but the log line: the shell exits anyway.
-      deps.log.error('quit: stopping the core failed', { error: error instanceof Error ? error.message : String(error) });
+      deps.log.error('quit: stopping the core failed', { error: errorText(error) });
     }
     this.phase = 'stopped';
     return { kind: 'stopped', finished: Math.max(0, this.startedWith - this.canceled), canceled: this.canceled, undelivered: deps.undelivered() };

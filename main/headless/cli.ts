@@ -124,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
     process.removeAllListeners('SIGUSR2');
     process.on('SIGUSR2', () => {
       void publish(server.newAddress(), false).catch((error: unknown) =>
-        process.stderr.write(`runner-tray headless: could not write a new address: ${error instanceof Error ? error.message : String(error)}\n`),
+        process.stderr.write(`runner-tray headless: could not write a new address: ${errorText(error)}\n`),
       );
     });
   }

@@ -313,7 +313,7 @@ export class Runner {
     try {
       await this.deps.state.update((s) => ({ ...s, pause: record }));
     } catch (error) {
-      this.deps.log.error('could not save the pause; it holds until this process ends', { error: error instanceof Error ? error.message : String(error) });
+      this.deps.log.error('could not save the pause; it holds until this process ends', { error: errorText(error) });
     }
   }
 

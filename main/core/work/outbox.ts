@@ -221,5 +221,5 @@ export class ResultOutbox {
 /** The control plane's reason for refusing, in its own words where it gave a code (redacted upstream). */
 function refusalReason(error: unknown): string {
   if (error instanceof ConnectorError) return error.code ? `${error.code} (${error.status ?? '4xx'})` : `refused (${error.status ?? '4xx'})`;
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

@@ -1,3 +1,4 @@
+import { errorText } from '../../../shared/errors';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -32,7 +33,7 @@ export class TurnHistoryStore {
     try {
       text = await readFile(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn('the turn history could not be read', { error: describe(error) });
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn('the turn history could not be read', { error: errorText(error) });
       return [];
     }
     let parsed: z.infer<typeof FileSchema>;
@@ -41,7 +42,7 @@ export class TurnHistoryStore {
     } catch (error) {
       const aside = `${this.file}.damaged-${Date.now()}`;
       await rename(this.file, aside).catch(() => undefined);
-      this.log.warn('the turn history file was damaged; it was set aside and history starts empty', { keptAs: aside, error: describe(error) });
+      this.log.warn('the turn history file was damaged; it was set aside and history starts empty', { keptAs: aside, error: errorText(error) });
       return [];
     }
     const turns: TurnView[] = [];
@@ -75,7 +76,7 @@ export class TurnHistoryStore {
         await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
         await writeFileAtomic(this.file, JSON.stringify({ version: 1, turns: rows }), { mode: 0o600 });
       } catch (error) {
-        this.log.warn('the turn history could not be saved (it is kept in memory)', { error: describe(error) });
+        this.log.warn('the turn history could not be saved (it is kept in memory)', { error: errorText(error) });
       }
     }
   }
@@ -83,8 +84,4 @@ export class TurnHistoryStore {
 
 function lean(turn: TurnView): TurnView {
   return turn.outputTail.length > PERSISTED_TAIL_CHARS ? { ...turn, outputTail: turn.outputTail.slice(-PERSISTED_TAIL_CHARS) } : turn;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

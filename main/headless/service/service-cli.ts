@@ -1,3 +1,4 @@
+import { errorText } from '../../../shared/errors';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -5,7 +6,7 @@ import { z } from 'zod';
 import { resolveOverrides } from '../../core/settings/overrides';
 import { headlessEntry } from '../entry-point';
 import { nodeServicePort } from './node-service-port';
-import { installNotes, managerFor, printStatus, SERVICE_ACTIONS, ServiceCommandError, type ServiceAction } from './service-manager';
+import { installNotes, managerFor, printStatus, SERVICE_ACTIONS, type ServiceAction } from './service-manager';
 import type { ServicePort } from './service-port';
 import { DEFAULT_SERVICE_NAME, SERVICE_NAME_PATTERN, serviceEnvironment } from './service-spec';
 
@@ -117,7 +118,7 @@ export async function runServiceCommand(argv: readonly string[], deps: ServiceCl
         return 0;
     }
   } catch (error) {
-    deps.err.write(`runner-tray service: ${error instanceof ServiceCommandError || error instanceof Error ? error.message : String(error)}\n`);
+    deps.err.write(`runner-tray service: ${errorText(error)}\n`);
     return 1;
   }
 }

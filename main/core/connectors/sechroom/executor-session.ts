@@ -1,3 +1,4 @@
+import { errorText } from '../../../../shared/errors';
 import type { TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
@@ -76,8 +77,6 @@ export interface SessionSummary {
   completed: number;
   abandoned: number;
 }
-
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * One Sechroom executor instance's loop (seed B5/B6), reading top to bottom: register →
@@ -160,7 +159,7 @@ export class ExecutorSession {
         if (this.deps.admission) {
           const admission = await this.deps.admission
             .check()
-            .catch((error: unknown) => ({ ok: false as const, reason: `admission check failed: ${describe(error)}`, retryAt: null }));
+            .catch((error: unknown) => ({ ok: false as const, reason: `admission check failed: ${errorText(error)}`, retryAt: null }));
           if (this.stopping) break;
           if (!admission.ok) {
             if (!deferred) log.warn(`ADMISSION DEFERRED — not claiming: ${admission.reason}`);
@@ -177,7 +176,7 @@ export class ExecutorSession {
           }
         }
         if (this.deps.root) {
-          const ready = await this.deps.root.check().catch((error: unknown) => ({ ok: false as const, reason: `root check failed: ${describe(error)}` }));
+          const ready = await this.deps.root.check().catch((error: unknown) => ({ ok: false as const, reason: `root check failed: ${errorText(error)}` }));
           if (this.stopping) break;
           if (!ready.ok) {
             log.warn(`root not ready — not claiming: ${ready.reason}`);
@@ -209,7 +208,7 @@ export class ExecutorSession {
         } catch (error) {
           if (error instanceof AuthExpiredError) return this.authExpired(error);
           // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause.
-          log.error(`task ${claim.memoryId} failed in the executor: ${describe(error)}`);
+          log.error(`task ${claim.memoryId} failed in the executor: ${errorText(error)}`);
           await this.claimBackoff(error);
         }
         if (this.deps.once) break;
@@ -263,11 +262,11 @@ export class ExecutorSession {
           return false;
         }
         const delay = backoffDelay(attempt, CLAIM_BACKOFF, this.deps.random);
-        this.deps.log.warn(`registration failed (${describe(error)}) — retrying in ${delay} ms`);
+        this.deps.log.warn(`registration failed (${errorText(error)}) — retrying in ${delay} ms`);
         this.state({
           state: 'backing_off',
           instanceId: null,
-          message: `registration failed: ${describe(error)}`,
+          message: `registration failed: ${errorText(error)}`,
           retryAt: new Date(this.deps.clock.now() + delay).toISOString(),
         });
         await this.sleep(delay);
@@ -290,7 +289,7 @@ export class ExecutorSession {
     try {
       await this.deps.client.refreshInstance(this.instanceId, this.deps.settings.ttlSeconds);
     } catch (error) {
-      this.deps.log.warn(`advertisement refresh failed: ${describe(error)}`);
+      this.deps.log.warn(`advertisement refresh failed: ${errorText(error)}`);
       // Deregistered behind our back (404 unknown_instance): advertise again under the same key.
       if (isConnectorError(error, 'not_found') && !this.stopping) {
         const instance = await this.deps.client.register(registrationInput(this.deps.settings)).catch(() => null);
@@ -307,7 +306,7 @@ export class ExecutorSession {
         await this.deps.client.deregister(this.instanceId);
         this.deps.log.info('deregistered');
       } catch (error) {
-        this.deps.log.warn(`deregister failed (${describe(error)}) — advertisement will expire by TTL`);
+        this.deps.log.warn(`deregister failed (${errorText(error)}) — advertisement will expire by TTL`);
       }
     }
     // One last delivery pass; whatever is left stays on disk for the next start.
@@ -320,11 +319,11 @@ export class ExecutorSession {
 
   private async claimBackoff(error: unknown): Promise<void> {
     const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
-    this.deps.log.warn(`claim failed (${describe(error)}) — backing off ${delay} ms and going on`);
+    this.deps.log.warn(`claim failed (${errorText(error)}) — backing off ${delay} ms and going on`);
     this.state({
       state: 'backing_off',
       instanceId: this.instanceId,
-      message: `claim failed: ${describe(error)}`,
+      message: `claim failed: ${errorText(error)}`,
       retryAt: new Date(this.deps.clock.now() + delay).toISOString(),
     });
     await this.sleep(delay);
@@ -345,7 +344,7 @@ export class ExecutorSession {
         title: null,
         claimedAt: new Date(clock.now()).toISOString(),
       })
-      .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${describe(error)}`));
+      .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${errorText(error)}`));
     const turn = new AbortController();
     this.turn = turn;
     let loss: LeaseLoss | null = null;
@@ -373,7 +372,7 @@ export class ExecutorSession {
     try {
       await this.runClaimed(claim, record, turn, () => loss, keeper);
     } catch (error) {
-      if (record.state === 'claimed' || record.state === 'running') this.abandon(record, describe(error));
+      if (record.state === 'claimed' || record.state === 'running') this.abandon(record, errorText(error));
       throw error;
     } finally {
       keeper.stop();
@@ -412,7 +411,7 @@ export class ExecutorSession {
         if (error instanceof AuthExpiredError) throw error;
         const retryable = isConnectorError(error) && error.retryable;
         if (!retryable || attempt + 1 >= CARD_ATTEMPTS || signal.aborted || this.stopping) {
-          this.abandon(record, `task card failed to load (${describe(error)})`);
+          this.abandon(record, `task card failed to load (${errorText(error)})`);
           return null;
         }
         await this.sleep(backoffDelay(attempt, CLAIM_BACKOFF, this.deps.random));
@@ -426,7 +425,7 @@ export class ExecutorSession {
       return { card, pack: { slug: pointer.slug, version: pointer.version, components: pkg.components } };
     } catch (error) {
       if (error instanceof AuthExpiredError) throw error;
-      const warning = `warning: task ${card.taskId} context pack (${pointer.slug}@${pointer.version}) failed to resolve (${describe(error)}) — running on card body only`;
+      const warning = `warning: task ${card.taskId} context pack (${pointer.slug}@${pointer.version}) failed to resolve (${errorText(error)}) — running on card body only`;
       this.deps.log.warn(warning);
       this.update(record, { warnings: [...record.warnings, warning] });
       return { card, pack: null };
@@ -464,9 +463,9 @@ export class ExecutorSession {
         },
       });
     } catch (error) {
-      result = { status: 'crashed', reason: describe(error) };
+      result = { status: 'crashed', reason: errorText(error) };
     }
-    if (signal.aborted && result.status !== 'canceled') result = { status: 'canceled', reason: describe(signal.reason) };
+    if (signal.aborted && result.status !== 'canceled') result = { status: 'canceled', reason: errorText(signal.reason) };
     const finalUsage: TurnUsage | null = result.status === 'completed' ? (result.usage ?? usage) : usage;
     return { result, tools, details, usage: finalUsage };
   }

@@ -1,3 +1,4 @@
+import { errorText } from '../../../../shared/errors';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkInstanceSettings, type InstanceSettings, type InstanceSettingsInput } from './instance-settings';
@@ -50,7 +51,7 @@ export function parseFleetConfig(text: string, source: string, baseDir: string):
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new FleetConfigError(`${source} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FleetConfigError(`${source} is not valid JSON: ${errorText(error)}`);
   }
   const instances = parsed && typeof parsed === 'object' ? (parsed as { instances?: unknown }).instances : undefined;
   if (!Array.isArray(instances) || instances.length === 0) throw new FleetConfigError(FLEET_NEEDS_INSTANCES);

@@ -1,3 +1,4 @@
+import { errorText } from '../../../../shared/errors';
 import type { SechroomLeaseHeartbeatResponse } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { isConnectorError } from '../errors';
@@ -68,7 +69,7 @@ export class LeaseKeeper {
       if (this.stopped) return;
       // A lease the Work Layer no longer knows will never come back; anything else may.
       if (isConnectorError(error, 'not_found')) return this.lose({ kind: 'ended', status: 'unknown', reason: error.message });
-      this.deps.log.warn(`lease heartbeat failed (retrying next beat): ${error instanceof Error ? error.message : String(error)}`, {
+      this.deps.log.warn(`lease heartbeat failed (retrying next beat): ${errorText(error)}`, {
         leaseId: this.deps.leaseId,
       });
     }

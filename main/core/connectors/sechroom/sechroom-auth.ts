@@ -1,3 +1,4 @@
+import { errorText } from '../../../../shared/errors';
 import type { TokenResponse } from '../../../../shared/protocol';
 import { SECHROOM_SCOPE } from '../../../../shared/protocol/sechroom';
 import { OAuthClient, type RefreshOutcome } from '../../operator/oauth-client';
@@ -168,9 +169,7 @@ export class OAuthTokenSource implements SechroomTokenSource {
     // Refresh tokens rotate: the new pair must survive a restart, or the grant is lost.
     await this.vault
       .save(this.deps.baseUrl, next)
-      .catch((error: unknown) =>
-        this.deps.log.warn('could not store the refreshed Sechroom sign-in', { error: error instanceof Error ? error.message : String(error) }),
-      );
+      .catch((error: unknown) => this.deps.log.warn('could not store the refreshed Sechroom sign-in', { error: errorText(error) }));
     this.deps.onChange?.();
     return next.accessToken;
   }

@@ -1,3 +1,4 @@
+import { errorText } from '../../../../shared/errors';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -97,7 +98,7 @@ export class SechroomOutbox {
       } catch (error) {
         this.deps.log.error('a Sechroom outbox entry is damaged and was set aside', {
           file: name,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorText(error),
         });
         await writeFileAtomic(`${file}.damaged`, await readFile(file)).catch(() => undefined);
         await rm(file, { force: true });
@@ -197,7 +198,7 @@ export class SechroomOutbox {
         const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
         this.deps.log.warn('Sechroom delivery failed; will retry', {
           key: entry.key,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorText(error),
           retryInMs: delay,
         });
         this.kick(delay);
