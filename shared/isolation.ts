@@ -1,6 +1,6 @@
 // How much of the machine a runtime's turn can reach, as the core decides it and the UI
 // and the heartbeat telemetry report it. Pure data: the core's isolation module
-// (main/core/work/exec/isolation) does the work.
+// (main/core/exec/isolation) does the work.
 import { z } from 'zod';
 
 /**

@@ -242,7 +242,7 @@ export function defaultSettings(hostname: string): Settings {
 
 /**
  * Names the runner's own processes use and no setting can hand to a runtime; the same
- * list the core enforces (main/core/work/exec/isolation/clean-env.ts `NEVER_PASS`).
+ * list the core enforces (main/core/exec/isolation/clean-env.ts `NEVER_PASS`).
  */
 export const NEVER_PASSED_ENV = [
   'RUNNER_*',

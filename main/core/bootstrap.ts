@@ -19,8 +19,8 @@ import { CapacityHistory, nodeSystemProbe, type SystemProbe } from './runner/tel
 import { openSecretStore, type OpenSecretStoreResult } from './secrets/open-secret-store';
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
 import { createSettingsStore, type PersistentSettingsStore, type SettingsBackend } from './settings/settings-store';
-import { LocalRuntimeExecutor } from './work/exec/executor';
-import { IsolationProbe, commandWorks, parseAllowList } from './work/exec/isolation';
+import { LocalRuntimeExecutor } from './exec/executor';
+import { IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
 import type { UnitExecutor } from './work/executor-port';
 import { ResultOutbox } from './work/outbox';
 import { ResumeCache } from './work/resume-cache';
@@ -30,7 +30,7 @@ import { TurnHistoryStore } from './work/turn-history-store';
 import { HISTORY_LIMIT } from '../../shared/turns';
 import { WorkManager } from './work/work-manager';
 import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
-import { AppServerSupport } from './work/exec/codex-app-server/support';
+import { AppServerSupport } from './exec/codex-app-server/support';
 import { createUsage } from './usage/usage-wiring';
 
 export interface CoreOptions {

@@ -2,7 +2,7 @@
 // given data dir against a given emulator, and prints one line per turn that starts
 // running so the test knows when to kill it.
 import { bootstrapCore } from '../../main/core/bootstrap';
-import { IsolationProbe } from '../../main/core/work/exec/isolation/probe-cache';
+import { IsolationProbe } from '../../main/core/exec/isolation/probe-cache';
 
 const [dataDir, controlPlaneUrl, fakeRuntime, flag] = process.argv.slice(2);
 if (!dataDir || !controlPlaneUrl || !fakeRuntime) throw new Error('usage: crash-host <dataDir> <controlPlaneUrl> <fakeRuntime>');

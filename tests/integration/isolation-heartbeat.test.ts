@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
-import { commandWorks, probeIsolation } from '../../main/core/work/exec/isolation';
+import { commandWorks, probeIsolation } from '../../main/core/exec/isolation';
 import { createCommandRunner } from '../../main/core/runner/process-runner';
 import { startHarness, type Harness } from './core-harness';
 

@@ -6,8 +6,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
-import { processStartToken } from '../../main/core/work/exec/process-start';
-import { isRunning } from '../../main/core/work/exec/process-tree';
+import { processStartToken } from '../../main/core/exec/process-start';
+import { isRunning } from '../../main/core/exec/process-tree';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
 

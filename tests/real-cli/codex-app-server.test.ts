@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/core/ports';
-import { AppServerPool } from '../../main/core/work/exec/codex-app-server/server-pool';
-import { LocalRuntimeExecutor } from '../../main/core/work/exec/executor';
-import { isRunning } from '../../main/core/work/exec/process-tree';
+import { AppServerPool } from '../../main/core/exec/codex-app-server/server-pool';
+import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
+import { isRunning } from '../../main/core/exec/process-tree';
 import type { RateLimitReading } from '../../shared/usage';
-import { sechroomTools, type Closeout } from '../../main/core/work/exec/codex-app-server/sechroom-tools';
+import { sechroomTools, type Closeout } from '../../main/core/exec/codex-app-server/sechroom-tools';
 import { testLogging } from '../helpers/test-logger';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { callFunctionThenText, hasFunctionOutput, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRunning, snapshotProcesses, treeMembers } from '../../main/core/work/exec/process-tree';
+import { isRunning, snapshotProcesses, treeMembers } from '../../main/core/exec/process-tree';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { callFunctionThenText, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';
 import { CODEX_BIN, codexEnv, realExecutor, realRequest, tempDir } from './real-cli-env';

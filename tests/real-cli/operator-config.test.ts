@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalRuntimeExecutor } from '../../main/core/work/exec/executor';
-import { ENVIRONMENT_ONLY } from '../../main/core/work/exec/isolation';
+import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
+import { ENVIRONMENT_ONLY } from '../../main/core/exec/isolation';
 import { testLogging } from '../helpers/test-logger';
 import { replyText, startAnthropicStub, type AnthropicStub } from '../stubs/anthropic-stub';
 import { respondText, startResponsesStub, type ResponsesStub } from '../stubs/openai-responses-stub';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LocalRuntimeExecutor, type ExecutionRequest } from '../../main/core/work/exec/executor';
+import { LocalRuntimeExecutor, type ExecutionRequest } from '../../main/core/exec/executor';
 import { testLogging } from '../helpers/test-logger';
 
 /** The real CLIs, installed as dev dependencies (REAL-RUNTIMES.md). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A scripted `codex app-server`: JSON-RPC 2.0 lines on stdio, as codex 0.171.0 speaks them
-// (see main/core/work/exec/codex-app-server/protocol.ts). The scenario comes from
+// (see main/core/exec/codex-app-server/protocol.ts). The scenario comes from
 // STUB_SCENARIO (JSON); every message received is appended to STUB_LOG (JSONL) so tests
 // can check what the client sent. `app-server --help` prints a help text (support probe).
 //

@@ -10,7 +10,7 @@ import type {
   ResultRequest,
   UnitKind,
 } from '../../../shared/protocol';
-import type { DynamicToolSet } from '../work/exec/codex-app-server/dynamic-tools';
+import type { DynamicToolSet } from '../exec/codex-app-server/dynamic-tools';
 
 /** The runner's credentials; the secret lives in the SecretStore and only passes through here. */
 export interface RunnerCredentials {

@@ -16,7 +16,7 @@ export interface RuntimeCapability {
   signedIn?: boolean | undefined;
   /** Why an installed runtime cannot run turns, for the operator (amber in the window). */
   problem?: string | undefined;
-  /** How this runtime's turns are isolated on this machine (see work/exec/isolation). */
+  /** How this runtime's turns are isolated on this machine (see exec/isolation). */
   isolation?: IsolationLevel | undefined;
   /** Why no stronger isolation is available, when it is not. */
   isolationNote?: string | undefined;

@@ -1,6 +1,6 @@
 import type { Usage } from '../../../shared/protocol';
 import type { RateLimitReading } from '../../../shared/usage';
-import type { DynamicToolSet } from './exec/codex-app-server/dynamic-tools';
+import type { DynamicToolSet } from '../exec/codex-app-server/dynamic-tools';
 
 /**
  * The port through which the work manager runs a unit with a local runtime; the real

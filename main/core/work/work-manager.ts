@@ -17,8 +17,8 @@ import type { TurnRegistry } from './turn-registry';
 import { failedUnit, failedView } from './unit-result';
 import { UnitRun } from './unit-run';
 import type { RunningRecord } from './running-journal';
-import { processStartToken } from './exec/process-start';
-import { terminateTree } from './exec/process-tree';
+import { processStartToken } from '../exec/process-start';
+import { terminateTree } from '../exec/process-tree';
 
 /** What the work manager needs from the runner host. */
 export interface WorkHost {

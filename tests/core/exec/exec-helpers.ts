@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
-import { LocalRuntimeExecutor, type ExecutionRequest, type LocalRuntimeExecutorOptions } from '../../../main/core/work/exec/executor';
+import { LocalRuntimeExecutor, type ExecutionRequest, type LocalRuntimeExecutorOptions } from '../../../main/core/exec/executor';
 import { testLogging } from '../../helpers/test-logger';
 
 export const FAKE_RUNTIME = fileURLToPath(new URL('../../fixtures/fake-runtime.mjs', import.meta.url));

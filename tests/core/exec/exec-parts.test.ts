@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { claudeJsonReport, findClaudeResult } from '../../../main/core/work/exec/claude-result';
-import { CodexEventReader } from '../../../main/core/work/exec/codex-events';
-import { clampSummary } from '../../../main/core/work/exec/outcome';
-import { CappedBuffer, TAIL_MARGIN_BYTES, TailBuffer, Throttle } from '../../../main/core/work/exec/output-capture';
-import { parseProcStat, treeMembers } from '../../../main/core/work/exec/process-tree';
+import { claudeJsonReport, findClaudeResult } from '../../../main/core/exec/claude-result';
+import { CodexEventReader } from '../../../main/core/exec/codex-events';
+import { clampSummary } from '../../../main/core/exec/outcome';
+import { CappedBuffer, TAIL_MARGIN_BYTES, TailBuffer, Throttle } from '../../../main/core/exec/output-capture';
+import { parseProcStat, treeMembers } from '../../../main/core/exec/process-tree';
 import { FakeClock } from '../../helpers/fake-clock';
 
 // The executor's pure parts, without processes.

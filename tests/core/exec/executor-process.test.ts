@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isRunning } from '../../../main/core/work/exec/process-tree';
+import { isRunning } from '../../../main/core/exec/process-tree';
 import { request, setup, tempDir } from './exec-helpers';
 
 // Process lifecycle of the executor against the fake runtime: timeout, cancel, crash,

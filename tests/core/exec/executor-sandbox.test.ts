@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commandWorks, probeIsolation, type IsolationTools } from '../../../main/core/work/exec/isolation';
+import { commandWorks, probeIsolation, type IsolationTools } from '../../../main/core/exec/isolation';
 import { createCommandRunner } from '../../../main/core/runner/process-runner';
 import { request, setup } from './exec-helpers';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandRunner } from '../../../main/core/runner/process-runner';
-import { commandWorks, probeIsolation } from '../../../main/core/work/exec/isolation';
+import { commandWorks, probeIsolation } from '../../../main/core/exec/isolation';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/attack-session.ts', import.meta.url));

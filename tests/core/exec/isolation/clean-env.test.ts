@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canAllow, cleanEnv, parseAllowList } from '../../../../main/core/work/exec/isolation';
+import { canAllow, cleanEnv, parseAllowList } from '../../../../main/core/exec/isolation';
 
 const SECRET = 'rsec_abcdefghijklmnopqrstuvwxyz012345';
 

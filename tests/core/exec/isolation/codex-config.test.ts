@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codexTurnConfig, extractModelSelection, providerEnvNames } from '../../../../main/core/work/exec/isolation/codex-config';
+import { codexTurnConfig, extractModelSelection, providerEnvNames } from '../../../../main/core/exec/isolation/codex-config';
 
 const OPERATOR = `
 model = "gpt-5-codex" # mine

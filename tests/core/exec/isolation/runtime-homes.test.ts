@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpath
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claudeHome, codexHome, installationRoots } from '../../../../main/core/work/exec/isolation/runtime-homes';
+import { claudeHome, codexHome, installationRoots } from '../../../../main/core/exec/isolation/runtime-homes';
 
 let root: string;
 let home: string;

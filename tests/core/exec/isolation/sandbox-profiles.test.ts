@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bubblewrapArgs, isolate, probeIsolation, seatbeltProfile, type IsolationSpec } from '../../../../main/core/work/exec/isolation';
+import { bubblewrapArgs, isolate, probeIsolation, seatbeltProfile, type IsolationSpec } from '../../../../main/core/exec/isolation';
 
 const spec: IsolationSpec = {
   command: '/opt/node_modules/@anthropic-ai/claude-code/bin/claude.exe',

@@ -1,5 +1,5 @@
-import { RESULT_SUMMARY_MAX } from '../../../../shared/protocol';
-import { redactText } from '../../../../shared/redact';
+import { RESULT_SUMMARY_MAX } from '../../../shared/protocol';
+import { redactText } from '../../../shared/redact';
 import type { ChildResult } from './child-run';
 import type { RuntimeReport } from './runtime-report';
 

@@ -19,7 +19,7 @@
  * Whatever the source, a variable whose value is one of the known secrets (the runner
  * secret, operator tokens, the unit's MCP token) is dropped.
  */
-import { NEVER_PASSED_ENV, canAddEnvName } from '../../../../../shared/settings';
+import { NEVER_PASSED_ENV, canAddEnvName } from '../../../../shared/settings';
 
 export const BASE_ALLOW: readonly string[] = [
   'PATH',

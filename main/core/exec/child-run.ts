@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Clock, Logger } from '../../ports';
+import type { Clock, Logger } from '../ports';
 import { terminateTree } from './process-tree';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../shared/errors';
 
 /**
  * Runs one runtime process to its end: stdin closed, output streamed to the caller, an

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { lstatSync, readlinkSync } from 'node:fs';
-import type { IsolationLevel } from '../../../../../shared/isolation';
+import type { IsolationLevel } from '../../../../shared/isolation';
 import { SYSTEM_DIRS, bubblewrapArgs, type SystemLayout } from './bubblewrap';
 import { seatbeltArgs } from './seatbelt';
 import type { IsolatedCommand, IsolationSpec } from './spec';

@@ -1,4 +1,4 @@
-import type { RateLimitReading, UsageWindow } from '../../../../../shared/usage';
+import type { RateLimitReading, UsageWindow } from '../../../../shared/usage';
 import type { RateLimitSnapshotWire, RateLimitWindowWire } from './protocol';
 
 /** codex reports `resetsAt` in unix seconds; a value that large must already be milliseconds. */

@@ -1,4 +1,4 @@
-import type { UnitKind } from '../../../../shared/protocol';
+import type { UnitKind } from '../../../shared/protocol';
 
 /**
  * The command lines of the two runtimes. Facts checked against claude 2.1.197 and

@@ -1,4 +1,4 @@
-import type { Usage } from '../../../../shared/protocol';
+import type { Usage } from '../../../shared/protocol';
 
 /** What a runtime's structured output said about its turn, before the exit code is weighed. */
 export interface RuntimeReport {

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { RuntimeName } from '../../executor-port';
+import type { RuntimeName } from '../../work/executor-port';
 import { cleanEnv } from './clean-env';
 import { isolate, type IsolationTools } from './isolate';
 import { claudeHome, codexHome, installationRoots, operatorCodexHome, type RuntimeHome } from './runtime-homes';

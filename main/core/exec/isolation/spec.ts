@@ -1,4 +1,4 @@
-import type { IsolationLevel } from '../../../../../shared/isolation';
+import type { IsolationLevel } from '../../../../shared/isolation';
 
 /**
  * What a turn's process may reach, said once for every way of enforcing it (bubblewrap,

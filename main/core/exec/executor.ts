@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../../shared/protocol';
-import { redactText } from '../../../../shared/redact';
-import { plainHttpProblem as mcpUrlProblem } from '../../../../shared/transport-security';
-import { systemClock, type Clock, type Logger } from '../../ports';
-import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../executor-port';
+import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../shared/protocol';
+import { redactText } from '../../../shared/redact';
+import { plainHttpProblem as mcpUrlProblem } from '../../../shared/transport-security';
+import { systemClock, type Clock, type Logger } from '../ports';
+import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../work/executor-port';
 import { commandFor } from './child-launch';
 import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
@@ -12,11 +12,11 @@ import { claudeJsonReport } from './claude-result';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerPool } from './codex-app-server/server-pool';
 import type { AppServerSpawnSpec } from './codex-app-server/spawn';
-import type { IsolationLevel } from '../../../../shared/isolation';
+import type { IsolationLevel } from '../../../shared/isolation';
 import { RateLimitsReadResultSchema } from './codex-app-server/protocol';
 import { readingFromWire } from './codex-app-server/rate-limits';
-import type { RateLimitReading } from '../../../../shared/usage';
-import { parseUsageLimit } from '../../usage/limit-messages';
+import type { RateLimitReading } from '../../../shared/usage';
+import { parseUsageLimit } from '../usage/limit-messages';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
 import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnContext, type TurnIsolationOptions } from './isolation';
@@ -24,7 +24,7 @@ import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
 import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../shared/errors';
 
 /**
  * The local runtime executor: from "run this unit with claude or codex" to its outcome.
@@ -32,7 +32,7 @@ import { errorText } from '../../../../shared/errors';
  * process (tree) under a timeout and an abort signal, captured and redacted output, the
  * runtime's structured result parsed, and everything the turn created removed again.
  */
-export type { ExecutionOutcome, ExecutionRequest } from '../executor-port';
+export type { ExecutionOutcome, ExecutionRequest } from '../work/executor-port';
 
 export interface LocalRuntimeExecutorOptions {
   /** Private directory for per-turn directories and MCP config files. */
