@@ -7,7 +7,7 @@ import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './r
 import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
 import { CapacitySampleSchema } from './telemetry';
-import { TurnsSnapshotSchema, TurnsUpdateSchema } from './turns';
+import { TurnsPageInputSchema, TurnsPageSchema, TurnsUpdateSchema, TurnViewSchema } from './turns';
 import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
 
 /**
@@ -97,7 +97,10 @@ export const commands = {
   'runner:quit': command(z.object({ mode: z.enum(['after-turns', 'now', 'cancel']) }).strict(), RunnerStatusSchema),
   'runtimes:refresh': command(NoInput, z.object({ claude: RuntimeInfoSchema, codex: RuntimeInfoSchema })),
   'telemetry:history': command(NoInput, z.array(CapacitySampleSchema)),
-  'turns:list': command(NoInput, TurnsSnapshotSchema),
+  /** The running turns and a window of the history (newest 100 by default) with its total; rows carry no tail or summary. */
+  'turns:list': command(TurnsPageInputSchema, TurnsPageSchema),
+  /** One turn's full record (output tail, summary), running or in the history; null when it is not kept. */
+  'turns:detail': command(z.object({ id: z.string().min(1).max(200) }).strict(), TurnViewSchema.nullable()),
   'turns:cancel': command(z.object({ id: z.string().min(1).max(200) }).strict(), z.null()),
   'settings:get': command(NoInput, SettingsViewSchema),
   /** Any subset of the settings; validated by the core with the shared schema's messages. */

@@ -65,3 +65,45 @@ export const TurnsUpdateSchema = z.object({
 export type TurnsUpdate = z.infer<typeof TurnsUpdateSchema>;
 
 export const HISTORY_LIMIT = 10_000;
+
+/** Rows a `turns:list` page holds by default, and at most. */
+export const TURNS_PAGE_SIZE = 100;
+export const TURNS_PAGE_MAX = 500;
+
+/**
+ * A finished turn as the history list shows it: no output tail and no summary (those
+ * come with `turns:detail` when the row is chosen), only its first line as `headline`.
+ */
+export const TurnRowSchema = TurnViewSchema.omit({ outputTail: true, summary: true }).extend({
+  /** The first line of the summary, else of the reason, cut to HEADLINE_CHARS; null when neither. */
+  headline: z.string().nullable(),
+});
+export type TurnRow = z.infer<typeof TurnRowSchema>;
+
+export const HEADLINE_CHARS = 160;
+
+export function toTurnRow(turn: TurnView): TurnRow {
+  const { outputTail: _tail, summary, ...rest } = turn;
+  const first = (summary ?? rest.reason ?? '').split('\n', 1)[0]!.trim();
+  return { ...rest, headline: first ? first.slice(0, HEADLINE_CHARS) : null };
+}
+
+/** `turns:list` input: a window of the history, newest first, `offset` rows from the newest. */
+export const TurnsPageInputSchema = z
+  .object({
+    offset: z.number().int().min(0).max(HISTORY_LIMIT).optional(),
+    limit: z.number().int().min(1).max(TURNS_PAGE_MAX).optional(),
+  })
+  .strict()
+  .optional();
+export type TurnsPageInput = z.infer<typeof TurnsPageInputSchema>;
+
+/** The running turns and one window of the history, with the history's total row count. */
+export const TurnsPageSchema = z.object({
+  active: z.array(TurnViewSchema),
+  /** Newest first, starting `offset` rows from the newest. */
+  history: z.array(TurnRowSchema),
+  offset: z.number().int().min(0),
+  total: z.number().int().min(0),
+});
+export type TurnsPage = z.infer<typeof TurnsPageSchema>;

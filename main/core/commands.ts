@@ -1,5 +1,6 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
 import type { SettingKey } from '../../shared/settings';
+import { TURNS_PAGE_SIZE } from '../../shared/turns';
 import type { PersistentSettingsStore } from './settings/settings-store';
 import { CommandFailure, type Handlers } from './dispatch';
 import type { Clock, DesktopPort, LogFeed } from './ports';
@@ -84,7 +85,8 @@ export function createHandlers(s: CommandServices): Handlers {
       return runtimes;
     },
     'telemetry:history': () => s.history.all(),
-    'turns:list': () => s.registry.snapshot(),
+    'turns:list': (input) => s.registry.page(input?.offset ?? 0, input?.limit ?? TURNS_PAGE_SIZE),
+    'turns:detail': ({ id }) => s.registry.detail(id) ?? null,
     'turns:cancel': ({ id }) => {
       if (!s.work.cancel(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;

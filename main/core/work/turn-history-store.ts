@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { HISTORY_LIMIT, TurnViewSchema, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../ports';
 
-/** A finished turn's row keeps only the end of its output: rows stay small enough to page. */
-export const PERSISTED_TAIL_CHARS = 1_000;
+import { leanTurn as lean, PERSISTED_TAIL_CHARS } from './lean-turn';
+
+export { PERSISTED_TAIL_CHARS };
 
 const FileSchema = z.object({ version: z.literal(1), turns: z.array(z.unknown()) });
 
@@ -80,8 +81,4 @@ export class TurnHistoryStore {
       }
     }
   }
-}
-
-function lean(turn: TurnView): TurnView {
-  return turn.outputTail.length > PERSISTED_TAIL_CHARS ? { ...turn, outputTail: turn.outputTail.slice(-PERSISTED_TAIL_CHARS) } : turn;
 }

@@ -1,4 +1,5 @@
-import { HISTORY_LIMIT, type TurnsSnapshot, type TurnsUpdate, type TurnView } from '../../../shared/turns';
+import { HISTORY_LIMIT, toTurnRow, type TurnsPage, type TurnsSnapshot, type TurnsUpdate, type TurnView } from '../../../shared/turns';
+import { leanTurn } from './lean-turn';
 
 /**
  * Active turns and recent history. Changes are collected and handed out as one
@@ -47,7 +48,7 @@ export class TurnRegistry {
   finish(id: string, patch: Partial<TurnView>): TurnView | undefined {
     const turn = this.active.get(id);
     if (!turn) return undefined;
-    const done = { ...turn, ...patch };
+    const done = leanTurn({ ...turn, ...patch });
     this.active.delete(id);
     this.dirty.delete(id);
     this.removed.add(id);
@@ -57,7 +58,7 @@ export class TurnRegistry {
 
   /** A turn that never ran here, already over (a unit reported after a restart). */
   addFinished(turn: TurnView): void {
-    this.record(turn);
+    this.record(leanTurn(turn));
   }
 
   /** Changes a finished turn's row (e.g. its result's delivery); false if it is not in the history. */
@@ -86,9 +87,25 @@ export class TurnRegistry {
 
   /** Seeds history (e.g. from a previous run, or in benchmarks). */
   restoreHistory(turns: TurnView[]): void {
-    this.history = turns.slice(0, this.historyLimit);
+    this.history = turns.slice(0, this.historyLimit).map(leanTurn);
   }
 
+  /** The running turns and `limit` history rows from `offset` (newest first), without tails or summaries. */
+  page(offset: number, limit: number): TurnsPage {
+    return {
+      active: this.activeTurns(),
+      history: this.history.slice(offset, offset + limit).map(toTurnRow),
+      offset,
+      total: this.history.length,
+    };
+  }
+
+  /** One turn's whole record, running or finished; undefined when it is not kept. */
+  detail(id: string): TurnView | undefined {
+    return this.active.get(id) ?? this.history.find((t) => t.id === id);
+  }
+
+  /** Everything, for the core's own readers (request views); the window asks for pages. */
   snapshot(): TurnsSnapshot {
     return { active: this.activeTurns(), history: this.history };
   }

@@ -3,7 +3,8 @@ import type { Bridge } from '../bridge';
 import { applyEvents, mergeLogs, useHostStore } from './index';
 import { withSnapshot } from './runner-slice';
 import { telemetryFromHistory } from './telemetry-slice';
-import { turnsFromSnapshot } from './turns-slice';
+import { appendHistoryPage, turnsFromPage } from './turns-slice';
+import { TURNS_PAGE_SIZE } from '../../../shared/turns';
 import { freezeClocks } from '../views/use-now';
 
 /** Connects the store to the host: a snapshot on every (re)connect, then events. */
@@ -22,12 +23,15 @@ export function syncStore(bridge: Bridge): () => void {
   };
 }
 
-/** Everything the window shows, asked for at once; events keep it current afterwards. */
+/**
+ * Everything the window shows, asked for at once; events keep it current afterwards.
+ * The turns come on their own (the dashboard does not wait for the history's first page).
+ */
 export async function loadSnapshot(bridge: Bridge): Promise<void> {
-  const [info, snapshot, turns, telemetry, logs, settings, usage] = await Promise.all([
+  const turns = loadTurns(bridge);
+  const [info, snapshot, telemetry, logs, settings, usage] = await Promise.all([
     bridge.invoke('app:info'),
     bridge.invoke('runner:snapshot'),
-    bridge.invoke('turns:list'),
     bridge.invoke('telemetry:history'),
     bridge.invoke('log:recent', { limit: 200 }),
     bridge.invoke('settings:get'),
@@ -37,13 +41,40 @@ export async function loadSnapshot(bridge: Bridge): Promise<void> {
     appInfo: info.ok ? info.value : state.appInfo,
     appInfoReceivedAt: info.ok ? Date.now() : state.appInfoReceivedAt,
     runner: snapshot.ok ? withSnapshot(state.runner, snapshot.value) : state.runner,
-    turns: turns.ok ? turnsFromSnapshot(turns.value) : state.turns,
     telemetry: telemetry.ok ? telemetryFromHistory(telemetry.value) : state.telemetry,
     logs: logs.ok ? mergeLogs([], logs.value) : state.logs,
     settings: settings.ok ? settings.value : state.settings,
     usage: usage.ok ? usage.value : state.usage,
-    lastError: firstError(info, snapshot, turns, telemetry, logs, settings, usage),
+    lastError: firstError(info, snapshot, telemetry, logs, settings, usage) ?? state.lastError,
   }));
+  await turns;
+}
+
+/** The running turns and the history's first page. */
+async function loadTurns(bridge: Bridge): Promise<void> {
+  const turns = await bridge.invoke('turns:list', { limit: TURNS_PAGE_SIZE });
+  useHostStore.setState((state) =>
+    turns.ok ? { turns: turnsFromPage(turns.value) } : { lastError: state.lastError ?? turns.error.message },
+  );
+}
+
+let fetchingFrom: number | null = null;
+
+/**
+ * The next window of history rows after those held, once at a time (the list calls this
+ * as its end scrolls into view). Rows that finish meanwhile arrive by `turns:update`.
+ */
+export async function loadMoreHistory(bridge: Bridge): Promise<void> {
+  const { history, historyTotal, loaded } = useHostStore.getState().turns;
+  if (!loaded || history.length >= historyTotal || fetchingFrom === history.length) return;
+  const offset = history.length;
+  fetchingFrom = offset;
+  try {
+    const page = await bridge.invoke('turns:list', { offset, limit: TURNS_PAGE_SIZE });
+    if (page.ok) useHostStore.setState((state) => ({ turns: appendHistoryPage(state.turns, page.value) }));
+  } finally {
+    fetchingFrom = null;
+  }
 }
 
 function firstError(...results: Result<unknown>[]): string | null {

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { RequestDetailView } from '../../../../shared/operator';
-import type { TurnView } from '../../../../shared/turns';
+import { toTurnRow, type TurnRow, type TurnView } from '../../../../shared/turns';
 import { useHostStore } from '../../store';
 import { useNow } from '../use-now';
 import { formatWhen, words } from './format-request';
@@ -46,11 +46,11 @@ export function RequestTurns({ detail }: { detail: RequestDetailView }) {
 }
 
 /** The request's turns on this runner: the host store's live ones once it has them, else the detail's. */
-export function useRequestTurns(detail: RequestDetailView): RequestDetailView['turns'] {
+export function useRequestTurns(detail: RequestDetailView): { active: TurnView[]; history: TurnRow[] } {
   const turns = useHostStore((s) => s.turns);
   const id = detail.request.id;
   return useMemo(() => {
-    if (!turns.loaded) return detail.turns;
+    if (!turns.loaded) return { active: detail.turns.active, history: detail.turns.history.map(toTurnRow) };
     return {
       active: turns.active.filter((t) => t.buildRequestId === id),
       history: turns.history.filter((t) => t.buildRequestId === id).slice(0, HISTORY_SHOWN),
@@ -80,7 +80,7 @@ function ActiveTurn({ turn }: { turn: TurnView }) {
   );
 }
 
-function turnLabel(t: TurnView): string {
+function turnLabel(t: TurnRow | TurnView): string {
   const kind = t.kind === 'turn_execution' ? 'Turn' : 'Work order';
   const who = t.seat?.name ? ` for ${t.seat.name}` : '';
   return `${kind}${who}${t.runtime ? ` · ${t.runtime}` : ''}`;

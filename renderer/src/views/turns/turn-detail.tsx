@@ -11,7 +11,7 @@ import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLa
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
 
 /** Everything about one turn, its redacted output tail (monospace text, never HTML) and Cancel. */
-export function TurnDetail({ turn }: { turn: TurnView | null }) {
+export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; loading?: boolean }) {
   if (!turn) {
     return (
       <section className="card turn-detail" aria-label="Turn details" data-testid="turn-detail">
@@ -76,7 +76,7 @@ export function TurnDetail({ turn }: { turn: TurnView | null }) {
           </p>
         </div>
       ) : null}
-      <OutputTail text={turn.outputTail} live={!finished} />
+      <OutputTail text={turn.outputTail} live={!finished} loading={loading} />
       {!finished ? <CancelTurn turn={turn} /> : null}
     </section>
   );
@@ -93,7 +93,7 @@ function DetailElapsed({ turn }: { turn: TurnView }) {
 }
 
 /** Follows new output while the reader is at the bottom; leaves them alone once they scroll up. */
-function OutputTail({ text, live }: { text: string; live: boolean }) {
+function OutputTail({ text, live, loading }: { text: string; live: boolean; loading: boolean }) {
   const ref = useRef<HTMLPreElement>(null);
   const pinned = useRef(true);
   useEffect(() => {
@@ -114,7 +114,7 @@ function OutputTail({ text, live }: { text: string; live: boolean }) {
           pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
         }}
       >
-        {text || (live ? 'No output yet.' : 'No output.')}
+        {text || (loading ? 'Loading…' : live ? 'No output yet.' : 'No output.')}
       </pre>
     </div>
   );

@@ -1,31 +1,43 @@
 import { useNow } from '../use-now';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef } from 'react';
-import type { TurnView } from '../../../../shared/turns';
+import type { TurnRow } from '../../../../shared/turns';
+import { getBridge } from '../../bridge/instance';
+import { loadMoreHistory } from '../../store/sync';
 import { useHostStore } from '../../store';
 import { formatClock, formatCount } from '../format';
-import { deliveryText, elapsed, firstLine, PHASE_LABELS, seatLabel } from './turn-text';
+import { deliveryText, elapsed, PHASE_LABELS, seatLabel } from './turn-text';
 import { listboxKeyHandler } from './use-listbox-keys';
 
 export const HISTORY_ROW_HEIGHT = 30;
 
 /**
- * Finished turns, newest first: outcome, when, seat, duration and summary. Virtualized,
- * so 10,000 of them cost the DOM only the rows in view.
+ * Finished turns, newest first: outcome, when, seat, duration and the summary's first
+ * line. Virtualized, so 10,000 of them cost the DOM only the rows in view, and paged:
+ * the list is as long as the host's history, and the next window of rows is fetched
+ * when the end of those held scrolls into view (a placeholder row shows until it lands).
  */
 export function TurnHistory({ selectedId, onSelect }: { selectedId: string | null; onSelect: (id: string) => void }) {
   const history = useHostStore((s) => s.turns.history);
+  const total = useHostStore((s) => Math.max(s.turns.historyTotal, s.turns.history.length));
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
   // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
   const virtualizer = useVirtualizer({
-    count: history.length,
+    count: total,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => HISTORY_ROW_HEIGHT,
     overscan: 8,
     getItemKey: (index) => history[index]?.id ?? index,
   });
   const index = selectedId ? history.findIndex((t) => t.id === selectedId) : -1;
+  const items = virtualizer.getVirtualItems();
+  const lastInView = items.length > 0 ? items[items.length - 1]!.index : -1;
+
+  // The rows in view reach past those held: fetch the next window.
+  useEffect(() => {
+    if (lastInView >= history.length - 1 && history.length < total) void loadMoreHistory(getBridge());
+  }, [lastInView, history.length, total]);
 
   // Keep the chosen row in view when keys move the choice.
   useEffect(() => {
@@ -34,8 +46,8 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
 
   return (
     <section className="card turns-history" aria-labelledby={`${listId}-title`}>
-      <h2 id={`${listId}-title`}>History{history.length > 0 ? ` (${formatCount(history.length)})` : ''}</h2>
-      {history.length === 0 ? (
+      <h2 id={`${listId}-title`}>History{total > 0 ? ` (${formatCount(total)})` : ''}</h2>
+      {total === 0 ? (
         <p className="empty" data-testid="history-empty">
           No finished turns yet. Each turn lands here when it ends, with its outcome and summary.
         </p>
@@ -51,8 +63,21 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
           onKeyDown={listboxKeyHandler({ count: history.length, index, select: (i) => onSelect(history[i]!.id) })}
         >
           <div className="vlist-sizer" role="presentation" style={{ height: virtualizer.getTotalSize() }}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const turn = history[item.index]!;
+            {items.map((item) => {
+              const turn = history[item.index];
+              if (!turn) {
+                return (
+                  <div
+                    key={item.key}
+                    role="presentation"
+                    className="turn-row turn-row-history turn-row-pending"
+                    data-testid="history-row-pending"
+                    style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
+                  >
+                    Loading…
+                  </div>
+                );
+              }
               return (
                 <div
                   key={item.key}
@@ -60,7 +85,7 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
                   role="option"
                   aria-selected={turn.id === selectedId}
                   aria-posinset={item.index + 1}
-                  aria-setsize={history.length}
+                  aria-setsize={total}
                   className="turn-row turn-row-history"
                   data-testid="history-row"
                   data-turn-id={turn.id}
@@ -78,7 +103,7 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   );
 }
 
-function HistoryRow({ turn }: { turn: TurnView }) {
+function HistoryRow({ turn }: { turn: TurnRow }) {
   return (
     <>
       <span className={`badge badge-${turn.phase}`}>{PHASE_LABELS[turn.phase]}</span>
@@ -87,14 +112,14 @@ function HistoryRow({ turn }: { turn: TurnView }) {
       <span className="turn-elapsed">{elapsed(turn, Date.parse(turn.endedAt ?? turn.startedAt))}</span>
       <span className="turn-summary">
         <DeliveryNote turn={turn} />
-        {firstLine(turn.summary ?? turn.reason)}
+        {turn.headline ?? ''}
       </span>
     </>
   );
 }
 
 /** Only what needs attention goes in a row: a result waiting, refused or late. */
-function DeliveryNote({ turn }: { turn: TurnView }) {
+function DeliveryNote({ turn }: { turn: TurnRow }) {
   const now = useNow(1000);
   const note = deliveryText(turn, now);
   if (!note || note.tone === 'quiet') return null;

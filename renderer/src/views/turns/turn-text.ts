@@ -1,4 +1,4 @@
-import type { TurnPhase, TurnView } from '../../../../shared/turns';
+import type { TurnPhase, TurnRow, TurnView } from '../../../../shared/turns';
 import { RUNTIME_NAMES } from '../../../../shared/runtimes';
 import { formatDuration, shortId } from '../format';
 
@@ -19,7 +19,7 @@ export const LEASE_LABELS = {
   cancel_requested: 'cancel requested',
 } as const;
 
-export function seatLabel(turn: TurnView): string {
+export function seatLabel(turn: TurnRow | TurnView): string {
   if (turn.seat?.name) return turn.seat.name;
   if (turn.seat) return `Seat ${shortId(turn.seat.id)}`;
   return turn.kind === 'work_order' ? 'Work order' : 'Turn';
@@ -29,7 +29,7 @@ export function runtimeLabel(turn: TurnView): string {
   return turn.runtime ? RUNTIME_NAMES[turn.runtime].label : 'no runtime yet';
 }
 
-export function elapsed(turn: TurnView, now: number): string {
+export function elapsed(turn: TurnRow | TurnView, now: number): string {
   const end = turn.endedAt ? Date.parse(turn.endedAt) : now;
   return formatDuration(end - Date.parse(turn.startedAt));
 }
@@ -47,7 +47,7 @@ export function firstLine(text: string | null): string {
  * Where a finished turn's result is, in words, and how much it matters: a waiting,
  * refused or late result is never shown as a plain "Succeeded".
  */
-export function deliveryText(turn: TurnView, now: number): { text: string; tone: 'quiet' | 'warn' | 'error' } | null {
+export function deliveryText(turn: TurnRow | TurnView, now: number): { text: string; tone: 'quiet' | 'warn' | 'error' } | null {
   const d = turn.delivery;
   if (!d) return null;
   switch (d.state) {

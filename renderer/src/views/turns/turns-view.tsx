@@ -4,6 +4,7 @@ import { ActiveTurns } from './active-turns';
 import { applyTurnFocus } from './focus-turn';
 import { TurnDetail } from './turn-detail';
 import { TurnHistory } from './turn-history';
+import { useTurnDetail } from './use-turn-detail';
 
 /** Running turns and history on the left, the chosen turn's details on the right. */
 export function TurnsView() {
@@ -13,11 +14,12 @@ export function TurnsView() {
   // (state adjusted while rendering, as React recommends over an effect).
   if (selectedId === null && firstActive !== null) setSelectedId(firstActive);
   // The chosen turn wherever it is now: a running turn that finishes moves to history.
-  const selected = useHostStore((s) => {
-    const id = selectedId ?? firstActive;
-    if (!id) return null;
-    return s.turns.active.find((t) => t.id === id) ?? s.turns.history.find((t) => t.id === id) ?? null;
-  });
+  const id = selectedId ?? firstActive;
+  const running = useHostStore((s) => (id ? (s.turns.active.find((t) => t.id === id) ?? null) : null));
+  const row = useHostStore((s) => (id && !running ? (s.turns.history.find((t) => t.id === id) ?? null) : null));
+  // A history row carries no tail or summary: they are fetched when it is chosen.
+  const detail = useTurnDetail(row);
+  const selected = running ?? detail.turn;
   const turns = useHostStore((s) => s.turns);
   // A canceled turn moves from "Running now" to History: the keyboard follows it.
   useEffect(() => applyTurnFocus(), [turns]);
@@ -27,7 +29,7 @@ export function TurnsView() {
         <ActiveTurns selectedId={selected?.id ?? null} onSelect={setSelectedId} />
         <TurnHistory selectedId={selected?.id ?? null} onSelect={setSelectedId} />
       </div>
-      <TurnDetail turn={selected} />
+      <TurnDetail turn={selected} loading={detail.loading && !running} />
     </div>
   );
 }
