@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import type { TurnView } from '../../shared/turns';
+import { toTurnRow, type TurnView } from '../../shared/turns';
 import { startHeadlessHost, type RunningHost } from './headless-host';
 
 let host: RunningHost;
@@ -12,7 +12,7 @@ test.afterAll(async () => {
   await host.stop();
 });
 
-const COUNT = 10_000;
+const COUNT = 1_000;
 
 function finishedTurn(i: number): TurnView {
   const ended = Date.UTC(2026, 0, 1, 12) - i * 60_000;
@@ -36,60 +36,87 @@ function finishedTurn(i: number): TurnView {
   };
 }
 
-test('10,000 turns of history: only a window of rows is in the DOM, and it scrolls to the end', async ({ page }) => {
-  // The host has no history to give, so 10,000 turns are put into its turns:list answer
-  // on the way to the page: the window cannot tell them from real ones.
+type ClientFrame = { id: number; command: string; input?: { offset?: number; limit?: number; id?: string } };
+
+test('1,000 turns of history page in while the list scrolls, and choosing a row fetches its tail', async ({ page }) => {
+  // The host has no history to give, so its turns:list and turns:detail are answered on
+  // the way to the page from 1,000 made-up turns: the window cannot tell them from real ones.
+  const all = Array.from({ length: COUNT }, (_, i) => finishedTurn(i));
+  const windows: { offset: number; limit: number; rows: number; lean: boolean }[] = [];
+  const details: string[] = [];
+  let toPage: ((frame: string) => void) | null = null;
   await page.routeWebSocket(/\/ws/, (ws) => {
     const server = ws.connectToServer();
-    const listIds = new Set<number>();
+    toPage = (frame) => ws.send(frame);
     ws.onMessage((message) => {
-      const frame = JSON.parse(String(message)) as { id: number; command: string };
-      if (frame.command === 'turns:list') listIds.add(frame.id);
-      server.send(String(message));
-    });
-    server.onMessage((message) => {
-      const frame = JSON.parse(String(message)) as { type: string; id?: number; result?: { ok: boolean; value?: { history: TurnView[] } } };
-      if (frame.type === 'result' && frame.id !== undefined && listIds.has(frame.id) && frame.result?.ok && frame.result.value) {
-        frame.result.value.history = Array.from({ length: COUNT }, (_, i) => finishedTurn(i));
-        ws.send(JSON.stringify(frame));
+      const frame = JSON.parse(String(message)) as ClientFrame;
+      if (frame.command === 'turns:list') {
+        const offset = frame.input?.offset ?? 0;
+        const limit = frame.input?.limit ?? 100;
+        const history = all.slice(offset, offset + limit).map(toTurnRow);
+        windows.push({ offset, limit, rows: history.length, lean: history.every((r) => !('outputTail' in r) && !('summary' in r)) });
+        ws.send(JSON.stringify({ type: 'result', id: frame.id, result: { ok: true, value: { active: [], history, offset, total: all.length } } }));
         return;
       }
-      ws.send(String(message));
+      if (frame.command === 'turns:detail') {
+        details.push(frame.input?.id ?? '');
+        const turn = all.find((t) => t.id === frame.input?.id) ?? null;
+        ws.send(JSON.stringify({ type: 'result', id: frame.id, result: { ok: true, value: turn } }));
+        return;
+      }
+      server.send(String(message));
     });
   });
   await host.open(page, '#turns');
   const list = page.getByTestId('turn-history');
-  await expect(page.getByRole('heading', { name: 'History (10,000)' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'History (1,000)' })).toBeVisible();
   const rows = page.getByTestId('history-row');
   await expect(rows.first()).toContainText('summary number 0');
-  const inDom = await rows.count();
-  expect(inDom).toBeGreaterThan(5);
-  expect(inDom).toBeLessThan(60);
   await expect(rows.first()).toHaveAttribute('aria-setsize', String(COUNT));
-
-  // Scroll to the bottom: the last turn is rendered, the first is gone, the window stays small.
-  await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
-  await expect(page.locator(`[data-testid=history-row][aria-posinset="${COUNT}"]`)).toContainText(`summary number ${COUNT - 1}`);
-  await expect(page.getByText('summary number 0', { exact: true })).toHaveCount(0);
+  // Only the first window was asked for, and its rows carried no tail and no summary.
+  expect(windows).toEqual([{ offset: 0, limit: 100, rows: 100, lean: true }]);
   expect(await rows.count()).toBeLessThan(60);
 
-  // Scrolling through the middle keeps the DOM bounded at every step.
-  for (const fraction of [0.25, 0.5, 0.75]) {
-    await list.evaluate((el, f) => (el.scrollTop = el.scrollHeight * f), fraction);
-    await expect(page.locator(`[data-testid=history-row][aria-posinset="${Math.round(COUNT * fraction) + 1}"]`)).toBeVisible();
-    expect(await rows.count()).toBeLessThan(60);
+  // Scrolling down past the rows held asks for the next windows; the rows page in.
+  await list.evaluate((el) => (el.scrollTop = el.scrollHeight * 0.5));
+  await expect(page.locator(`[data-testid=history-row][aria-posinset="${COUNT / 2 + 1}"]`)).toContainText(`summary number ${COUNT / 2}`);
+  await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await expect(page.locator(`[data-testid=history-row][aria-posinset="${COUNT}"]`)).toContainText(`summary number ${COUNT - 1}`);
+  await expect(page.getByTestId('history-row-pending')).toHaveCount(0);
+  expect(windows.length).toBeGreaterThan(1);
+  // Each window starts where the held rows ended, is at most 500 rows, and carries no tails.
+  let held = 0;
+  for (const w of windows) {
+    expect(w).toMatchObject({ offset: held, lean: true });
+    expect(w.limit).toBeLessThanOrEqual(500);
+    held += w.rows;
   }
+  expect(held).toBe(COUNT);
+  expect(await rows.count()).toBeLessThan(60);
 
-  // Keys reach rows that were never rendered: Home selects the newest, End the oldest.
+  // Choosing a row fetches its full record: the summary and the output tail show.
+  expect(details).toEqual([]);
+  await page.locator(`[data-testid=history-row][aria-posinset="${COUNT - 1}"]`).click();
+  await expect(page.getByTestId('detail-summary')).toHaveText(`summary number ${COUNT - 2}`);
+  await expect(page.getByTestId('output-tail')).toHaveText(`output of turn ${COUNT - 2}`);
+  expect(details).toEqual([all[COUNT - 2]!.id]);
+
+  // Keys move through the rows held: Home selects the newest, End the oldest.
   await list.focus();
   await page.keyboard.press('Home');
-  await expect(page.getByTestId('detail-summary')).toHaveText('summary number 0');
+  await expect(page.getByTestId('output-tail')).toHaveText('output of turn 0');
   await page.keyboard.press('End');
   await expect(page.getByTestId('detail-summary')).toHaveText(`summary number ${COUNT - 1}`);
-  await page.keyboard.press('PageUp');
-  await expect(page.getByTestId('detail-summary')).toHaveText(`summary number ${COUNT - 11}`);
-  await expect(list).toHaveAttribute('aria-activedescendant', /turn-09989$/);
-  // The active descendant is a rendered row, so screen readers can read it.
   const active = await list.getAttribute('aria-activedescendant');
   await expect(page.locator(`[id="${active}"]`)).toHaveAttribute('aria-selected', 'true');
+
+  // A turn that finishes now comes by turns:update: it goes on top and the count grows.
+  const fresh = { ...finishedTurn(-1), id: 'turn-fresh', summary: 'the newest one', outputTail: 'fresh output' };
+  all.unshift(fresh);
+  toPage!(JSON.stringify({ type: 'events', events: [{ event: 'turns:update', payload: { active: [], removed: [], finished: [fresh] } }] }));
+  await expect(page.getByRole('heading', { name: 'History (1,001)' })).toBeVisible();
+  await list.evaluate((el) => (el.scrollTop = 0));
+  await expect(rows.first()).toContainText('the newest one');
+  await rows.first().click();
+  await expect(page.getByTestId('output-tail')).toHaveText('fresh output');
 });

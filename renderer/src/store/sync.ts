@@ -4,7 +4,7 @@ import { applyEvents, mergeLogs, useHostStore } from './index';
 import { withSnapshot } from './runner-slice';
 import { telemetryFromHistory } from './telemetry-slice';
 import { appendHistoryPage, turnsFromPage } from './turns-slice';
-import { TURNS_PAGE_SIZE } from '../../../shared/turns';
+import { TURNS_PAGE_MAX, TURNS_PAGE_SIZE } from '../../../shared/turns';
 import { freezeClocks } from '../views/use-now';
 
 /** Connects the store to the host: a snapshot on every (re)connect, then events. */
@@ -61,16 +61,18 @@ async function loadTurns(bridge: Bridge): Promise<void> {
 let fetchingFrom: number | null = null;
 
 /**
- * The next window of history rows after those held, once at a time (the list calls this
- * as its end scrolls into view). Rows that finish meanwhile arrive by `turns:update`.
+ * The next window of history rows after those held, one at a time (the list calls this
+ * as its end scrolls into view, with the last row it shows: a jump far down asks for
+ * larger windows, up to TURNS_PAGE_MAX). Rows that finish meanwhile arrive by `turns:update`.
  */
-export async function loadMoreHistory(bridge: Bridge): Promise<void> {
+export async function loadMoreHistory(bridge: Bridge, upTo = 0): Promise<void> {
   const { history, historyTotal, loaded } = useHostStore.getState().turns;
-  if (!loaded || history.length >= historyTotal || fetchingFrom === history.length) return;
+  if (!loaded || history.length >= historyTotal || fetchingFrom !== null) return;
   const offset = history.length;
+  const limit = Math.min(TURNS_PAGE_MAX, Math.max(TURNS_PAGE_SIZE, upTo + 1 - offset));
   fetchingFrom = offset;
   try {
-    const page = await bridge.invoke('turns:list', { offset, limit: TURNS_PAGE_SIZE });
+    const page = await bridge.invoke('turns:list', { offset, limit });
     if (page.ok) useHostStore.setState((state) => ({ turns: appendHistoryPage(state.turns, page.value) }));
   } finally {
     fetchingFrom = null;

@@ -36,7 +36,7 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
 
   // The rows in view reach past those held: fetch the next window.
   useEffect(() => {
-    if (lastInView >= history.length - 1 && history.length < total) void loadMoreHistory(getBridge());
+    if (lastInView >= history.length - 1 && history.length < total) void loadMoreHistory(getBridge(), lastInView);
   }, [lastInView, history.length, total]);
 
   // Keep the chosen row in view when keys move the choice.
