@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
-import type { TurnsSnapshot } from '../../shared/turns';
+import type { TurnsPage } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
 
@@ -63,7 +63,7 @@ describe('the host killed -9 mid-turn', () => {
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ status: 'failed', summary: 'runner restarted', idempotency_key: `${unit.id}:1` });
     // The Turns view shows it too, not only Activity.
-    const turns = await h.invoke<TurnsSnapshot>('turns:list');
+    const turns = await h.invoke<TurnsPage>('turns:list');
     expect(turns.history.filter((t) => t.id === unit.id)).toMatchObject([
       { phase: 'failed', reason: 'interrupted by a restart: reported failed', runtime: 'claude' },
     ]);

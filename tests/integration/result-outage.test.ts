@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
-import type { TurnsSnapshot } from '../../shared/turns';
+import type { TurnsPage } from '../../shared/turns';
 import { startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
@@ -58,7 +58,7 @@ describe('a 60 s result outage', () => {
     await h.waitForEvent('turns:update', (u) => (u.updated ?? []).some((t) => t.id === unit.id && t.delivery?.state === 'delivered'));
     expect(h.emu.admin.listResults({ unit_id: unit.id })).toMatchObject([{ status: 'succeeded', late: false }]);
     expect(h.emu.admin.getUnit(unit.id)?.status).toBe('succeeded');
-    const row = (await h.invoke<TurnsSnapshot>('turns:list')).history.find((t) => t.id === unit.id);
+    const row = (await h.invoke<TurnsPage>('turns:list')).history.find((t) => t.id === unit.id);
     expect(row).toMatchObject({ phase: 'succeeded', delivery: { state: 'delivered', reason: null } });
     expect(row!.delivery!.attempts).toBeGreaterThan(1);
     expect((await h.invoke<RunnerSnapshot>('runner:snapshot')).results).toEqual({ undelivered: 0 });

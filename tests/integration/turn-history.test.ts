@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
-import type { TurnsSnapshot } from '../../shared/turns';
+import type { TurnsPage } from '../../shared/turns';
 import { startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
@@ -25,11 +25,11 @@ describe('the turn history survives a restart', () => {
     await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === ok.id));
     const bad = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:crash' });
     await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === bad.id));
-    const before = await h.invoke<TurnsSnapshot>('turns:list');
+    const before = await h.invoke<TurnsPage>('turns:list');
     expect(before.history.map((t) => t.id)).toEqual([bad.id, ok.id]);
 
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
-    const after = await h.invoke<TurnsSnapshot>('turns:list');
+    const after = await h.invoke<TurnsPage>('turns:list');
     expect(after.history).toEqual(before.history);
     expect(after.history[1]).toMatchObject({ id: ok.id, phase: 'succeeded', runtime: 'claude' });
 
@@ -40,6 +40,6 @@ describe('the turn history survives a restart', () => {
     doc.turns[0] = { id: 42 };
     writeFileSync(file, JSON.stringify(doc));
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
-    expect((await h.invoke<TurnsSnapshot>('turns:list')).history.map((t) => t.id)).toEqual([ok.id]);
+    expect((await h.invoke<TurnsPage>('turns:list')).history.map((t) => t.id)).toEqual([ok.id]);
   });
 });
