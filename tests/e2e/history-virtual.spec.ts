@@ -120,3 +120,29 @@ test('1,000 turns of history page in while the list scrolls, and choosing a row 
   await rows.first().click();
   await expect(page.getByTestId('output-tail')).toHaveText('fresh output');
 });
+
+test('the dashboard shows the host before turns:list answers', async ({ page }) => {
+  const all = Array.from({ length: COUNT }, (_, i) => finishedTurn(i));
+  const held: (() => void)[] = [];
+  await page.routeWebSocket(/\/ws/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((message) => {
+      const frame = JSON.parse(String(message)) as ClientFrame;
+      if (frame.command === 'turns:list') {
+        const value = { active: [], history: all.slice(0, frame.input?.limit ?? 100).map(toTurnRow), offset: 0, total: all.length };
+        held.push(() => ws.send(JSON.stringify({ type: 'result', id: frame.id, result: { ok: true, value } })));
+        return;
+      }
+      server.send(String(message));
+    });
+  });
+  await host.open(page, '#dashboard');
+  await expect(page.getByTestId('view-dashboard')).toBeVisible();
+  await expect(page.getByTestId('status-line')).not.toHaveText('Waiting for the host…');
+  // The history's first page was asked for at once, and lands when it is answered.
+  expect(held).toHaveLength(1);
+  await page.getByTestId('tab-turns').click();
+  await expect(page.getByTestId('history-loading')).toBeVisible();
+  held.shift()!();
+  await expect(page.getByRole('heading', { name: 'History (1,000)' })).toBeVisible();
+});

@@ -20,6 +20,7 @@ export const HISTORY_ROW_HEIGHT = 30;
 export function TurnHistory({ selectedId, onSelect }: { selectedId: string | null; onSelect: (id: string) => void }) {
   const history = useHostStore((s) => s.turns.history);
   const total = useHostStore((s) => Math.max(s.turns.historyTotal, s.turns.history.length));
+  const loaded = useHostStore((s) => s.turns.loaded);
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
   // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
@@ -47,7 +48,11 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   return (
     <section className="card turns-history" aria-labelledby={`${listId}-title`}>
       <h2 id={`${listId}-title`}>History{total > 0 ? ` (${formatCount(total)})` : ''}</h2>
-      {total === 0 ? (
+      {total === 0 && !loaded ? (
+        <p className="empty" data-testid="history-loading">
+          Loading the history…
+        </p>
+      ) : total === 0 ? (
         <p className="empty" data-testid="history-empty">
           No finished turns yet. Each turn lands here when it ends, with its outcome and summary.
         </p>
