@@ -42,10 +42,18 @@ const before = measure();
 for (let i = 0; i < rows; i++) {
   const t = turn(i);
   registry.add(t);
-  registry.finish(t.id, { phase: 'succeeded', endedAt: new Date(1_780_000_000_000 + i * 60_000 + 45_000).toISOString(), summary: `Did thing ${i}: `.repeat(12) });
+  registry.finish(t.id, {
+    phase: 'succeeded',
+    endedAt: new Date(1_780_000_000_000 + i * 60_000 + 45_000).toISOString(),
+    summary: `Did thing ${i}: `.repeat(12),
+  });
 }
 registry.drain();
 const after = measure();
 const perK = (n: number) => ((n / rows) * 1000) / 1024 / 1024;
-console.log(`${rows} rows: heap +${perK(after.heap - before.heap).toFixed(2)} MB per 1,000 rows, RSS +${perK(after.rss - before.rss).toFixed(2)} MB per 1,000 rows`);
-console.log(`one first page (100 rows) as JSON: ${(JSON.stringify(registry.page(0, 100)).length / 1024).toFixed(1)} kB; the whole history as JSON: ${(JSON.stringify(registry.snapshot()).length / 1024 / 1024).toFixed(1)} MB`);
+console.log(
+  `${rows} rows: heap +${perK(after.heap - before.heap).toFixed(2)} MB per 1,000 rows, RSS +${perK(after.rss - before.rss).toFixed(2)} MB per 1,000 rows`,
+);
+console.log(
+  `one first page (100 rows) as JSON: ${(JSON.stringify(registry.page(0, 100)).length / 1024).toFixed(1)} kB; the whole history as JSON: ${(JSON.stringify(registry.snapshot()).length / 1024 / 1024).toFixed(1)} MB`,
+);

@@ -96,7 +96,6 @@ export const TurnsPageInputSchema = z
   })
   .strict()
   .optional();
-export type TurnsPageInput = z.infer<typeof TurnsPageInputSchema>;
 
 /** The running turns and one window of the history, with the history's total row count. */
 export const TurnsPageSchema = z.object({

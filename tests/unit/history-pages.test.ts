@@ -71,7 +71,7 @@ describe('turns:list in pages', () => {
     expect(r.detail('gone')).toBeUndefined();
   });
 
-  it('keeps only the end of a finished turn\'s output in memory, as on disk', () => {
+  it("keeps only the end of a finished turn's output in memory, as on disk", () => {
     const r = new TurnRegistry(() => {});
     r.add(turn('a', { phase: 'running', endedAt: null, outputTail: 'x'.repeat(50_000) }));
     r.finish('a', { phase: 'succeeded', outputTail: `${'x'.repeat(50_000)}END` });
@@ -99,7 +99,7 @@ describe('turns:list in pages', () => {
   });
 });
 
-describe('the window\'s history pages', () => {
+describe("the window's history pages", () => {
   it('appends the next window where the held rows end, skips copies, and keeps the count right through live updates', () => {
     const r = seeded();
     let slice = turnsFromPage(r.page(0, 100));

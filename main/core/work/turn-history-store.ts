@@ -6,9 +6,7 @@ import { z } from 'zod';
 import { HISTORY_LIMIT, TurnViewSchema, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../ports';
 
-import { leanTurn as lean, PERSISTED_TAIL_CHARS } from './lean-turn';
-
-export { PERSISTED_TAIL_CHARS };
+import { leanTurn as lean } from './lean-turn';
 
 const FileSchema = z.object({ version: z.literal(1), turns: z.array(z.unknown()) });
 

@@ -53,9 +53,7 @@ export async function loadSnapshot(bridge: Bridge): Promise<void> {
 /** The running turns and the history's first page. */
 async function loadTurns(bridge: Bridge): Promise<void> {
   const turns = await bridge.invoke('turns:list', { limit: TURNS_PAGE_SIZE });
-  useHostStore.setState((state) =>
-    turns.ok ? { turns: turnsFromPage(turns.value) } : { lastError: state.lastError ?? turns.error.message },
-  );
+  useHostStore.setState((state) => (turns.ok ? { turns: turnsFromPage(turns.value) } : { lastError: state.lastError ?? turns.error.message }));
 }
 
 let fetchingFrom: number | null = null;

@@ -38,11 +38,6 @@ export function tokensText(turn: TurnView): string | null {
   return turn.tokens ? `${turn.tokens.input.toLocaleString()} in · ${turn.tokens.output.toLocaleString()} out` : null;
 }
 
-/** The first line of a summary or reason, for a row. */
-export function firstLine(text: string | null): string {
-  return text ? (text.split('\n', 1)[0] ?? '') : '';
-}
-
 /**
  * Where a finished turn's result is, in words, and how much it matters: a waiting,
  * refused or late result is never shown as a plain "Succeeded".

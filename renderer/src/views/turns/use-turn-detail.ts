@@ -22,7 +22,8 @@ export function useTurnDetail(row: TurnRow | null): { turn: TurnView | null; loa
     };
   }, [row]);
   if (!row) return { turn: null, loading: false };
-  if (fetched?.row === row && fetched.turn) return { turn: { ...fetched.turn, ...row, outputTail: fetched.turn.outputTail, summary: fetched.turn.summary }, loading: false };
+  if (fetched?.row === row && fetched.turn)
+    return { turn: { ...fetched.turn, ...row, outputTail: fetched.turn.outputTail, summary: fetched.turn.summary }, loading: false };
   const { headline, ...rest } = row;
   return { turn: { ...rest, outputTail: '', summary: headline }, loading: fetched?.row !== row };
 }
