@@ -103,6 +103,22 @@ async function crashHostRunning(
   return { child, unitId: unit.id, launcher, runtime: parent, grandchild };
 }
 
+/**
+ * A wait for the restart's report that, when it times out, says what the control plane
+ * holds for the unit and what the restarted host logged (CI once saw this time out under
+ * full parallel load and nothing else to go on).
+ */
+async function explained<T>(wait: Promise<T>, unitId: string): Promise<T> {
+  try {
+    return await wait;
+  } catch (error) {
+    const unit = emu?.admin.getUnit(unitId);
+    const log = h ? await h.invoke<{ time: string; level: string; msg: string; data?: unknown }[]>('log:recent', { limit: 60 }).catch(() => []) : [];
+    const lines = log.map((e) => `${e.time} ${e.level} ${e.msg} ${e.data ? JSON.stringify(e.data) : ''}`).join('\n');
+    throw new Error(`${(error as Error).message}\nunit: ${JSON.stringify(unit ?? null)}\nhost log:\n${lines}`);
+  }
+}
+
 async function kill9(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -152,7 +168,10 @@ describe('no orphaned agents', () => {
     );
 
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
-    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 40_000, since: 0 });
+    await explained(
+      emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 40_000, since: 0 }),
+      run.unitId,
+    );
     expect(await gone([run.launcher, run.grandchild])).toEqual([]);
     expect(await isRunning(decoy.pid!)).toBe(true);
     expect(emu!.admin.listResults({ unit_id: run.unitId })).toHaveLength(1);
