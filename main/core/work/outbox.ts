@@ -149,6 +149,9 @@ export class ResultOutbox {
   }
 
   private async pass(target: { connector: RunnerConnector; credentials: RunnerCredentials }): Promise<void> {
+    // A result that fails on its own (a 5xx for it) is retried later, but does not hold back
+    // the others behind it; an unreachable control plane ends the pass at once.
+    let retry: { unit: string; error: string } | null = null;
     for (const entry of [...this.entries.values()]) {
       if (!this.running) return;
       if (entry.runnerId !== target.credentials.runnerId) {
@@ -173,14 +176,7 @@ export class ResultOutbox {
           this.deps.onRevoked();
           return;
         }
-        const permanent =
-          error instanceof ConnectorError &&
-          error.kind === 'rejected' &&
-          error.status !== undefined &&
-          error.status < 500 &&
-          error.status !== 408 &&
-          error.status !== 429;
-        if (permanent) {
+        if (isPermanent(error)) {
           // The server will never take it (e.g. 400 for a unit it no longer knows): keep
           // the evidence in the log, stop retrying it.
           this.deps.log.error('the control plane refused a result; giving up on it', { unit: entry.unit.id, error: (error as Error).message });
@@ -188,13 +184,16 @@ export class ResultOutbox {
           this.tell(entry, { state: 'refused', reason: refusalReason(error) });
           continue;
         }
-        this.failures++;
-        const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
-        this.deps.log.warn('result delivery failed; will retry', { unit: entry.unit.id, error: message, retryInMs: delay });
         this.tell(entry, { state: 'waiting', error: message });
-        this.kick(delay);
-        return;
+        retry ??= { unit: entry.unit.id, error: message };
+        if (isConnectorError(error, 'network') || isConnectorError(error, 'timeout')) break;
       }
+    }
+    if (retry && this.running) {
+      this.failures++;
+      const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
+      this.deps.log.warn('result delivery failed; will retry', { ...retry, retryInMs: delay });
+      this.kick(delay);
     }
   }
 
@@ -222,4 +221,15 @@ export class ResultOutbox {
 function refusalReason(error: unknown): string {
   if (error instanceof ConnectorError) return error.code ? `${error.code} (${error.status ?? '4xx'})` : `refused (${error.status ?? '4xx'})`;
   return errorText(error);
+}
+
+/**
+ * A refusal the control plane will repeat for ever: a 4xx other than 408/429, or a 404 that
+ * the control plane itself answered with its error code (it does not know the unit). A 404
+ * with no code is a proxy or a wrong address, not a verdict on the result: it is retried.
+ */
+function isPermanent(error: unknown): boolean {
+  if (!(error instanceof ConnectorError) || error.status === undefined) return false;
+  if (error.kind === 'not_found') return error.code !== undefined;
+  return error.kind === 'rejected' && error.status < 500 && error.status !== 408 && error.status !== 429;
 }

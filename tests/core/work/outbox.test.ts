@@ -112,4 +112,61 @@ describe('result outbox', () => {
     expect(revoked()).toBe(1);
     expect(outbox.pending).toBe(1);
   });
+
+  it('refuses a result for a unit the control plane does not know (404 with its error code) and delivers the next one in the same pass', async () => {
+    // A restart can hold a result the server will never take ahead of one it will: CI saw
+    // such a head entry retried with backoff while the other waited behind it for 40 s.
+    const unknown = new ConnectorError('not_found', 'unknown unit (404)', 404, 'not_found');
+    const { clock, outbox, delivered } = setup([unknown, 'accepted']);
+    await outbox.load();
+    await outbox.enqueue(entry('gone'));
+    await outbox.enqueue(entry('u6'));
+    outbox.start();
+    await clock.advanceAsync(10);
+    await outbox.settled();
+    expect(delivered.map((d) => d.key)).toEqual(['u6:1']);
+    expect(outbox.pending).toBe(0);
+  });
+
+  it('keeps a result whose 404 has no error code (a proxy or a wrong address, not the control plane) and retries it', async () => {
+    const bare = new ConnectorError('not_found', 'not found (404)', 404);
+    const { clock, outbox, delivered } = setup([bare, 'accepted']);
+    await outbox.load();
+    outbox.start();
+    await outbox.enqueue(entry('u7'));
+    await clock.advanceAsync(10);
+    await outbox.settled();
+    expect(outbox.pending).toBe(1);
+    await clock.advanceAsync(5_000);
+    await outbox.settled();
+    expect(delivered.map((d) => d.key)).toEqual(['u7:1']);
+  });
+
+  it('one result failing on its own (a 500 for it) does not hold back the others; they go out in the same pass', async () => {
+    const { clock, outbox, delivered } = setup([new ConnectorError('server', '500', 500), 'accepted', 'accepted']);
+    await outbox.load();
+    await outbox.enqueue(entry('a'));
+    await outbox.enqueue(entry('b'));
+    outbox.start();
+    await clock.advanceAsync(10);
+    await outbox.settled();
+    expect(delivered.map((d) => d.key)).toEqual(['b:1']);
+    await clock.advanceAsync(5_000);
+    await outbox.settled();
+    expect(delivered.map((d) => d.key)).toEqual(['b:1', 'a:1']);
+  });
+
+  it('an unreachable control plane ends the pass at the first failure (one try, not one per result)', async () => {
+    const { clock, outbox, delivered } = setup([new ConnectorError('network', 'down'), 'accepted', 'accepted']);
+    await outbox.load();
+    await outbox.enqueue(entry('c'));
+    await outbox.enqueue(entry('d'));
+    outbox.start();
+    await clock.advanceAsync(10);
+    await outbox.settled();
+    expect(delivered).toHaveLength(0);
+    await clock.advanceAsync(5_000);
+    await outbox.settled();
+    expect(delivered.map((d) => d.key)).toEqual(['c:1', 'd:1']);
+  });
 });
