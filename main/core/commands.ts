@@ -1,4 +1,5 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
+import { DEFAULT_PROFILE_ID, type ProfileSummary } from '../../shared/profiles';
 import type { SettingKey } from '../../shared/settings';
 import { TURNS_PAGE_SIZE } from '../../shared/turns';
 import type { PersistentSettingsStore } from './settings/settings-store';
@@ -32,6 +33,23 @@ export interface CommandServices {
 
 /** One handler per contract command: the only place commands meet the services. */
 export function createHandlers(s: CommandServices): Handlers {
+  const runnerOf = (profile: string): Runner => {
+    if (profile !== DEFAULT_PROFILE_ID) throw new CommandFailure('no_such_profile', `There is no profile "${profile}".`);
+    return s.runner;
+  };
+  const summary = (): ProfileSummary => {
+    const snapshot = s.runner.snapshot();
+    return {
+      id: DEFAULT_PROFILE_ID,
+      name: 'Default',
+      connector: 'rost',
+      controlPlaneUrl: snapshot.identity?.controlPlane ?? s.settings.get().controlPlaneUrl,
+      status: snapshot.status,
+      runnerId: snapshot.identity?.runnerId ?? null,
+      paused: snapshot.paused !== null,
+      active: snapshot.sessions.active,
+    };
+  };
   return {
     'app:info': () => ({
       ...s.appInfo,
@@ -48,26 +66,44 @@ export function createHandlers(s: CommandServices): Handlers {
       if (problem) throw new CommandFailure('open_failed', `Could not open the logs folder: ${problem}`);
       return null;
     },
-    'runner:status': () => s.runner.status(),
-    'runner:snapshot': () => s.runner.snapshot(),
-    'pairing:start': () => s.runner.startPairing(),
-    'pairing:start-with-code': ({ code }) => s.runner.startPairing({ userCode: code }),
-    'pairing:cancel': () => {
-      s.runner.cancelPairing();
+    'runner:status': ({ profile }) => runnerOf(profile).status(),
+    'runner:snapshot': ({ profile }) => runnerOf(profile).snapshot(),
+    'pairing:start': ({ profile }) => runnerOf(profile).startPairing(),
+    'pairing:start-with-code': ({ code, profile }) => runnerOf(profile).startPairing({ userCode: code }),
+    'pairing:cancel': ({ profile }) => {
+      runnerOf(profile).cancelPairing();
       return null;
     },
-    'runner:import': ({ file }) => s.runner.importState(file),
-    'runner:unpair': async ({ force }) => {
-      await s.runner.unpair(force);
+    'runner:import': ({ file, profile }) => runnerOf(profile).importState(file),
+    'runner:unpair': async ({ force, profile }) => {
+      await runnerOf(profile).unpair(force);
       return null;
     },
-    'runner:pause': async ({ minutes, note }) => {
+    'runner:pause': async ({ minutes, note, profile }) => {
+      await runnerOf(profile).pause(minutes, note ?? null);
+      return runnerOf(profile).snapshot();
+    },
+    'runner:resume': async ({ profile }) => {
+      await runnerOf(profile).resumeWork();
+      return runnerOf(profile).snapshot();
+    },
+    'runner:pause-all': async ({ minutes, note }) => {
       await s.runner.pause(minutes, note ?? null);
-      return s.runner.snapshot();
+      return [summary()];
     },
-    'runner:resume': async () => {
+    'runner:resume-all': async () => {
       await s.runner.resumeWork();
-      return s.runner.snapshot();
+      return [summary()];
+    },
+    'profiles:list': () => [summary()],
+    'profiles:add': () => {
+      throw new CommandFailure('unsupported', 'This host runs one profile.');
+    },
+    'profiles:rename': () => {
+      throw new CommandFailure('unsupported', 'This host runs one profile.');
+    },
+    'profiles:remove': () => {
+      throw new CommandFailure('unsupported', 'This host runs one profile.');
     },
     'runner:quit': ({ mode }) => {
       if (mode === 'cancel') {
@@ -91,8 +127,12 @@ export function createHandlers(s: CommandServices): Handlers {
       if (!s.work.cancel(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;
     },
-    'settings:get': () => settingsView(s.settings, s.overrideSources),
-    'settings:update': (patch) => {
+    'settings:get': ({ profile }) => {
+      runnerOf(profile);
+      return settingsView(s.settings, s.overrideSources);
+    },
+    'settings:update': ({ profile, ...patch }) => {
+      runnerOf(profile ?? DEFAULT_PROFILE_ID);
       const result = s.settings.update(patch);
       if (!result.ok) throw new CommandFailure(result.error.code, result.error.message, result.error.field ?? undefined);
       return settingsView(s.settings, s.overrideSources);

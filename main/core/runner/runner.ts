@@ -18,6 +18,7 @@ import { deriveStatus, faultReason } from './runner-status';
 import type { CapacityHistory } from './telemetry';
 import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
 import { errorText } from '../../../shared/errors';
+import { DEFAULT_PROFILE_ID } from '../../../shared/profiles';
 import { redactText } from '../../../shared/redact';
 
 /** The settings the runner acts on (effective: stored settings plus env/flag overrides). */
@@ -593,12 +594,12 @@ export class Runner {
   }
 
   private changed(): void {
-    const snapshot = this.snapshot();
+    const snapshot = { ...this.snapshot(), profile: DEFAULT_PROFILE_ID };
     this.deps.emit({ event: 'runner:snapshot', payload: snapshot });
     const json = JSON.stringify(snapshot.status);
     if (json !== this.lastStatusJson) {
       this.lastStatusJson = json;
-      this.deps.emit({ event: 'runner:status', payload: snapshot.status });
+      this.deps.emit({ event: 'runner:status', payload: { ...snapshot.status, profile: DEFAULT_PROFILE_ID } });
     }
   }
 }
