@@ -35,7 +35,7 @@ import { RostSession } from './sessions/rost-session';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
-import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
+import { DEFAULT_PROFILE_ID, isProfileSetting, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
 import { MAX_SESSIONS_LIMIT, type Settings } from '../../shared/settings';
 
 export interface CoreOptions {
@@ -75,6 +75,11 @@ export interface CoreOptions {
    * (headless `--profile`); created when missing. Default: `default`.
    */
   profile?: string;
+  /**
+   * Profiles to hold (the headless profiles file): each is created when missing, and its
+   * per-profile settings apply as overrides, never saved (the main profile's flags win).
+   */
+  profiles?: readonly { id: string; name: string; connector: ConnectorKind; overrides: SettingsPatch }[];
   /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
@@ -146,6 +151,16 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
 
   // Env and flag overrides: the per-profile ones are the main profile's, the rest the host's.
   const overrides = splitPatch(options.overrides ?? {});
+  const listed = new Map((options.profiles ?? []).map((p) => [p.id, p]));
+  const overridesFor = (id: string): SettingsPatch | undefined => {
+    const fromFile = listed.get(id)?.overrides;
+    const fromFlags = id === mainProfile ? overrides.profile : undefined;
+    return fromFile || fromFlags ? { ...fromFile, ...fromFlags } : undefined;
+  };
+  const sourcesFor = (id: string): Partial<Record<SettingKey, string>> => {
+    const fromFile = Object.fromEntries(Object.keys(listed.get(id)?.overrides ?? {}).map((k) => [k, 'profiles file']));
+    return id === mainProfile ? { ...fromFile, ...overrideSources } : { ...fromFile, ...pickHostSources(overrideSources) };
+  };
   const hostBackend = options.settingsBackend ?? createConfSettingsBackend({ dir: paths.dataDir });
   const hostSettings = createSettingsStore({
     backend: hostBackend,
@@ -302,8 +317,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
           log,
           factories,
           emit: (event) => hub.emit(event),
-          settingsView: (id, settings) => settingsView(id, settings, overrideSources),
-          overridesFor: (id) => (id === mainProfile ? overrides.profile : undefined),
+          settingsView: (id, settings) => settingsView(id, settings, sourcesFor(id)),
+          overridesFor,
           onSettings: () => {
             usage.service.refresh();
             machine.recheck();
@@ -314,7 +329,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       ),
   });
   await profiles.openAll();
-  if (!profileStore.all().some((p) => p.id === mainProfile)) await profiles.add({ id: mainProfile, name: mainProfile, connector: 'rost' as ConnectorKind });
+  const wantedProfiles: { id: string; name: string; connector: ConnectorKind }[] = [
+    ...listed.values(),
+    { id: mainProfile, name: mainProfile, connector: 'rost' },
+  ];
+  for (const wanted of wantedProfiles) {
+    if (!profileStore.all().some((p) => p.id === wanted.id)) await profiles.add(wanted);
+  }
   await usage.start();
   const unsubscribeUsage = usage.service.onChange(() => profiles.sessions().forEach((s) => s.refreshStatus()));
 
@@ -369,7 +390,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       history,
       logFeed: logging,
       registry,
-      overrideSources,
+      overrideSources: sourcesFor,
       desktop: options.desktop ?? null,
       operator,
       quit,
@@ -418,6 +439,11 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     quitDrainMs: () => hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => shutdownCore(limitMs),
   };
+}
+
+/** The sources of the host-wide overrides only (another profile's settings view shows those). */
+function pickHostSources(sources: Partial<Record<SettingKey, string>>): Partial<Record<SettingKey, string>> {
+  return Object.fromEntries(Object.entries(sources).filter(([key]) => !isProfileSetting(key as SettingKey)));
 }
 
 /** The stored settings document, or null when it cannot be read (the settings store reports that). */
