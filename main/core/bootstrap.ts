@@ -29,14 +29,14 @@ import { createUsage } from './usage/usage-wiring';
 import { CapacitySampler } from './runner/capacity-sampler';
 import { MachineSlots } from './sessions/machine-slots';
 import { migrateToProfiles } from './sessions/migration';
-import { splitPatch } from './sessions/profile-settings';
-import { profileSecretAccount, ProfileStore } from './sessions/profile-store';
-import { RostSession } from './sessions/rost-session';
+import { ProfileOverrides } from './sessions/profile-settings';
+import { ProfileStore } from './sessions/profile-store';
+import { rostSessionFactory } from './sessions/rost-factory';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
-import { DEFAULT_PROFILE_ID, isProfileSetting, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
-import { MAX_SESSIONS_LIMIT, type Settings } from '../../shared/settings';
+import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
+import type { Settings } from '../../shared/settings';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -150,17 +150,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const overrideSources = options.overrideSources ?? {};
 
   // Env and flag overrides: the per-profile ones are the main profile's, the rest the host's.
-  const overrides = splitPatch(options.overrides ?? {});
-  const listed = new Map((options.profiles ?? []).map((p) => [p.id, p]));
-  const overridesFor = (id: string): SettingsPatch | undefined => {
-    const fromFile = listed.get(id)?.overrides;
-    const fromFlags = id === mainProfile ? overrides.profile : undefined;
-    return fromFile || fromFlags ? { ...fromFile, ...fromFlags } : undefined;
-  };
-  const sourcesFor = (id: string): Partial<Record<SettingKey, string>> => {
-    const fromFile = Object.fromEntries(Object.keys(listed.get(id)?.overrides ?? {}).map((k) => [k, 'profiles file']));
-    return id === mainProfile ? { ...fromFile, ...overrideSources } : { ...fromFile, ...pickHostSources(overrideSources) };
-  };
+  const overrides = new ProfileOverrides(mainProfile, options.overrides ?? {}, overrideSources, options.profiles ?? []);
   const hostBackend = options.settingsBackend ?? createConfSettingsBackend({ dir: paths.dataDir });
   const hostSettings = createSettingsStore({
     backend: hostBackend,
@@ -260,49 +250,37 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
   const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
   const factories: SessionFactories = {
-    rost: ({ profile, dir, settings, state, log: profileLog }) =>
-      new RostSession({
-        profile,
-        dir,
-        clock,
-        log: profileLog,
-        ...(options.random ? { random: options.random } : {}),
-        // Never above 8 per profile, whatever the machine allows.
-        settings: () => {
-          const s = settings.get();
-          return { ...s, maxSessions: Math.min(s.maxSessions, MAX_SESSIONS_LIMIT) };
-        },
-        accountState: () => (profile.id === mainProfile ? usage.accountState() : settings.get().modelAccountState),
-        secrets: secrets.ok ? secrets.store : null,
-        secretStorage: secrets.ok
-          ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
-          : { backend: 'none', warning: null, problem: secrets.reason },
-        account: (url) => profileSecretAccount(profile.id, url),
-        state,
-        connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
-        capabilities,
-        breaker,
-        history,
-        machine,
-        registry,
-        executor: usage.executorFor(() => settings.get().modelAccountAlias),
-        admission: usage.admission,
-        platform,
-        appVersion: options.appVersion,
-        cpuCount,
-        emit: (event) => hub.emit(event),
-        registerSecret,
-        knownSecrets: secretList,
-        registerTurnSecret: (secret) => logging.addTurnSecret(secret),
-        ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
-        // The signed-in operator belongs to the main profile's control plane.
-        operatorPairingStart: async (input) => (settings.get().controlPlaneUrl === mainSettings().controlPlaneUrl ? operator.runnerPairingStart(input) : null),
-        claimsDeferred: () => usage.claimsDeferred(),
-        strategy: options.workStrategy ?? 'adaptive',
-        autoClaim: options.workAutoClaim !== false,
-        onChange: () => profiles.changed(),
-        onRuntimes: runtimesChanged,
-      }),
+    rost: rostSessionFactory({
+      mainProfile,
+      usage,
+      operator: { controlPlaneUrl: () => mainSettings().controlPlaneUrl, runnerPairingStart: (input) => operator.runnerPairingStart(input) },
+      clock,
+      ...(options.random ? { random: options.random } : {}),
+      secrets: secrets.ok ? secrets.store : null,
+      secretStorage: secrets.ok
+        ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
+        : { backend: 'none', warning: null, problem: secrets.reason },
+      connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
+      capabilities,
+      breaker,
+      history,
+      machine,
+      registry,
+      admission: usage.admission,
+      platform,
+      appVersion: options.appVersion,
+      cpuCount,
+      emit: (event) => hub.emit(event),
+      registerSecret,
+      knownSecrets: secretList,
+      registerTurnSecret: (secret) => logging.addTurnSecret(secret),
+      ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
+      claimsDeferred: () => usage.claimsDeferred(),
+      strategy: options.workStrategy ?? 'adaptive',
+      autoClaim: options.workAutoClaim !== false,
+      onChange: () => profiles.changed(),
+      onRuntimes: runtimesChanged,
+    }),
   };
   const profiles: SessionRegistry = new SessionRegistry({
     store: profileStore,
@@ -317,8 +295,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
           log,
           factories,
           emit: (event) => hub.emit(event),
-          settingsView: (id, settings) => settingsView(id, settings, sourcesFor(id)),
-          overridesFor,
+          settingsView: (id, settings) => settingsView(id, settings, overrides.sourcesFor(id)),
+          overridesFor: (id) => overrides.for(id),
           onSettings: () => {
             usage.service.refresh();
             machine.recheck();
@@ -330,7 +308,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   });
   await profiles.openAll();
   const wantedProfiles: { id: string; name: string; connector: ConnectorKind }[] = [
-    ...listed.values(),
+    ...(options.profiles ?? []),
     { id: mainProfile, name: mainProfile, connector: 'rost' },
   ];
   for (const wanted of wantedProfiles) {
@@ -390,7 +368,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       history,
       logFeed: logging,
       registry,
-      overrideSources: sourcesFor,
+      overrideSources: (id) => overrides.sourcesFor(id),
       desktop: options.desktop ?? null,
       operator,
       quit,
@@ -439,11 +417,6 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     quitDrainMs: () => hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => shutdownCore(limitMs),
   };
-}
-
-/** The sources of the host-wide overrides only (another profile's settings view shows those). */
-function pickHostSources(sources: Partial<Record<SettingKey, string>>): Partial<Record<SettingKey, string>> {
-  return Object.fromEntries(Object.entries(sources).filter(([key]) => !isProfileSetting(key as SettingKey)));
 }
 
 /** The stored settings document, or null when it cannot be read (the settings store reports that). */
