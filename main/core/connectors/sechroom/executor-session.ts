@@ -96,6 +96,8 @@ export class ExecutorSession {
   private turn: AbortController | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records = new Map<string, SechroomTurnRecord>();
+  /** Lease heartbeats by lease id: from the claim until the completion has landed (or the lease is let go). */
+  private readonly keepers = new Map<string, LeaseKeeper>();
   private claimStartedAt = 0;
   private readonly summary: SessionSummary = { processed: 0, completed: 0, abandoned: 0 };
 
@@ -151,6 +153,7 @@ export class ExecutorSession {
     const { settings, log } = this.deps;
     this.deps.outbox.start();
     try {
+      this.keepPendingCompletions();
       await this.reportLeftovers();
       if (!(await this.register())) return this.summary;
       log.info(`driven executor live — instance ${settings.instanceKey}, lane ${laneOf(settings)}${this.deps.once ? ', single-task mode' : ''}`);
@@ -309,9 +312,10 @@ export class ExecutorSession {
         this.deps.log.warn(`deregister failed (${errorText(error)}) — advertisement will expire by TTL`);
       }
     }
-    // One last delivery pass; whatever is left stays on disk for the next start.
+    // One last delivery pass; whatever is left stays on disk for the next start (which beats its lease again).
     await this.deps.outbox.flush().catch(() => undefined);
     this.deps.outbox.stop();
+    for (const leaseId of [...this.keepers.keys()]) this.letGo(leaseId);
     this.state({ state: 'stopped' });
   }
 
@@ -336,6 +340,23 @@ export class ExecutorSession {
     this.summary.processed++;
     log.info(`claimed ${claim.memoryId} (lease ${claim.leaseId})`);
     const record = this.record(claim);
+    const turn = new AbortController();
+    this.turn = turn;
+    let loss: LeaseLoss | null = null;
+    // The heartbeat starts at the claim, so a slow card cannot cost the lease (B6.3), and
+    // goes on until the completion has landed, so a completion retried through an outage
+    // is not refused 409 lease_expired.
+    this.keep(claim, (lost) => {
+      loss = lost;
+      this.update(record, { lease: lost.kind === 'cancel_requested' ? 'cancel_requested' : 'ended' });
+      if (record.state !== 'claimed' && record.state !== 'running') return;
+      log.warn(
+        lost.kind === 'cancel_requested'
+          ? `cancel requested for ${claim.memoryId}${lost.reason ? ` (${lost.reason})` : ''} — interrupting the turn`
+          : `lease of ${claim.memoryId} ${lost.status} — interrupting the turn`,
+      );
+      turn.abort(new Error(lost.kind));
+    });
     await this.deps.journal
       ?.begin({
         instanceKey: settings.instanceKey,
@@ -345,37 +366,14 @@ export class ExecutorSession {
         claimedAt: new Date(clock.now()).toISOString(),
       })
       .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${errorText(error)}`));
-    const turn = new AbortController();
-    this.turn = turn;
-    let loss: LeaseLoss | null = null;
-    // The heartbeat starts at the claim, so a slow card cannot cost the lease (B6.3).
-    const keeper = new LeaseKeeper({
-      client: this.deps.client,
-      clock,
-      log,
-      leaseId: claim.leaseId,
-      claimToken: claim.claimToken,
-      tokenVersion: claim.tokenVersion,
-      intervalMs: settings.heartbeatIntervalSeconds * 1000,
-      onLoss: (lost) => {
-        loss = lost;
-        this.update(record, { lease: lost.kind === 'cancel_requested' ? 'cancel_requested' : 'ended' });
-        log.warn(
-          lost.kind === 'cancel_requested'
-            ? `cancel requested for ${claim.memoryId}${lost.reason ? ` (${lost.reason})` : ''} — interrupting the turn`
-            : `lease of ${claim.memoryId} ${lost.status} — interrupting the turn`,
-        );
-        turn.abort(new Error(lost.kind));
-      },
-    });
-    keeper.start();
     try {
-      await this.runClaimed(claim, record, turn, () => loss, keeper);
+      await this.runClaimed(claim, record, turn, () => loss);
     } catch (error) {
       if (record.state === 'claimed' || record.state === 'running') this.abandon(record, errorText(error));
       throw error;
     } finally {
-      keeper.stop();
+      // A completion waiting in the outbox keeps its heartbeat; `delivered()` lets go of it.
+      if (record.state !== 'completing') this.letGo(claim.leaseId);
       await this.deps.journal?.end(claim.leaseId).catch(() => undefined);
       this.turn = null;
       if (this.drainTimer !== null) clock.clearTimeout(this.drainTimer);
@@ -383,18 +381,42 @@ export class ExecutorSession {
     }
   }
 
+  private keep(lease: { leaseId: string; claimToken: string; tokenVersion: number }, onLoss: (loss: LeaseLoss) => void): void {
+    const { clock, log, settings } = this.deps;
+    const keeper = new LeaseKeeper({
+      client: this.deps.client,
+      clock,
+      log,
+      leaseId: lease.leaseId,
+      claimToken: lease.claimToken,
+      tokenVersion: lease.tokenVersion,
+      intervalMs: settings.heartbeatIntervalSeconds * 1000,
+      ...(this.deps.random ? { random: this.deps.random } : {}),
+      onLoss,
+    });
+    this.keepers.get(lease.leaseId)?.stop();
+    this.keepers.set(lease.leaseId, keeper);
+    keeper.start();
+  }
+
+  private letGo(leaseId: string): void {
+    this.keepers.get(leaseId)?.stop();
+    this.keepers.delete(leaseId);
+  }
+
+  /** Completions a previous process left in the outbox: their leases are beaten again until they land. */
+  private keepPendingCompletions(): void {
+    for (const entry of this.deps.outbox.list()) {
+      if (entry.kind !== 'complete' || this.keepers.has(entry.leaseId)) continue;
+      this.keep({ leaseId: entry.leaseId, claimToken: entry.input.claimToken, tokenVersion: entry.input.tokenVersion ?? 1 }, () => this.letGo(entry.leaseId));
+    }
+  }
+
   /** Card → turn → completion, while the keeper holds the lease. */
-  private async runClaimed(
-    claim: ClaimedTask,
-    record: SechroomTurnRecord,
-    turn: AbortController,
-    lossOf: () => LeaseLoss | null,
-    keeper: LeaseKeeper,
-  ): Promise<void> {
+  private async runClaimed(claim: ClaimedTask, record: SechroomTurnRecord, turn: AbortController, lossOf: () => LeaseLoss | null): Promise<void> {
     const task = await this.loadTask(claim, record, turn.signal);
     if (!task || turn.signal.aborted) return this.endWithoutCompletion(record, lossOf(), task ? 'interrupted before the turn started' : null);
     const outcome = await this.runTurn(claim, record, task, turn.signal);
-    keeper.stop();
     const loss = lossOf();
     if (loss || outcome.result.status === 'canceled')
       return this.endWithoutCompletion(record, loss, outcome.result.status === 'canceled' ? outcome.result.reason : null);
@@ -554,6 +576,7 @@ export class ExecutorSession {
   /** The outbox reports each completion's fate; the owner forwards it here. */
   delivered(delivery: OutboxDelivery): void {
     if (delivery.kind !== 'complete') return;
+    this.letGo(delivery.entry.leaseId);
     const record = this.records.get(delivery.entry.leaseId);
     if (delivery.outcome === 'rejected') {
       this.summary.abandoned++;
