@@ -105,3 +105,30 @@ export class LeaseKeeper {
     this.deps.onLoss(loss);
   }
 }
+
+/** The leases an instance holds, by lease id: one keeper each, from the claim until the owner lets go. */
+export class LeaseKeepers {
+  private readonly keepers = new Map<string, LeaseKeeper>();
+
+  constructor(private readonly deps: Pick<LeaseKeeperDeps, 'client' | 'clock' | 'log' | 'intervalMs' | 'random'>) {}
+
+  has(leaseId: string): boolean {
+    return this.keepers.has(leaseId);
+  }
+
+  keep(lease: { leaseId: string; claimToken: string; tokenVersion: number }, onLoss: (loss: LeaseLoss) => void): void {
+    const keeper = new LeaseKeeper({ ...this.deps, ...lease, onLoss });
+    this.keepers.get(lease.leaseId)?.stop();
+    this.keepers.set(lease.leaseId, keeper);
+    keeper.start();
+  }
+
+  letGo(leaseId: string): void {
+    this.keepers.get(leaseId)?.stop();
+    this.keepers.delete(leaseId);
+  }
+
+  letGoAll(): void {
+    for (const leaseId of [...this.keepers.keys()]) this.letGo(leaseId);
+  }
+}
