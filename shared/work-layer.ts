@@ -98,7 +98,6 @@ export const WorkBriefActionInputSchema = z
     message: 'a reason code is required',
     path: ['reasonCode'],
   });
-export type WorkBriefActionInput = z.input<typeof WorkBriefActionInputSchema>;
 
 export const WorkReviseInputSchema = z
   .object({
