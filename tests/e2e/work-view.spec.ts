@@ -1,7 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { StaticTokenSource } from '../../main/core/connectors/sechroom/sechroom-auth';
-import { WorkLayerClient } from '../../main/core/connectors/sechroom/work-layer-client';
+import { handExecutor } from '../helpers/work-layer-executor';
 import { startHeadlessHost, type RunningHost } from './headless-host';
 
 // The Work view against the real headless host and the Sechroom emulator: the host reaches
@@ -25,19 +24,9 @@ async function seed() {
   const done = emu.sechroom.createTask({ title: 'Write the exporter', decomposition_id: plan.id });
   const other = emu.sechroom.createBrief({ title: 'Second brief' });
   // An executor instance holds one task and has completed the other (soft-fail).
-  const client = new WorkLayerClient({ baseUrl: emu.sechroomUrl, tenant: minted.tenant, tokens: new StaticTokenSource(minted.access_token) });
-  const instance = await client.register({ instanceKey: 'codex-a', ttlSeconds: 600 });
-  const first = await client.claimDirect(instance.id, emu.sechroom.getTask(done.memoryId).generationId!);
-  await client.complete(first.lease!.id, {
-    executorInstanceId: instance.id,
-    claimToken: first.claimToken!,
-    tokenVersion: 1,
-    verdict: 'soft-fail',
-    text: 'could not finish',
-    source: 'codex-a',
-    title: 'Write the exporter — driven closeout',
-  });
-  await client.claimDirect(instance.id, emu.sechroom.getTask(held.memoryId).generationId!);
+  const executor = await handExecutor(emu, minted);
+  await executor.complete(done.memoryId, 'Write the exporter', 'soft-fail');
+  await executor.take(held.memoryId);
   return { minted, brief, plan, held, done, other };
 }
 
