@@ -71,7 +71,7 @@ test('the Work view lists briefs, plans and tasks, and pauses, resumes, parks, u
   await expect(heldRow.getByTestId('task-lease')).toHaveText('codex-a');
   const doneRow = card.locator(`[data-testid=work-task][data-task-id="${s.done.memoryId}"]`);
   await expect(doneRow.getByTestId('task-verdict')).toHaveText('soft-fail');
-  await expect(doneRow).toContainText('soft-fail by codex-a at');
+  await expect(doneRow.getByTestId('task-last')).toHaveText(/^soft-fail · codex-a · \d\d:\d\d$/);
 
   // Escape closes a confirmation without sending anything.
   await card.getByTestId('brief-action-pause').click();

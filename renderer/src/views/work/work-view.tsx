@@ -214,10 +214,10 @@ function Task({ task }: { task: WorkTaskView }) {
       <span role="cell" data-testid="task-verdict">
         {task.verdict ?? '—'}
       </span>
-      <span role="cell" className="work-cell-last">
+      <span role="cell" className="work-cell-last" data-testid="task-last">
         {last ? (
           <>
-            {last.verdict} by <Untrusted text={last.source} /> at {new Date(last.receivedAt).toLocaleTimeString()}
+            {last.verdict} · <Untrusted text={last.source} /> · {new Date(last.receivedAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
           </>
         ) : (
           '—'
