@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { handExecutor } from '../helpers/work-layer-executor';
@@ -28,6 +29,14 @@ async function seed() {
   await executor.complete(done.memoryId, 'Write the exporter', 'soft-fail');
   await executor.take(held.memoryId);
   return { minted, brief, plan, held, done, other };
+}
+
+async function expectNoSeriousViolations(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).include('[data-testid=work-view]').analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${what}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(serious).toEqual([]);
 }
 
 const briefCard = (page: Page, id: string) => page.locator(`[data-testid=work-brief][data-brief-id="${id}"]`);
@@ -73,9 +82,12 @@ test('the Work view lists briefs, plans and tasks, and pauses, resumes, parks, u
   await expect(doneRow.getByTestId('task-verdict')).toHaveText('soft-fail');
   await expect(doneRow.getByTestId('task-last')).toHaveText(/^soft-fail · codex-a · \d\d:\d\d$/);
 
+  await expectNoSeriousViolations(page, 'work board');
+
   // Escape closes a confirmation without sending anything.
   await card.getByTestId('brief-action-pause').click();
   await expect(card.getByTestId('work-confirm')).toBeVisible();
+  await expectNoSeriousViolations(page, 'work confirmation');
   await page.keyboard.press('Escape');
   await expect(card.getByTestId('work-confirm')).toHaveCount(0);
   expect(briefStatus(s.brief.id).status).toBe('ready_for_decomposition');
