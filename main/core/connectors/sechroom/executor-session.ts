@@ -301,6 +301,8 @@ export class ExecutorSession {
     // goes on until the completion has landed, so a completion retried through an outage
     // is not refused 409 lease_expired.
     this.keepers.keep(claim, (lost) => {
+      // Our own completion landed before the outbox said so: the record follows from `delivered()`.
+      if (record.state === 'completing' && lost.kind === 'ended' && lost.status === 'completed') return;
       loss = lost;
       this.records.update(record, { lease: lost.kind === 'cancel_requested' ? 'cancel_requested' : 'ended' });
       if (record.state !== 'claimed' && record.state !== 'running') return;
