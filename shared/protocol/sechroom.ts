@@ -230,6 +230,15 @@ export const RunTelemetryReadSchema = z.object({
 export const BRIEF_STATUSES = ['ready_for_decomposition', 'paused', 'parked', 'superseded', 'cancelled'] as const;
 export const BriefStatusSchema = z.enum(BRIEF_STATUSES);
 export type BriefStatus = z.infer<typeof BriefStatusSchema>;
+/** Which brief states each operator verb leaves from; the others are 409 `invalid_transition`. [v1] */
+export const BRIEF_VERB_FROM = {
+  pause: ['ready_for_decomposition'],
+  resume: ['paused'],
+  cancel: ['ready_for_decomposition', 'paused', 'parked'],
+  park: ['ready_for_decomposition', 'paused'],
+  unpark: ['parked'],
+  supersede: ['ready_for_decomposition', 'paused', 'parked'],
+} as const satisfies Record<string, readonly BriefStatus[]>;
 /** `POST /work-briefs/{id}/status` targets. [seed] */
 export const BRIEF_STATUS_TARGETS = ['status:parked', 'status:ready_for_decomposition', 'status:superseded'] as const;
 export const BriefStatusInputSchema = z.object({
@@ -313,9 +322,29 @@ export const WorkTaskSchema = z.object({
   verdict: VerdictSchema.nullable(),
   generationId: z.string().nullable(),
   createdAt: IsoTimeSchema,
+  /** [v1] The active lease: which executor instance holds the task now. */
+  lease: z
+    .object({
+      id: z.string(),
+      executorInstanceId: z.string(),
+      instanceKey: z.string().nullable(),
+      laneId: z.string().nullable(),
+      expiresAt: IsoTimeSchema,
+      cancelRequested: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  /** [v1] The task's last completion. */
+  lastCompletion: z
+    .object({ completionMemoryId: z.string(), verdict: VerdictSchema, title: z.string(), source: z.string(), receivedAt: IsoTimeSchema })
+    .nullable()
+    .optional(),
 });
+export type WorkTask = z.infer<typeof WorkTaskSchema>;
 export const WorkTaskListQuerySchema = z.object({
   lane: z.string().max(200).optional(),
+  /** [v1] The tasks of one work plan. */
+  decompositionId: z.string().max(200).optional(),
   status: TaskStatusValueSchema.optional(),
   page: z.coerce.number().int().min(1).max(100_000).optional(),
   pageSize: z.coerce.number().int().min(1).max(200).optional(),
