@@ -1,0 +1,58 @@
+import type { DeliveryRecord } from '../../../shared/delivery';
+import type { Logger } from '../ports';
+import { deliverWorktree, type DeliverRequest } from './deliver';
+import { spawnProcessPort, type ProcessPort } from './git-process';
+import type { TaskWorktree } from './worktree-registry';
+import { WorktreeManager, type SweepReport } from './worktrees';
+
+export interface GitDeliveryDeps {
+  /** Runner Tray's folder for delivery, in the app's data folder (`<data>/delivery`). */
+  stateDir: string;
+  log: Logger;
+  /** Default: git and gh from PATH, clean environment, no prompts. */
+  git?: ProcessPort;
+  now?: () => Date;
+}
+
+/**
+ * Git delivery for a connector session (one per host; every profile's root can use it):
+ *
+ *   await delivery.sweep();                                  // once, at start
+ *   const tree = await delivery.start(root, taskId);         // after the claim
+ *   // the turn runs with cwd = tree.path, its sandbox widened by gitWorktreeAccess(tree)
+ *   const record = await delivery.finish(tree, request);     // after the turn, any verdict
+ *   text += completionSuffix(record.note);
+ *   // a turn abandoned (crashed, timed out without closeout): await delivery.discard(tree)
+ */
+export class GitDelivery {
+  private readonly trees: WorktreeManager;
+  private readonly git: ProcessPort;
+
+  constructor(private readonly deps: GitDeliveryDeps) {
+    this.git = deps.git ?? spawnProcessPort();
+    this.trees = new WorktreeManager({ git: this.git, stateDir: deps.stateDir, log: deps.log, now: deps.now });
+  }
+
+  sweep(): Promise<SweepReport> {
+    return this.trees.sweep();
+  }
+
+  /** The task's worktree on its fresh branch. Throws WorktreeError (the task cannot run; leave its lease to expire). */
+  start(root: string, taskId: string): Promise<TaskWorktree> {
+    return this.trees.create(root, taskId);
+  }
+
+  /** Delivers, then removes the worktree (kept instead when its changes could not be committed). Never throws. */
+  async finish(tree: TaskWorktree, request: DeliverRequest): Promise<DeliveryRecord> {
+    const record = await deliverWorktree(this.git, tree, request);
+    this.deps.log.info(`delivery: ${record.note}`);
+    if (record.keptWorktree) await this.trees.keep(tree);
+    else await this.trees.remove(tree);
+    return record;
+  }
+
+  /** The worktree of a turn that is not delivered: removed with its branch, its changes dropped. */
+  discard(tree: TaskWorktree): Promise<void> {
+    return this.trees.remove(tree, true);
+  }
+}
