@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { porcelainPaths } from '../../../main/core/delivery/deliver';
+import { firstFreeBranch, slug } from '../../../main/core/delivery/delivery-texts';
+import { deliveryEnv } from '../../../main/core/delivery/git-process';
+
+describe('delivery texts and parsing', () => {
+  it('slugs as the seed does, never to an empty name', () => {
+    expect(slug('mem-ABC123')).toBe('mem-abc123');
+    expect(slug('  WLP::Task #42 / é ')).toBe('wlp-task-42');
+    expect(slug('***')).toBe('task');
+  });
+
+  it('takes the first free of task/<slug>, -2, -3…', async () => {
+    const taken = new Set(['task/x', 'task/x-2']);
+    expect(await firstFreeBranch('X', async (b) => taken.has(b))).toBe('task/x-3');
+    expect(await firstFreeBranch('y', async () => false)).toBe('task/y');
+  });
+
+  it('reads porcelain -z paths: a rename counts once, odd fields are skipped', () => {
+    expect(porcelainPaths(' M src/a.ts\0R  new name.ts\0old name.ts\0?? dir/with -> arrow.txt\0\0garbage\0')).toEqual([
+      'src/a.ts',
+      'new name.ts',
+      'dir/with -> arrow.txt',
+    ]);
+    expect(porcelainPaths('')).toEqual([]);
+  });
+
+  it('passes git and gh only what they need, and never lets them prompt', () => {
+    const env = deliveryEnv({
+      PATH: '/usr/bin',
+      HOME: '/home/op',
+      SSH_AUTH_SOCK: '/run/agent',
+      RUNNER_SECRET: 'x',
+      GIT_TERMINAL_PROMPT: '1',
+      GIT_ASKPASS: '/bin/askpass',
+      AWS_SECRET_ACCESS_KEY: 'k',
+    });
+    expect(env).toMatchObject({
+      PATH: '/usr/bin',
+      HOME: '/home/op',
+      SSH_AUTH_SOCK: '/run/agent',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_ASKPASS: '',
+      GH_PROMPT_DISABLED: '1',
+    });
+    expect(env.RUNNER_SECRET).toBeUndefined();
+    expect(env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+  });
+});

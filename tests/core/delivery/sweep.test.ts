@@ -1,0 +1,117 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeliverRequest } from '../../../main/core/delivery/deliver';
+import { GitDelivery } from '../../../main/core/delivery/git-delivery';
+import type { ProcessPort } from '../../../main/core/delivery/git-process';
+import { testLogging } from '../../helpers/test-logger';
+import { gitWorld, type GitWorld } from './git-fixture';
+
+let world: GitWorld;
+let before: string;
+beforeEach(() => {
+  world = gitWorld();
+  before = world.rootFingerprint();
+});
+afterEach(() => world.cleanup());
+
+const request: DeliverRequest = { taskId: 'mem-crash', title: 'Crash', verdict: 'pass', deliveredBy: 'lane', raisePr: false };
+
+/** The real port, except that the call `when` picks never returns (the process died there) or fails. */
+function portWith(when: (args: readonly string[]) => boolean, then: 'hang' | 'fail'): { port: ProcessPort; reached: Promise<void> } {
+  let reach!: () => void;
+  const reached = new Promise<void>((r) => (reach = r));
+  const port: ProcessPort = {
+    run(bin, args, req) {
+      if (bin !== 'git' || !when(args)) return world.port.run(bin, args, req);
+      reach();
+      if (then === 'hang') return new Promise(() => undefined);
+      return Promise.resolve({ ok: false, code: 128, stdout: '', stderr: 'fatal: unable to write new index file\n', missing: false });
+    },
+  };
+  return { port, reached };
+}
+
+describe('git delivery: crashes and what the next start sweeps', () => {
+  it('a crash mid-delivery (after the commit, at the push) leaves a worktree the next start removes; the operator’s own worktree and checkout stay', async () => {
+    const operatorTree = path.join(world.dir, 'operator-wt');
+    world.git(world.root, 'worktree', 'add', '--quiet', '-b', 'mine', operatorTree, 'main');
+    writeFileSync(path.join(operatorTree, 'wip.txt'), 'operator work in progress\n');
+
+    const { port, reached } = portWith((args) => args.includes('push'), 'hang');
+    const first = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: port });
+    const tree = await first.start(world.root, request.taskId);
+    writeFileSync(path.join(tree.path, 'half.txt'), 'half done\n');
+    void first.finish(tree, request);
+    await reached;
+    // The process "died" here: the commit is made, the worktree and its note are still there.
+    const committed = world.git(world.root, 'rev-parse', tree.branch).trim();
+    expect(committed).not.toBe(tree.base.commit);
+    expect(existsSync(tree.path)).toBe(true);
+
+    const logging = testLogging();
+    const next = new GitDelivery({ stateDir: world.stateDir, log: logging.log, git: world.port });
+    const report = await next.sweep();
+    expect(report.removed.map((t) => t.path)).toEqual([tree.path]);
+    expect(existsSync(tree.path)).toBe(false);
+    const list = world.git(world.root, 'worktree', 'list', '--porcelain');
+    expect(list).not.toContain(tree.path);
+    expect(list).toContain(operatorTree);
+    expect(existsSync(path.join(operatorTree, 'wip.txt'))).toBe(true);
+    // The commit it made stays on its branch (nothing is lost); the note says what was swept.
+    expect(world.git(world.root, 'rev-parse', tree.branch).trim()).toBe(committed);
+    expect(logging.entries.map((e) => e.msg)).toContain(`task mem-crash: worktree ${tree.path} (task/mem-crash) left by a crash: removed`);
+    expect(await next.sweep()).toEqual({ removed: [], kept: [], unreadable: [] });
+    expect(world.rootFingerprint()).toBe(before);
+  });
+
+  it('a crash before the turn changed anything: the worktree and its empty branch both go', async () => {
+    const first = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
+    const tree = await first.start(world.root, request.taskId);
+    const report = await new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port }).sweep();
+    expect(report.removed).toHaveLength(1);
+    expect(world.git(world.root, 'branch', '--list', tree.branch).trim()).toBe('');
+    expect(world.rootFingerprint()).toBe(before);
+  });
+
+  it('a commit that fails keeps the worktree for the operator, says where, and the sweep leaves it', async () => {
+    const { port } = portWith((args) => args.includes('commit'), 'fail');
+    const d = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: port });
+    const tree = await d.start(world.root, request.taskId);
+    writeFileSync(path.join(tree.path, 'precious.txt'), 'work\n');
+    const record = await d.finish(tree, request);
+    expect(record).toMatchObject({ branch: null, commit: null, pushed: false, keptWorktree: tree.path });
+    expect(record.note).toBe(`delivery FAILED — git commit failed: fatal: unable to write new index file (changes remain in ${tree.path})`);
+    expect(existsSync(path.join(tree.path, 'precious.txt'))).toBe(true);
+    const report = await d.sweep();
+    expect(report.kept.map((t) => t.path)).toEqual([tree.path]);
+    expect(existsSync(path.join(tree.path, 'precious.txt'))).toBe(true);
+  });
+
+  it('never sweeps what its notes do not name: folders of its own without a note, or a note naming another place', async () => {
+    const stray = path.join(world.stateDir, 'trees', 'stray');
+    mkdirSync(stray, { recursive: true });
+    mkdirSync(path.join(world.stateDir, 'registry'), { recursive: true });
+    writeFileSync(path.join(world.stateDir, 'registry', 'broken.json'), '{not json');
+    const operatorTree = path.join(world.dir, 'operator-wt');
+    world.git(world.root, 'worktree', 'add', '--quiet', '-b', 'mine', operatorTree, 'main');
+    const head = world.git(world.root, 'rev-parse', 'HEAD').trim();
+    const foreign = {
+      id: 'operator-wt',
+      taskId: 't',
+      root: world.root,
+      commonDir: path.join(world.root, '.git'),
+      gitDir: path.join(world.root, '.git', 'worktrees', 'operator-wt'),
+    };
+    writeFileSync(
+      path.join(world.stateDir, 'registry', 'operator-wt.json'),
+      JSON.stringify({ ...foreign, path: operatorTree, branch: 'mine', base: { commit: head, ref: 'feature' }, createdAt: '', state: 'active' }),
+    );
+    const d = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
+    const report = await d.sweep();
+    expect(report).toEqual({ removed: [], kept: [], unreadable: ['broken.json'] });
+    expect(readdirSync(path.join(world.stateDir, 'trees'))).toEqual(['stray']);
+    expect(existsSync(operatorTree)).toBe(true);
+    expect(world.git(world.root, 'worktree', 'list', '--porcelain')).toContain(operatorTree);
+  });
+});
