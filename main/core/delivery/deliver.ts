@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import type { DeliveryRecord } from '../../../shared/delivery';
 import { errorText } from '../../../shared/errors';
@@ -15,19 +17,28 @@ const ShaSchema = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
 const ShortShaSchema = z.string().regex(/^[0-9a-f]{4,64}$/);
 const PrUrlSchema = z.url({ protocol: /^https?$/ });
 
-/** The paths of `git status --porcelain=v1 -z` (a rename or copy counts once, by its new path). */
-export function porcelainPaths(stdout: string): string[] {
+export interface PorcelainEntry {
+  path: string;
+  /** The work tree's side changed (or the path is untracked): it still has to be added. */
+  unstaged: boolean;
+}
+
+/** `git status --porcelain=v1 -z` entries (a rename or copy once, by its new path); odd fields are skipped. */
+export function porcelainEntries(stdout: string): PorcelainEntry[] {
   const fields = stdout.split('\0');
-  const out: string[] = [];
+  const out: PorcelainEntry[] = [];
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
     // "XY path": two status letters, a space, a path; a rename's source follows as its own field.
     if (field.length < 4 || field[2] !== ' ') continue;
     if (field[0] === 'R' || field[0] === 'C') i++;
-    out.push(field.slice(3));
+    out.push({ path: field.slice(3), unstaged: field[1] !== ' ' });
   }
   return out;
 }
+
+/** Paths per `git add` call, well under any system's argument limit. */
+const ADD_BATCH = 500;
 
 /**
  * Delivers what the turn left in its worktree, after every verdict: one commit on the
@@ -38,7 +49,9 @@ export function porcelainPaths(stdout: string): string[] {
  * git runs with GIT_DIR, GIT_COMMON_DIR and GIT_WORK_TREE set to what the manager recorded
  * before the turn, so a turn that rewrote the worktree's `.git` file or its `commondir`
  * cannot point delivery (which holds the credentials) at a repository of its own; hooks
- * and fsmonitor never run.
+ * and fsmonitor never run, nothing looks into a nested repository (whose config the turn
+ * wrote: status ignores submodules, add names files only), and worktree-only config is
+ * emptied first.
  *
  * Commits the turn made itself are folded into the one delivery commit (`reset --soft` to
  * the base first): the branch carries exactly one commit, with the seed's message.
@@ -49,18 +62,24 @@ export async function deliverWorktree(port: ProcessPort, tree: TaskWorktree, req
   const record: DeliveryRecord = { branch: null, base: tree.base, commit: null, pushed: false, prUrl: null, note: '', keptWorktree: null };
   const failed = (reason: string): DeliveryRecord => ({ ...record, note: notes.failed(`${reason} (changes remain in ${tree.path})`), keptWorktree: tree.path });
   try {
+    // Git writes this file only for `git config --worktree`; a turn's settings there never reach delivery.
+    await writeFile(path.join(tree.gitDir, 'config.worktree'), '');
     const onBranch = await git(['symbolic-ref', 'HEAD', `refs/heads/${tree.branch}`]);
     if (!onBranch.ok) return { ...record, note: notes.statusFailed(onBranch.stderr) };
     const reset = await git(['reset', '--quiet', '--soft', tree.base.commit]);
     if (!reset.ok) return { ...record, note: notes.statusFailed(reset.stderr) };
-    const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+    const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
     if (!status.ok) return { ...record, note: notes.statusFailed(status.stderr) };
-    const paths = porcelainPaths(status.stdout);
-    if (paths.length === 0) return { ...record, note: notes.nothing };
+    // A folder entry is a nested repository: not the turn's files, and git would run its config's filters.
+    const entries = porcelainEntries(status.stdout).filter((e) => !e.path.endsWith('/'));
+    if (entries.length === 0) return { ...record, note: notes.nothing };
 
     // Everything in the worktree is the turn's (it started clean): no operator change to fence out.
-    const added = await git(['add', '--all']);
-    if (!added.ok) return failed(`git add failed: ${added.stderr.trim()}`);
+    const toAdd = entries.filter((e) => e.unstaged).map((e) => e.path);
+    for (let i = 0; i < toAdd.length; i += ADD_BATCH) {
+      const added = await git(['add', '--all', '--', ...toAdd.slice(i, i + ADD_BATCH)]);
+      if (!added.ok) return failed(`git add failed: ${added.stderr.trim()}`);
+    }
     const committed = await git(['commit', '--quiet', '--no-verify', '-m', commitMessage(request)]);
     if (!committed.ok) return failed(`git commit failed: ${(committed.stderr || committed.stdout).trim()}`);
     const commit = ShaSchema.safeParse((await git(['rev-parse', '--verify', 'HEAD'])).stdout.trim());
@@ -77,7 +96,7 @@ export async function deliverWorktree(port: ProcessPort, tree: TaskWorktree, req
       if ('url' in pr) prUrl = pr.url;
       else later.push(notes.prFailed(pr.reason, tree.branch));
     }
-    const note = [notes.delivered(paths.length, tree.branch, short.data, prUrl), ...later].join('; ');
+    const note = [notes.delivered(entries.length, tree.branch, short.data, prUrl), ...later].join('; ');
     return { ...done, pushed: pushed.ok, prUrl, note };
   } catch (error) {
     return failed(`unexpectedly: ${errorText(error)}`);

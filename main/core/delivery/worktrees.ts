@@ -8,7 +8,7 @@ import type { ProcessPort, ProcessResult } from './git-process';
 import { WorktreeRegistry, type TaskWorktree } from './worktree-registry';
 
 /** Git never runs a hook for Runner Tray: a hook path may lie inside a turn-written tree (husky's `.husky`). */
-export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'] as const;
+export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false'] as const;
 
 export class WorktreeError extends Error {
   override name = 'WorktreeError';

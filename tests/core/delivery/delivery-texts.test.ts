@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { porcelainPaths } from '../../../main/core/delivery/deliver';
+import { porcelainEntries } from '../../../main/core/delivery/deliver';
 import { firstFreeBranch, slug } from '../../../main/core/delivery/delivery-texts';
 import { deliveryEnv } from '../../../main/core/delivery/git-process';
 
@@ -17,12 +17,13 @@ describe('delivery texts and parsing', () => {
   });
 
   it('reads porcelain -z paths: a rename counts once, odd fields are skipped', () => {
-    expect(porcelainPaths(' M src/a.ts\0R  new name.ts\0old name.ts\0?? dir/with -> arrow.txt\0\0garbage\0')).toEqual([
-      'src/a.ts',
-      'new name.ts',
-      'dir/with -> arrow.txt',
+    expect(porcelainEntries(' M src/a.ts\0R  new name.ts\0old name.ts\0?? dir/with -> arrow.txt\0\0garbage\0D  gone.ts\0')).toEqual([
+      { path: 'src/a.ts', unstaged: true },
+      { path: 'new name.ts', unstaged: false },
+      { path: 'dir/with -> arrow.txt', unstaged: true },
+      { path: 'gone.ts', unstaged: false },
     ]);
-    expect(porcelainPaths('')).toEqual([]);
+    expect(porcelainEntries('')).toEqual([]);
   });
 
   it('passes git and gh only what they need, and never lets them prompt', () => {

@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitDelivery } from '../../../main/core/delivery/git-delivery';
@@ -144,6 +144,45 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
     expect(record.pushed).toBe(true);
     expect(record.note).toMatch(/^delivered 4 path\(s\) to task\/mem-sly @ [0-9a-f]+$/);
     expect(world.git(world.origin, 'log', '--format=%s', `${record.base.commit}..task/mem-sly`).trim()).toBe('task(mem-sly): Add the widget [verdict:pass]');
+    expect(world.rootFingerprint()).toBe(before);
+  });
+
+  it('runs nothing the turn wrote: no in-tree hook (husky’s core.hooksPath), nothing of a nested repository’s config', async () => {
+    world.git(world.root, 'config', 'core.hooksPath', '.husky');
+    const marker = path.join(world.dir, 'ran-outside-the-sandbox');
+    const d = delivery();
+    const tree = await d.start(world.root, 'mem-hooks');
+    mkdirSync(path.join(tree.path, '.husky'));
+    for (const hook of ['pre-commit', 'commit-msg', 'post-commit', 'pre-push']) {
+      writeFileSync(path.join(tree.path, '.husky', hook), `#!/bin/sh\necho ${hook} >> '${marker}'\n`, { mode: 0o755 });
+    }
+    // Nested repositories (one registered as a submodule, one not) with a clean filter in their own config.
+    for (const name of ['sub', 'nest']) {
+      const sub = path.join(tree.path, name);
+      mkdirSync(sub);
+      world.git(sub, 'init', '--quiet');
+      writeFileSync(path.join(sub, '.gitattributes'), '*.txt filter=evil\n');
+      writeFileSync(path.join(sub, 'a.txt'), 'one\n');
+      world.git(sub, 'add', '.');
+      world.git(sub, 'commit', '--quiet', '-m', 'sub');
+      world.git(sub, 'config', 'filter.evil.clean', `sh -c 'echo filter >> "${marker}"; cat'`);
+      // Same size: only the content (through the filter) tells whether it changed.
+      writeFileSync(path.join(sub, 'a.txt'), 'two\n');
+    }
+    world.git(tree.path, 'add', 'sub');
+    writeFileSync(path.join(tree.path, 'sub', 'a.txt'), 'six\n');
+    // (The turn's own git ran the filter; what counts is that delivery never does.)
+    rmSync(marker, { force: true });
+    const record = await d.finish(tree, task({ taskId: 'mem-hooks' }));
+    expect(record.pushed).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    // The hooks are delivered as files; the nested repositories are not the turn's files to deliver.
+    expect(world.git(world.origin, 'ls-tree', '-r', '--name-only', 'task/mem-hooks', '.husky', 'nest').trim().split('\n')).toEqual([
+      '.husky/commit-msg',
+      '.husky/post-commit',
+      '.husky/pre-commit',
+      '.husky/pre-push',
+    ]);
     expect(world.rootFingerprint()).toBe(before);
   });
 });
