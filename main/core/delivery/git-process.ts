@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { BASE_ALLOW } from '../exec/isolation/clean-env';
 
 /**
  * The one way delivery runs git and gh: a port (tests and the session can wrap it), a
@@ -30,48 +31,25 @@ export interface ProcessPort {
   run(bin: 'git' | 'gh', args: readonly string[], request: ProcessRequest): Promise<ProcessResult>;
 }
 
-/** Names passed from the runner's environment to git and gh; everything else is dropped. */
-const PASSED = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'LANG',
-  'TZ',
-  'TMPDIR',
+/**
+ * Passed from the runner's environment: what any program needs (the runtimes' base
+ * allowlist: PATH, HOME, locale, proxies, CA bundles, Windows' system variables), and how
+ * git and gh reach the remote as the operator set them up. Everything else is dropped.
+ */
+const PASSED: readonly string[] = [
+  ...BASE_ALLOW,
   'XDG_CONFIG_HOME',
-  // How the network and the remote are reached, as the operator set it up.
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'NO_PROXY',
-  'ALL_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'no_proxy',
-  'all_proxy',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
   'GIT_SSL_CAINFO',
   'GIT_SSH',
   'GIT_SSH_COMMAND',
   'SSH_AUTH_SOCK',
-  // gh's sign-in and host, when the operator gives them through the environment.
   'GH_TOKEN',
   'GITHUB_TOKEN',
   'GH_ENTERPRISE_TOKEN',
   'GITHUB_ENTERPRISE_TOKEN',
   'GH_HOST',
   'GH_CONFIG_DIR',
-  // Windows: nothing starts without these.
-  'SYSTEMROOT',
-  'SystemRoot',
-  'COMSPEC',
-  'PATHEXT',
-  'USERPROFILE',
-  'APPDATA',
-  'LOCALAPPDATA',
-  'Path',
-] as const;
+];
 
 /** Set on every call, whatever the source says. */
 const NO_PROMPTS: Readonly<Record<string, string>> = {
@@ -92,12 +70,11 @@ const NO_PROMPTS: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
 };
 
+const passed = (name: string) => PASSED.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
+
 export function deliveryEnv(source: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of PASSED) {
-    const value = source[name];
-    if (value !== undefined) env[name] = value;
-  }
+  for (const [name, value] of Object.entries(source)) if (value !== undefined && passed(name)) env[name] = value;
   return { ...env, ...NO_PROMPTS };
 }
 

@@ -1,25 +1,18 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GitDelivery } from '../../../main/core/delivery/git-delivery';
 import type { DeliverRequest } from '../../../main/core/delivery/deliver';
 import { completionSuffix } from '../../../main/core/delivery/delivery-texts';
 import { DeliveryRecordSchema } from '../../../shared/delivery';
-import { testLogging } from '../../helpers/test-logger';
 import { gitWorld, type GitWorld } from './git-fixture';
 
 let world: GitWorld;
-let before: string;
-
 beforeEach(() => {
   world = gitWorld();
-  before = world.rootFingerprint();
 });
 afterEach(() => world.cleanup());
 
-function delivery(): GitDelivery {
-  return new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
-}
+const delivery = () => world.delivery();
 
 const task = (over: Partial<DeliverRequest> = {}): DeliverRequest => ({
   taskId: 'mem-ABC123',
@@ -82,7 +75,7 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
     expect(worktreeList()).not.toContain(tree.path);
     expect((await d.sweep()).removed).toEqual([]);
     expect(completionSuffix(record.note)).toBe(`\n\nDelivery: ${record.note}`);
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('delivers for every verdict (the verdict in the subject) and says so when the turn changed nothing, dropping its branch', async () => {
@@ -96,7 +89,7 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
     work(soft.path);
     const record = await d.finish(soft, task({ taskId: 'mem-soft', verdict: 'soft-fail' }));
     expect(world.git(world.origin, 'log', '-1', '--format=%s', record.commit!).trim()).toBe('task(mem-soft): Add the widget [verdict:soft-fail]');
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('runs two tasks at once in two worktrees; a taken name gets the first free suffix', async () => {
@@ -113,7 +106,7 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
     expect(world.git(world.origin, 'show', 'task/mem-dup-3:src/a.ts')).toBe("export const a = 'two';\n");
     await d.discard(other);
     expect(world.git(world.root, 'branch', '--list', 'task/mem-other').trim()).toBe('');
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('a refused push leaves the branch local-only, says so, and raises no PR', async () => {
@@ -129,7 +122,7 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
     expect(record.commit).toBe(world.git(world.root, 'rev-parse', 'task/mem-refused').trim());
     expect(() => world.git(world.origin, 'rev-parse', '--verify', 'refs/heads/task/mem-refused')).toThrow();
     expect(world.ghCalls()).toEqual([]);
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('a turn that rewrote its .git file and committed on its own is still delivered from the recorded repository, as one commit', async () => {
@@ -144,7 +137,7 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
     expect(record.pushed).toBe(true);
     expect(record.note).toMatch(/^delivered 4 path\(s\) to task\/mem-sly @ [0-9a-f]+$/);
     expect(world.git(world.origin, 'log', '--format=%s', `${record.base.commit}..task/mem-sly`).trim()).toBe('task(mem-sly): Add the widget [verdict:pass]');
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('runs nothing the turn wrote: no in-tree hook (husky’s core.hooksPath), nothing of a nested repository’s config', async () => {
@@ -183,6 +176,6 @@ describe('git delivery: a worktree per task, delivered to task/<slug>', () => {
       '.husky/pre-commit',
       '.husky/pre-push',
     ]);
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 });

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { GitDelivery } from '../../../main/core/delivery/git-delivery';
 import { spawnProcessPort, type ProcessPort } from '../../../main/core/delivery/git-process';
+import { testLogging } from '../../helpers/test-logger';
 
 /**
  * A real git world in a temp folder: a bare repository as origin, the operator's clone
@@ -26,6 +28,10 @@ export interface GitWorld {
   setGh(state: 'signed-in' | 'signed-out' | 'absent'): void;
   /** A fingerprint of the operator's checkout: every file (untracked too), .git/HEAD, .git/index, its branches. */
   rootFingerprint(): string;
+  /** The fingerprint right after setup. */
+  initialFingerprint: string;
+  /** A GitDelivery over this world's state folder (through `port`, default the real one). */
+  delivery(port?: ProcessPort): GitDelivery;
   cleanup(): void;
 }
 
@@ -118,10 +124,15 @@ export function gitWorld(): GitWorld {
       hash.update(git(root, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/main', 'refs/heads/feature'));
       return hash.digest('hex');
     },
+    initialFingerprint: '',
+    delivery(port) {
+      return new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: port ?? world.port });
+    },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
   world.setGh('signed-in');
+  world.initialFingerprint = world.rootFingerprint();
   return world;
 }

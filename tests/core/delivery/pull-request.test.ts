@@ -2,8 +2,6 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliverRequest } from '../../../main/core/delivery/deliver';
-import { GitDelivery } from '../../../main/core/delivery/git-delivery';
-import { testLogging } from '../../helpers/test-logger';
 import { gitWorld, type GitWorld } from './git-fixture';
 
 let world: GitWorld;
@@ -15,7 +13,7 @@ afterEach(() => world.cleanup());
 const request: DeliverRequest = { taskId: 'mem-pr1', title: 'Fix the flux', verdict: 'plan-invalid', deliveredBy: 'inst-key', raisePr: true };
 
 async function deliverOne(over: Partial<DeliverRequest> = {}) {
-  const d = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
+  const d = world.delivery();
   const tree = await d.start(world.root, request.taskId);
   writeFileSync(path.join(tree.path, 'flux.txt'), 'fixed\n');
   const record = await d.finish(tree, { ...request, ...over });

@@ -8,10 +8,8 @@ import { testLogging } from '../../helpers/test-logger';
 import { gitWorld, type GitWorld } from './git-fixture';
 
 let world: GitWorld;
-let before: string;
 beforeEach(() => {
   world = gitWorld();
-  before = world.rootFingerprint();
 });
 afterEach(() => world.cleanup());
 
@@ -39,7 +37,7 @@ describe('git delivery: crashes and what the next start sweeps', () => {
     writeFileSync(path.join(operatorTree, 'wip.txt'), 'operator work in progress\n');
 
     const { port, reached } = portWith((args) => args.includes('push'), 'hang');
-    const first = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: port });
+    const first = world.delivery(port);
     const tree = await first.start(world.root, request.taskId);
     writeFileSync(path.join(tree.path, 'half.txt'), 'half done\n');
     void first.finish(tree, request);
@@ -62,21 +60,21 @@ describe('git delivery: crashes and what the next start sweeps', () => {
     expect(world.git(world.root, 'rev-parse', tree.branch).trim()).toBe(committed);
     expect(logging.entries.map((e) => e.msg)).toContain(`task mem-crash: worktree ${tree.path} (task/mem-crash) left by a crash: removed`);
     expect(await next.sweep()).toEqual({ removed: [], kept: [], unreadable: [] });
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('a crash before the turn changed anything: the worktree and its empty branch both go', async () => {
-    const first = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
+    const first = world.delivery();
     const tree = await first.start(world.root, request.taskId);
-    const report = await new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port }).sweep();
+    const report = await world.delivery().sweep();
     expect(report.removed).toHaveLength(1);
     expect(world.git(world.root, 'branch', '--list', tree.branch).trim()).toBe('');
-    expect(world.rootFingerprint()).toBe(before);
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
   it('a commit that fails keeps the worktree for the operator, says where, and the sweep leaves it', async () => {
     const { port } = portWith((args) => args.includes('commit'), 'fail');
-    const d = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: port });
+    const d = world.delivery(port);
     const tree = await d.start(world.root, request.taskId);
     writeFileSync(path.join(tree.path, 'precious.txt'), 'work\n');
     const record = await d.finish(tree, request);
@@ -107,7 +105,7 @@ describe('git delivery: crashes and what the next start sweeps', () => {
       path.join(world.stateDir, 'registry', 'operator-wt.json'),
       JSON.stringify({ ...foreign, path: operatorTree, branch: 'mine', base: { commit: head, ref: 'feature' }, createdAt: '', state: 'active' }),
     );
-    const d = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
+    const d = world.delivery();
     const report = await d.sweep();
     expect(report).toEqual({ removed: [], kept: [], unreadable: ['broken.json'] });
     expect(readdirSync(path.join(world.stateDir, 'trees'))).toEqual(['stray']);

@@ -2,14 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitDelivery } from '../../../../main/core/delivery/git-delivery';
 import type { TaskWorktree } from '../../../../main/core/delivery/worktree-registry';
 import { commandWorks, isolate, probeIsolation, type IsolationSpec, type IsolationTools } from '../../../../main/core/exec/isolation';
 import { gitCredentialPaths, gitWorktreeAccess, withGitWorktree } from '../../../../main/core/exec/isolation/git-worktree-access';
 import { createCommandRunner } from '../../../../main/core/runner/process-runner';
 import { gitWorld, type GitWorld } from '../../delivery/git-fixture';
 import { missingCommands, suiteTitle } from '../../../helpers/environment';
-import { testLogging } from '../../../helpers/test-logger';
 
 const SSH_AGENT = 'ssh-agent';
 const SSH_ADD = 'ssh-add';
@@ -57,8 +55,7 @@ describe.skipIf(reason)(suiteTitle('git worktree access in the turn’s sandbox 
     const agent = spawnSync(SSH_AGENT, ['-a', sock, '-s'], { encoding: 'utf8' });
     agentPid = Number(/SSH_AGENT_PID=(\d+)/.exec(agent.stdout)?.[1] ?? 0);
     agentEnv = { SSH_AUTH_SOCK: sock };
-    const d = new GitDelivery({ stateDir: world.stateDir, log: testLogging().log, git: world.port });
-    tree = await d.start(world.root, 'mem-sandbox');
+    tree = await world.delivery().start(world.root, 'mem-sandbox');
   });
   afterAll(() => {
     if (agentPid > 0) process.kill(agentPid);
