@@ -60,16 +60,18 @@ export async function deliverWorktree(port: ProcessPort, tree: TaskWorktree, req
   const env = { GIT_DIR: tree.gitDir, GIT_COMMON_DIR: tree.commonDir, GIT_WORK_TREE: tree.path };
   const git = (args: readonly string[]) => port.run('git', [...NO_HOOKS, ...args], { cwd: tree.path, env });
   const record: DeliveryRecord = { branch: null, base: tree.base, commit: null, pushed: false, prUrl: null, note: '', keptWorktree: null };
-  const failed = (reason: string): DeliveryRecord => ({ ...record, note: notes.failed(`${reason} (changes remain in ${tree.path})`), keptWorktree: tree.path });
+  const kept = (note: string): DeliveryRecord => ({ ...record, note: `${note} (changes remain in ${tree.path})`, keptWorktree: tree.path });
+  const failed = (reason: string) => kept(notes.failed(reason));
+  const skipped = (stderr: string) => kept(notes.statusFailed(stderr));
   try {
     // Git writes this file only for `git config --worktree`; a turn's settings there never reach delivery.
     await writeFile(path.join(tree.gitDir, 'config.worktree'), '');
     const onBranch = await git(['symbolic-ref', 'HEAD', `refs/heads/${tree.branch}`]);
-    if (!onBranch.ok) return { ...record, note: notes.statusFailed(onBranch.stderr) };
+    if (!onBranch.ok) return skipped(onBranch.stderr);
     const reset = await git(['reset', '--quiet', '--soft', tree.base.commit]);
-    if (!reset.ok) return { ...record, note: notes.statusFailed(reset.stderr) };
+    if (!reset.ok) return skipped(reset.stderr);
     const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
-    if (!status.ok) return { ...record, note: notes.statusFailed(status.stderr) };
+    if (!status.ok) return skipped(status.stderr);
     // A folder entry is a nested repository: not the turn's files, and git would run its config's filters.
     const entries = porcelainEntries(status.stdout).filter((e) => !e.path.endsWith('/'));
     if (entries.length === 0) return { ...record, note: notes.nothing };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../../../shared/errors';
@@ -17,7 +18,7 @@ export class WorktreeError extends Error {
 export interface SweepReport {
   /** Worktrees a crash left, now removed (their branch too when it holds no commit of its own). */
   removed: TaskWorktree[];
-  /** Worktrees kept for the operator (a failed commit), still there. */
+  /** Worktrees kept for the operator (a failed commit), still there; a kept one the operator removed is forgotten. */
   kept: TaskWorktree[];
   /** Notes that could not be read, left alone (their worktree cannot be told from the operator's). */
   unreadable: string[];
@@ -146,7 +147,9 @@ export class WorktreeManager {
     for (const name of unreadable) this.deps.log.warn(`delivery: unreadable worktree note ${name} left alone`);
     for (const tree of trees) {
       if (tree.state === 'kept') {
-        report.kept.push(tree);
+        // Kept for the operator until they remove it; then git forgets it and so does the note.
+        if (existsSync(tree.path)) report.kept.push(tree);
+        else await this.remove(tree);
         continue;
       }
       if (!(await this.owns(tree))) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliverRequest } from '../../../main/core/delivery/deliver';
@@ -84,6 +84,10 @@ describe('git delivery: crashes and what the next start sweeps', () => {
     const report = await d.sweep();
     expect(report.kept.map((t) => t.path)).toEqual([tree.path]);
     expect(existsSync(path.join(tree.path, 'precious.txt'))).toBe(true);
+    // Once the operator has taken their work and removed it, git and the notes forget it.
+    rmSync(tree.path, { recursive: true });
+    expect(await d.sweep()).toEqual({ removed: [], kept: [], unreadable: [] });
+    expect(world.git(world.root, 'worktree', 'list', '--porcelain')).not.toContain(tree.path);
   });
 
   it('never sweeps what its notes do not name: folders of its own without a note, or a note naming another place', async () => {
