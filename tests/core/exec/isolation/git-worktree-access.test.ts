@@ -1,9 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskWorktree } from '../../../../main/core/delivery/worktree-registry';
-import { commandWorks, isolate, probeIsolation, type IsolationSpec, type IsolationTools } from '../../../../main/core/exec/isolation';
+import {
+  commandWorks,
+  isolateTurn,
+  probeIsolation,
+  type IsolationSpec,
+  type IsolationTools,
+  type PreparedTurn,
+  type TurnContext,
+} from '../../../../main/core/exec/isolation';
 import { gitCredentialPaths, gitWorktreeAccess, withGitWorktree } from '../../../../main/core/exec/isolation/git-worktree-access';
 import { createCommandRunner } from '../../../../main/core/runner/process-runner';
 import { gitWorld, type GitWorld } from '../../delivery/git-fixture';
@@ -27,24 +35,34 @@ let tree: TaskWorktree;
 let agentPid = 0;
 let agentEnv: Record<string, string>;
 
-/** Runs `script` in the turn's sandbox: the worktree's access added to a spec of the usual shape. */
-function inSandbox(script: string): { out: string; spec: IsolationSpec } {
-  const base: IsolationSpec = {
+/**
+ * Runs `script` as a turn's runtime through isolateTurn, the worktree's access added by its
+ * `widen` hook. The operator's settings let GH_* and GIT_ASKPASS through, and the launch's
+ * own layer carries the agent socket: the worktree access must take them out all the same.
+ */
+async function inSandbox(script: string): Promise<{ out: string; spec: IsolationSpec }> {
+  const turnRoot = mkdtempSync(path.join(world.dir, 'turn-'));
+  const sourceEnv = { PATH: '/usr/bin:/bin', HOME: world.home, GIT_ASKPASS: '/usr/bin/ssh-askpass', GH_TOKEN: 'gho_never' };
+  const ctx: TurnContext = {
+    runtime: 'codex',
+    workRoot: world.dir,
+    turnRoot,
+    requestEnv: {},
+    options: { tools: async () => tools!, extraEnvAllow: () => ['GH_*', 'GIT_ASKPASS'], ownConfig: () => false, hidden: [world.stateDir], sourceEnv },
+  };
+  const prepared: PreparedTurn = { tools: tools!, home: { env: {}, signIn: [], writable: [], args: [] }, homeDir: world.home, ownConfig: false };
+  let spec: IsolationSpec | null = null;
+  const cmd = await isolateTurn(ctx, prepared, {
     command: '/bin/sh',
     args: ['-c', script],
     cwd: tree.path,
-    env: { PATH: '/usr/bin:/bin', HOME: world.home, ...agentEnv, GIT_ASKPASS: '/usr/bin/ssh-askpass', GH_TOKEN: 'gho_never' },
-    home: world.home,
-    writable: [tree.path],
-    readOnly: [],
-    signIn: [],
-    hidden: [world.stateDir],
-  };
-  const spec = withGitWorktree(base, gitWorktreeAccess(tree, { home: world.home, env: base.env }));
-  spec.env.COMMON = tree.commonDir;
-  const cmd = isolate(spec, tools!);
+    binary: '/bin/sh',
+    ownEnv: [{ COMMON: tree.commonDir, ...agentEnv }],
+    knownSecrets: [],
+    widen: (base) => (spec = withGitWorktree(base, gitWorktreeAccess(tree, { home: world.home, env: { ...sourceEnv, ...agentEnv } }))),
+  });
   const run = spawnSync(cmd.command, cmd.args, { env: cmd.env, cwd: cmd.cwd, encoding: 'utf8' });
-  return { out: `${run.stdout}${run.stderr}`, spec };
+  return { out: `${run.stdout}${run.stderr}`, spec: spec! };
 }
 
 describe.skipIf(reason)(suiteTitle('git worktree access in the turn’s sandbox (bubblewrap)', reason), () => {
@@ -67,8 +85,8 @@ describe.skipIf(reason)(suiteTitle('git worktree access in the turn’s sandbox 
     expect(spawnSync('cat', [path.join(world.home, '.git-credentials')]).status).toBe(0);
   });
 
-  it('git status and git commit work inside the worktree', () => {
-    const { out } = inSandbox(
+  it('git status and git commit work inside the worktree', async () => {
+    const { out } = await inSandbox(
       'git status --porcelain >/dev/null && echo STATUS_OK; echo hi > turn.txt && git add turn.txt && git commit -q -m turn && echo COMMIT_OK',
     );
     expect(out).toContain('STATUS_OK');
@@ -76,8 +94,8 @@ describe.skipIf(reason)(suiteTitle('git worktree access in the turn’s sandbox 
     expect(world.git(world.root, 'log', '-1', '--format=%s', tree.branch).trim()).toBe('turn');
   });
 
-  it('no ssh agent, no credential file, no token, no push', () => {
-    const { out, spec } = inSandbox(
+  it('no ssh agent, no credential file, no token, no push', async () => {
+    const { out, spec } = await inSandbox(
       [
         'ssh-add -l >/dev/null 2>&1; echo "SSH_ADD=$?"',
         'echo "SOCK=${SSH_AUTH_SOCK:-none} ASKPASS=${GIT_ASKPASS:-none} GH=${GH_TOKEN:-none}"',
@@ -92,9 +110,9 @@ describe.skipIf(reason)(suiteTitle('git worktree access in the turn’s sandbox 
     for (const p of gitCredentialPaths(world.home, agentEnv)) expect(spec.hidden).toContain(p);
   });
 
-  it('the root’s config, hooks and the operator’s branches, the worktree’s .git file and commondir are read-only', () => {
+  it('the root’s config, hooks and the operator’s branches, the worktree’s .git file and commondir are read-only', async () => {
     const mainBefore = world.git(world.root, 'rev-parse', 'refs/heads/main').trim();
-    const { out } = inSandbox(
+    const { out } = await inSandbox(
       [
         'git config --local core.sshCommand evil 2>/dev/null && echo CONFIG_WRITTEN',
         'echo x > "$COMMON/hooks/pre-push" 2>/dev/null && echo HOOK_WRITTEN',
