@@ -1,4 +1,5 @@
 import type { DeliveryRecord } from '../../../shared/delivery';
+import { errorText } from '../../../shared/errors';
 import type { Logger } from '../ports';
 import { deliverWorktree, type DeliverRequest } from './deliver';
 import { spawnProcessPort, type ProcessPort } from './git-process';
@@ -37,6 +38,16 @@ export class GitDelivery {
     return this.trees.sweep();
   }
 
+  /** Before a claim (the session's RootReadyPort): can a task start from this root? */
+  async checkRoot(root: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    try {
+      await this.trees.resolveRoot(root);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, reason: errorText(error) };
+    }
+  }
+
   /** The task's worktree on its fresh branch. Throws WorktreeError (the task cannot run; leave its lease to expire). */
   start(root: string, taskId: string): Promise<TaskWorktree> {
     return this.trees.create(root, taskId);
@@ -53,6 +64,6 @@ export class GitDelivery {
 
   /** The worktree of a turn that is not delivered: removed with its branch, its changes dropped. */
   discard(tree: TaskWorktree): Promise<void> {
-    return this.trees.remove(tree, true);
+    return this.trees.remove(tree, 'always');
   }
 }

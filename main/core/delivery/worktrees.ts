@@ -66,49 +66,66 @@ export class WorktreeManager {
     return next;
   }
 
-  private async createNow(rootDir: string, taskId: string): Promise<TaskWorktree> {
+  /** The root's top level, .git common folder and HEAD commit (and branch). Throws WorktreeError. */
+  async resolveRoot(rootDir: string): Promise<{ root: string; commonDir: string; base: TaskWorktree['base'] }> {
     const top = await this.rootGit(rootDir, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir']);
     const [toplevel, common] = top.stdout.split('\n').map((l) => l.trim());
     if (!top.ok || !toplevel || !common) throw new WorktreeError(`${rootDir} is not a git checkout: ${firstLine(top.stderr) || 'no top level'}`);
     const root = await realpath(toplevel);
-    const commonDir = await realpath(common);
     const head = await this.rootGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
     const commit = head.stdout.trim();
     if (!head.ok || !SHA.test(commit)) throw new WorktreeError(`${root} has no commit to start a task from`);
     const symbolic = await this.rootGit(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
     const ref = symbolic.ok && symbolic.stdout.trim() ? symbolic.stdout.trim() : null;
-    const branch = await firstFreeBranch(
-      taskId,
-      async (candidate) => (await this.rootGit(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${candidate}`])).ok,
-    );
+    return { root, commonDir: await realpath(common), base: { commit, ref } };
+  }
 
-    const id = `${slug(taskId).slice(0, 100)}-${randomBytes(4).toString('hex')}`;
+  private async createNow(rootDir: string, taskId: string): Promise<TaskWorktree> {
+    const { root, commonDir, base } = await this.resolveRoot(rootDir);
+    const taken = async (candidate: string) => (await this.rootGit(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${candidate}`])).ok;
     await mkdir(this.treesDir, { recursive: true, mode: 0o700 });
-    const tree: TaskWorktree = {
-      id,
-      taskId,
-      root,
-      commonDir,
-      gitDir: path.join(commonDir, 'worktrees', id),
-      path: path.join(await realpath(this.treesDir), id),
-      branch,
-      base: { commit, ref },
-      createdAt: (this.deps.now?.() ?? new Date()).toISOString(),
-      state: 'active',
-    };
-    // The note first: a crash from here on leaves something the next start can sweep.
-    await this.registry.put(tree);
-    const added = await this.rootGit(root, ['worktree', 'add', '--quiet', '-b', branch, tree.path, commit]);
-    if (!added.ok) {
-      await this.remove(tree);
-      throw new WorktreeError(`could not create branch ${branch}: ${firstLine(added.stderr)}`);
+    const treesDir = await realpath(this.treesDir);
+    // Another process may take the free name between the look and `worktree add`: then the next one.
+    for (let attempt = 1; ; attempt++) {
+      const branch = await firstFreeBranch(taskId, taken);
+      const id = `${slug(taskId).slice(0, 100)}-${randomBytes(4).toString('hex')}`;
+      const tree: TaskWorktree = {
+        id,
+        taskId,
+        root,
+        commonDir,
+        gitDir: path.join(commonDir, 'worktrees', id),
+        path: path.join(treesDir, id),
+        branch,
+        base,
+        createdAt: (this.deps.now?.() ?? new Date()).toISOString(),
+        state: 'active',
+      };
+      // The note first: a crash from here on leaves something the next start can sweep.
+      await this.registry.put(tree);
+      const added = await this.rootGit(root, ['worktree', 'add', '--quiet', '-b', branch, tree.path, base.commit]);
+      if (added.ok) return this.created(tree);
+      // The branch may be another's: it stays.
+      await this.remove(tree, 'keep');
+      if (attempt >= 3 || !(await taken(branch))) throw new WorktreeError(`could not create branch ${branch}: ${firstLine(added.stderr)}`);
     }
+  }
+
+  private async created(tree: TaskWorktree): Promise<TaskWorktree> {
     const gitDir = await this.deps.git.run('git', ['rev-parse', '--path-format=absolute', '--absolute-git-dir'], { cwd: tree.path });
-    const created: TaskWorktree = { ...tree, gitDir: gitDir.ok && gitDir.stdout.trim() ? await realpath(gitDir.stdout.trim()) : tree.gitDir };
-    // Present from the start, so the sandbox can bind it read-only (git reads it when worktree config is on).
-    await writeFile(path.join(created.gitDir, 'config.worktree'), '', { flag: 'a' });
-    await this.registry.put(created);
-    this.deps.log.info(`task ${taskId}: worktree ${created.path} on ${branch} from ${ref ?? 'detached HEAD'} @ ${commit.slice(0, 12)}`);
+    const created: TaskWorktree = { ...tree, gitDir: gitDir.ok && gitDir.stdout.trim() ? gitDir.stdout.trim() : tree.gitDir };
+    try {
+      created.gitDir = await realpath(created.gitDir);
+      // Present from the start, so the sandbox can bind it read-only (git reads it when worktree config is on).
+      await writeFile(path.join(created.gitDir, 'config.worktree'), '', { flag: 'a' });
+      await this.registry.put(created);
+    } catch (error) {
+      await this.remove(tree);
+      throw new WorktreeError(`could not set up the worktree for ${tree.branch}: ${errorText(error)}`);
+    }
+    this.deps.log.info(
+      `task ${tree.taskId}: worktree ${created.path} on ${tree.branch} from ${tree.base.ref ?? 'detached HEAD'} @ ${tree.base.commit.slice(0, 12)}`,
+    );
     return created;
   }
 
@@ -120,11 +137,11 @@ export class WorktreeManager {
   }
 
   /**
-   * Removes the worktree and its note; the branch goes too when it holds nothing beyond the
-   * base (no commit: nothing delivered), or always with `dropBranch`. Never throws; what
-   * failed is logged.
+   * Removes the worktree and its note. Its branch goes too when it holds nothing beyond the
+   * base (`if-empty`: nothing delivered), `always` (a discarded task) or never (`keep`).
+   * Never throws; what failed is logged.
    */
-  async remove(tree: TaskWorktree, dropBranch = false): Promise<void> {
+  async remove(tree: TaskWorktree, branch: 'if-empty' | 'always' | 'keep' = 'if-empty'): Promise<void> {
     try {
       const removed = await this.rootGit(tree.root, ['worktree', 'remove', '--force', '--force', tree.path]);
       if (!removed.ok) {
@@ -132,8 +149,10 @@ export class WorktreeManager {
         if (await this.owns(tree)) await rm(tree.path, { recursive: true, force: true });
         await this.rootGit(tree.root, ['worktree', 'prune']);
       }
-      const tip = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${tree.branch}`]);
-      if (tip.ok && (dropBranch || tip.stdout.trim() === tree.base.commit)) await this.rootGit(tree.root, ['branch', '-D', tree.branch]);
+      if (branch !== 'keep') {
+        const tip = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${tree.branch}`]);
+        if (tip.ok && (branch === 'always' || tip.stdout.trim() === tree.base.commit)) await this.rootGit(tree.root, ['branch', '-D', tree.branch]);
+      }
       await this.registry.drop(tree.id);
     } catch (error) {
       this.deps.log.warn(`task ${tree.taskId}: could not remove worktree ${tree.path}: ${errorText(error)}`);

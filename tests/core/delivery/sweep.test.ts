@@ -116,4 +116,32 @@ describe('git delivery: crashes and what the next start sweeps', () => {
     expect(existsSync(operatorTree)).toBe(true);
     expect(world.git(world.root, 'worktree', 'list', '--porcelain')).toContain(operatorTree);
   });
+
+  it('says why a root cannot start a task, before the claim and at the start', async () => {
+    const d = world.delivery();
+    expect(await d.checkRoot(world.root)).toEqual({ ok: true });
+    const plain = path.join(world.dir, 'plain');
+    mkdirSync(plain);
+    expect(await d.checkRoot(plain)).toMatchObject({ ok: false, reason: expect.stringMatching(/plain is not a git checkout: fatal: not a git repository/) });
+    const empty = path.join(world.dir, 'empty');
+    world.git(world.dir, 'init', '--quiet', empty);
+    expect(await d.checkRoot(empty)).toEqual({ ok: false, reason: `${empty} has no commit to start a task from` });
+    await expect(d.start(empty, 'mem-1')).rejects.toThrow('has no commit to start a task from');
+    expect(existsSync(path.join(world.stateDir, 'registry'))).toBe(false);
+  });
+
+  it('another process taking the free name at the last moment: the next free one', async () => {
+    const port: ProcessPort = {
+      run(bin, args, req) {
+        const taking = bin === 'git' && args.includes('worktree') && args[args.indexOf('-b') + 1] === 'task/mem-race';
+        if (taking) world.git(world.root, 'branch', 'task/mem-race', 'HEAD');
+        return world.port.run(bin, args, req);
+      },
+    };
+    const tree = await world.delivery(port).start(world.root, 'mem-race');
+    expect(tree.branch).toBe('task/mem-race-2');
+    // The other process's branch is left as it was.
+    expect(world.git(world.root, 'rev-parse', 'task/mem-race').trim()).toBe(tree.base.commit);
+    expect(world.git(world.root, 'worktree', 'list', '--porcelain').match(/worktree /g)).toHaveLength(2);
+  });
 });
