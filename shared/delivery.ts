@@ -2,6 +2,12 @@ import { z } from 'zod';
 
 const FullSha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
 
+/** A pull request's web address: http(s), no credentials in it (nothing before an `@` in the host part). */
+export const PrUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .regex(/^https?:\/\/[^/?#@\s]+([/?#]|$)/, 'a pull request address carries no credentials');
+
 /**
  * What git delivery did with one task's changes, as a turn's record carries it and its
  * detail shows it. `note` is the text the completion ends with (`Delivery: <note>`).
@@ -16,7 +22,7 @@ export const DeliveryRecordSchema = z.object({
   /** Whether `git push -u origin <branch>` succeeded. */
   pushed: z.boolean(),
   /** The pull request gh printed; links open through `app:open-external`. */
-  prUrl: z.url({ protocol: /^https?$/ }).nullable(),
+  prUrl: PrUrlSchema.nullable(),
   note: z.string(),
   /** The work was left uncommitted in this worktree for the operator (a failed commit). */
   keptWorktree: z.string().nullable(),

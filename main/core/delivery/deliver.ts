@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { DeliveryRecord } from '../../../shared/delivery';
+import { PrUrlSchema, type DeliveryRecord } from '../../../shared/delivery';
 import { errorText } from '../../../shared/errors';
 import { commitMessage, firstLine, notes, prBody, prTitle, type DeliveryTask } from './delivery-texts';
 import type { ProcessPort, ProcessResult } from './git-process';
@@ -15,7 +15,6 @@ export interface DeliverRequest extends DeliveryTask {
 
 const ShaSchema = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
 const ShortShaSchema = z.string().regex(/^[0-9a-f]{4,64}$/);
-const PrUrlSchema = z.url({ protocol: /^https?$/ });
 
 export interface PorcelainEntry {
   path: string;

@@ -57,8 +57,9 @@ export class GitDelivery {
   async finish(tree: TaskWorktree, request: DeliverRequest): Promise<DeliveryRecord> {
     const record = await deliverWorktree(this.git, tree, request);
     this.deps.log.info(`delivery: ${record.note}`);
-    if (record.keptWorktree) await this.trees.keep(tree);
-    else await this.trees.remove(tree);
+    if (!record.keptWorktree) await this.trees.remove(tree);
+    else
+      await this.trees.keep(tree).catch((error: unknown) => this.deps.log.warn(`delivery: could not note the kept worktree ${tree.path}: ${errorText(error)}`));
     return record;
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { porcelainEntries } from '../../../main/core/delivery/deliver';
 import { firstFreeBranch, slug } from '../../../main/core/delivery/delivery-texts';
 import { deliveryEnv } from '../../../main/core/delivery/git-process';
+import { DeliveryRecordSchema } from '../../../shared/delivery';
 
 describe('delivery texts and parsing', () => {
   it('slugs as the seed does, never to an empty name', () => {
@@ -46,5 +47,13 @@ describe('delivery texts and parsing', () => {
     });
     expect(env.RUNNER_SECRET).toBeUndefined();
     expect(env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+  });
+
+  it('a delivery record takes only a plain web address as its PR link', () => {
+    const record = { branch: 'task/x', base: { commit: 'a'.repeat(40), ref: 'main' }, commit: 'b'.repeat(40), pushed: true, note: 'n', keptWorktree: null };
+    expect(DeliveryRecordSchema.safeParse({ ...record, prUrl: 'https://github.com/acme/w/pull/1' }).success).toBe(true);
+    for (const prUrl of ['javascript:alert(1)', 'file:///etc/passwd', 'https://user:token@github.com/acme/w/pull/1', 'not a url']) {
+      expect(DeliveryRecordSchema.safeParse({ ...record, prUrl }).success).toBe(false);
+    }
   });
 });
