@@ -62,14 +62,19 @@ export function firstLine(text: string): string {
   return text.trim().split('\n', 1)[0]!.trim();
 }
 
+/** git's and gh's words may quote a remote's address; a user or token in it never reaches a note. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, '$1');
+}
+
 export const notes = {
-  statusFailed: (stderr: string) => `delivery skipped — git status failed: ${stderr.trim()}`,
+  statusFailed: (stderr: string) => `delivery skipped — git status failed: ${withoutUrlCredentials(stderr.trim())}`,
   nothing: 'no file changes produced by the turn — nothing to deliver',
-  failed: (reason: string) => `delivery FAILED — ${reason}`,
+  failed: (reason: string) => `delivery FAILED — ${withoutUrlCredentials(reason)}`,
   delivered: (paths: number, branch: string, shortSha: string, prUrl: string | null) =>
     `delivered ${paths} path(s) to ${branch} @ ${shortSha}${prUrl ? ` — PR ${prUrl}` : ''}`,
-  pushFailed: (stderr: string) => `push failed (${firstLine(stderr)}) — branch is local-only`,
-  prFailed: (reason: string, branch: string) => `PR raise failed (${reason}) — raise manually from ${branch}`,
+  pushFailed: (stderr: string) => `push failed (${withoutUrlCredentials(firstLine(stderr))}) — branch is local-only`,
+  prFailed: (reason: string, branch: string) => `PR raise failed (${withoutUrlCredentials(reason)}) — raise manually from ${branch}`,
 };
 
 /** What the completion's text ends with (the seed appends it to the closeout text). */

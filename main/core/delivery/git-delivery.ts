@@ -20,7 +20,8 @@ export interface GitDeliveryDeps {
  *
  *   await delivery.sweep();                                  // once, at start
  *   const tree = await delivery.start(root, taskId);         // after the claim
- *   // the turn runs with cwd = tree.path, its sandbox widened by gitWorktreeAccess(tree)
+ *   // the turn runs with cwd = tree.path; isolateTurn's `widen` adds
+ *   //   (spec) => withGitWorktree(spec, gitWorktreeAccess(tree, { home, env }))
  *   const record = await delivery.finish(tree, request);     // after the turn, any verdict
  *   text += completionSuffix(record.note);
  *   // a turn abandoned (crashed, timed out without closeout): await delivery.discard(tree)

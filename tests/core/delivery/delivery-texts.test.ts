@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { porcelainEntries } from '../../../main/core/delivery/deliver';
-import { firstFreeBranch, slug } from '../../../main/core/delivery/delivery-texts';
+import { firstFreeBranch, notes, slug } from '../../../main/core/delivery/delivery-texts';
 import { deliveryEnv } from '../../../main/core/delivery/git-process';
 import { DeliveryRecordSchema } from '../../../shared/delivery';
 
@@ -55,5 +55,12 @@ describe('delivery texts and parsing', () => {
     for (const prUrl of ['javascript:alert(1)', 'file:///etc/passwd', 'https://user:token@github.com/acme/w/pull/1', 'not a url']) {
       expect(DeliveryRecordSchema.safeParse({ ...record, prUrl }).success).toBe(false);
     }
+  });
+
+  it('notes never carry a user or token from a remote’s address', () => {
+    expect(notes.pushFailed("fatal: unable to access 'https://x-access-token:ghs_abc@github.com/acme/w.git/': 403\nmore")).toBe(
+      "push failed (fatal: unable to access 'https://github.com/acme/w.git/': 403) — branch is local-only",
+    );
+    expect(notes.failed('git add failed: ssh://git@host/repo')).toBe('delivery FAILED — git add failed: ssh://host/repo');
   });
 });
