@@ -12,7 +12,6 @@ export const MAX_PROFILES = 16;
 const ID_RULE = 'A profile id must be 1–40 characters: lowercase letters, digits and dashes, starting with a letter or digit.';
 /** A slug: also a folder name (`profiles/<id>/`) and a log tag. */
 export const ProfileIdSchema = z.string({ error: ID_RULE }).regex(/^[a-z0-9][a-z0-9-]{0,39}$/, { error: ID_RULE });
-export type ProfileId = z.infer<typeof ProfileIdSchema>;
 
 /** The control plane a profile talks to: `rost` today; `sechroom` is reserved for its connector (issue 18). */
 export const CONNECTOR_KINDS = ['rost', 'sechroom'] as const;
