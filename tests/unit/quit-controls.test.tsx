@@ -76,7 +76,7 @@ describe("the window's quit controls", () => {
     fireEvent.change(screen.getByTestId('pause-note'), { target: { value: 'deploy window' } });
     fireEvent.click(screen.getByTestId('pause-custom-submit'));
     await settle();
-    expect(calls).toEqual([{ name: 'runner:pause', input: { minutes: 45, note: 'deploy window' } }]);
+    expect(calls).toEqual([{ name: 'runner:pause', input: { minutes: 45, note: 'deploy window', profile: 'default' } }]);
   });
 
   it('while the core waits for the turns: Stop now and Keep running, no Pause', async () => {

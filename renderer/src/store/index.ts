@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { AppInfo, HostEvent, LogEntry, SettingsView } from '../../../shared/contract';
-import { DEFAULT_PROFILE_ID } from '../../../shared/profiles';
+import { DEFAULT_PROFILE_ID, type ProfileSummary } from '../../../shared/profiles';
 import type { UsageSnapshot } from '../../../shared/usage';
 import type { ConnectionState } from '../bridge';
 import { mergeLogs } from './logs-slice';
@@ -24,6 +24,10 @@ export interface HostState {
   appInfo: AppInfo | null;
   /** Local clock reading when appInfo arrived, so uptime can tick between snapshots. */
   appInfoReceivedAt: number;
+  /** The profile this window shows (the switcher's choice); its runner, pairing and settings are below. */
+  profile: string;
+  /** Every profile of the host with its status, `default` first (profiles:list, then profiles:changed). */
+  profiles: ProfileSummary[];
   runner: RunnerSlice;
   turns: TurnsSlice;
   telemetry: TelemetrySlice;
@@ -40,6 +44,8 @@ export const initialHostState: HostState = {
   lostAt: null,
   appInfo: null,
   appInfoReceivedAt: 0,
+  profile: DEFAULT_PROFILE_ID,
+  profiles: [],
   runner: initialRunner,
   turns: initialTurns,
   telemetry: initialTelemetry,
@@ -53,15 +59,19 @@ export const useHostStore = create<HostState>(() => initialHostState);
 
 /** The state after one batch of events; the same object when nothing changed. */
 export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
-  let { runner, turns, telemetry, logs, settings, usage } = state;
+  let { runner, turns, telemetry, logs, settings, usage, profiles } = state;
+  // Events name their profile (absent: a single-runner host's `default`); the window keeps the chosen one's.
+  const ours = (profile: string | undefined) => (profile ?? DEFAULT_PROFILE_ID) === state.profile;
   for (const e of events) {
     switch (e.event) {
-      // The window shows the default profile until it has a profile switcher.
       case 'runner:status':
-        if ((e.payload.profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID) runner = withStatus(runner, e.payload);
+        if (ours(e.payload.profile)) runner = withStatus(runner, e.payload);
         break;
       case 'runner:snapshot':
-        if ((e.payload.profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID) runner = withSnapshot(runner, e.payload);
+        if (ours(e.payload.profile)) runner = withSnapshot(runner, e.payload);
+        break;
+      case 'profiles:changed':
+        if (!sameJson(profiles, e.payload)) profiles = e.payload;
         break;
       case 'turns:update':
         turns = applyTurnsUpdate(turns, e.payload);
@@ -73,7 +83,7 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
         logs = mergeLogs(logs, e.payload);
         break;
       case 'settings:changed':
-        if ((e.payload.profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID && !sameJson(settings, e.payload)) settings = e.payload;
+        if (ours(e.payload.profile) && !sameJson(settings, e.payload)) settings = e.payload;
         break;
       case 'usage:update':
         if (!sameJson(usage, e.payload)) usage = e.payload;
@@ -89,11 +99,12 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
     telemetry === state.telemetry &&
     logs === state.logs &&
     settings === state.settings &&
-    usage === state.usage
+    usage === state.usage &&
+    profiles === state.profiles
   ) {
     return state;
   }
-  return { ...state, runner, turns, telemetry, logs, settings, usage };
+  return { ...state, runner, turns, telemetry, logs, settings, usage, profiles };
 }
 
 /** Applies one batch in a single store update, so a batch costs at most one render. */

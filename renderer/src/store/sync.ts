@@ -1,7 +1,8 @@
 import type { Result } from '../../../shared/result';
 import type { Bridge } from '../bridge';
 import { applyEvents, mergeLogs, useHostStore } from './index';
-import { withSnapshot } from './runner-slice';
+import { initialRunner, withSnapshot } from './runner-slice';
+import { effectiveProfile, rememberedProfile, rememberProfile } from './profiles-slice';
 import { telemetryFromHistory } from './telemetry-slice';
 import { appendHistoryPage, turnsFromPage } from './turns-slice';
 import { TURNS_PAGE_MAX, TURNS_PAGE_SIZE } from '../../../shared/turns';
@@ -9,6 +10,7 @@ import { freezeClocks } from '../views/use-now';
 
 /** Connects the store to the host: a snapshot on every (re)connect, then events. */
 export function syncStore(bridge: Bridge): () => void {
+  useHostStore.setState({ profile: rememberedProfile() });
   const offEvents = bridge.onEvents(applyEvents);
   const offConnection = bridge.onConnection((connection) => {
     const lostAt = connection.state === 'open' ? null : (useHostStore.getState().lostAt ?? (useHostStore.getState().appInfo ? Date.now() : null));
@@ -29,25 +31,51 @@ export function syncStore(bridge: Bridge): () => void {
  */
 export async function loadSnapshot(bridge: Bridge): Promise<void> {
   const turns = loadTurns(bridge);
-  const [info, snapshot, telemetry, logs, settings, usage] = await Promise.all([
+  const chosen = useHostStore.getState().profile;
+  const [profiles, info, snapshot, telemetry, logs, settings, usage] = await Promise.all([
+    bridge.invoke('profiles:list'),
     bridge.invoke('app:info'),
-    bridge.invoke('runner:snapshot'),
+    bridge.invoke('runner:snapshot', { profile: chosen }),
     bridge.invoke('telemetry:history'),
     bridge.invoke('log:recent', { limit: 200 }),
-    bridge.invoke('settings:get'),
+    bridge.invoke('settings:get', { profile: chosen }),
     bridge.invoke('usage:get'),
   ]);
   useHostStore.setState((state) => ({
+    profiles: profiles.ok ? profiles.value : state.profiles,
     appInfo: info.ok ? info.value : state.appInfo,
     appInfoReceivedAt: info.ok ? Date.now() : state.appInfoReceivedAt,
-    runner: snapshot.ok ? withSnapshot(state.runner, snapshot.value) : state.runner,
+    runner: snapshot.ok && state.profile === chosen ? withSnapshot(state.runner, snapshot.value) : state.runner,
     telemetry: telemetry.ok ? telemetryFromHistory(telemetry.value) : state.telemetry,
     logs: logs.ok ? mergeLogs([], logs.value) : state.logs,
-    settings: settings.ok ? settings.value : state.settings,
+    settings: settings.ok && state.profile === chosen ? settings.value : state.settings,
     usage: usage.ok ? usage.value : state.usage,
-    lastError: firstError(info, snapshot, telemetry, logs, settings, usage) ?? state.lastError,
+    lastError: firstError(profiles, info, snapshot, telemetry, logs, settings, usage) ?? state.lastError,
   }));
-  await turns;
+  // The profile this window showed last is gone (removed, or another host): show the first.
+  const fallback = effectiveProfile(chosen, profiles.ok ? profiles.value : []);
+  await Promise.all([turns, fallback !== chosen ? selectProfile(bridge, fallback) : null]);
+}
+
+/**
+ * Shows another profile: what the window showed of the last one goes at once (never a
+ * moment of one profile's state under another's name), then its snapshot and settings
+ * arrive. The choice is remembered for the next window.
+ */
+export async function selectProfile(bridge: Bridge, id: string): Promise<void> {
+  if (useHostStore.getState().profile === id) return;
+  rememberProfile(id);
+  useHostStore.setState({ profile: id, runner: initialRunner, settings: null });
+  const [snapshot, settings] = await Promise.all([bridge.invoke('runner:snapshot', { profile: id }), bridge.invoke('settings:get', { profile: id })]);
+  useHostStore.setState((state) =>
+    state.profile !== id
+      ? state
+      : {
+          runner: snapshot.ok ? withSnapshot(state.runner, snapshot.value) : state.runner,
+          settings: settings.ok ? settings.value : state.settings,
+          lastError: firstError(snapshot, settings) ?? state.lastError,
+        },
+  );
 }
 
 /** The running turns and the history's first page. */

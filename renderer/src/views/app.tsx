@@ -6,6 +6,7 @@ import { DashboardView } from './dashboard/dashboard-view';
 import { useDocumentStatus } from './document-status';
 import { NavTabs, panelId, tabId } from './nav-tabs';
 import { PairingView } from './pairing/pairing-view';
+import { ProfileSwitcher } from './profiles/profile-switcher';
 import { RequestsView } from './requests';
 import { SettingsView } from './settings/settings-view';
 import { StatusHeader } from './status-header';
@@ -50,6 +51,7 @@ export function App() {
   useDocumentStatus();
   return (
     <div className={stale ? 'app app-stale' : 'app'} data-stale={stale ? 'true' : undefined}>
+      <ProfileSwitcher />
       <StatusHeader>
         <ConnectionBanner />
         {lastError ? (

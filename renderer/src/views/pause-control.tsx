@@ -22,8 +22,10 @@ export function PauseControl() {
   const pause = useCommand('runner:pause');
   const resume = useCommand('runner:resume');
   const quit = useCommand('runner:quit');
+  const pauseAll = useCommand('runner:pause-all');
+  const several = useHostStore((s) => s.profiles.length > 1);
   const [menuOpen, setMenuOpen] = useState(false);
-  const error = pause.error ?? resume.error ?? quit.error;
+  const error = pause.error ?? resume.error ?? quit.error ?? pauseAll.error;
   // The button pressed goes away (Pause becomes Resume): keep the keyboard where it was
   // by moving focus to the button that replaced it, once the host confirmed the change.
   const focusNext = useRef<'pause' | 'resume' | null>(null);
@@ -98,6 +100,15 @@ export function PauseControl() {
               setMenuOpen(false);
               void quit.run({ mode: 'after-turns' });
             }}
+            onPauseAll={
+              several
+                ? () => {
+                    setMenuOpen(false);
+                    focusNext.current = 'resume';
+                    void pauseAll.run({ minutes: null });
+                  }
+                : null
+            }
           />
         </div>
       )}
@@ -111,11 +122,14 @@ function PauseMenu({
   setOpen,
   onPause,
   onStop,
+  onPauseAll,
 }: {
   open: boolean;
   setOpen: (open: boolean) => void;
   onPause: (minutes: number | null, note?: string) => void;
   onStop: () => void;
+  /** With several profiles: pause them all (until resumed). */
+  onPauseAll: (() => void) | null;
 }) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -210,9 +224,24 @@ function PauseMenu({
           >
             Pause for…
           </button>
+          {onPauseAll ? (
+            <button
+              ref={(el) => {
+                itemsRef.current[PRESETS.length + 1] = el;
+              }}
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              className="menu-item"
+              data-testid="pause-all"
+              onClick={onPauseAll}
+            >
+              Pause every profile
+            </button>
+          ) : null}
           <button
             ref={(el) => {
-              itemsRef.current[PRESETS.length + 1] = el;
+              itemsRef.current[PRESETS.length + 2] = el;
             }}
             type="button"
             role="menuitem"

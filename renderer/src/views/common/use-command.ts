@@ -2,6 +2,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CommandInput, CommandName, CommandOutput } from '../../../../shared/contract';
 import type { CommandError, Result } from '../../../../shared/result';
 import { getBridge } from '../../bridge/instance';
+import { useHostStore } from '../../store';
+import { scopedInput } from '../../store/profiles-slice';
 
 export interface CommandState<K extends CommandName> {
   run: (input?: CommandInput<K>) => Promise<Result<CommandOutput<K>>>;
@@ -13,6 +15,7 @@ export interface CommandState<K extends CommandName> {
 /**
  * Runs one contract command for a view: whether it is in flight (to disable the button
  * that started it) and its error, if any, to show in one line beside that button.
+ * A per-profile command goes to the profile the window shows.
  */
 export function useCommand<K extends CommandName>(name: K): CommandState<K> {
   const [pending, setPending] = useState(false);
@@ -28,7 +31,7 @@ export function useCommand<K extends CommandName>(name: K): CommandState<K> {
     async (input?: CommandInput<K>) => {
       setPending(true);
       setError(null);
-      const result = await getBridge().invoke(name, input);
+      const result = await getBridge().invoke(name, scopedInput(name, input, useHostStore.getState().profile));
       if (mounted.current) {
         setPending(false);
         setError(result.ok ? null : result.error);

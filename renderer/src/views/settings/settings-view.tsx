@@ -1,8 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SettingsView as SettingsViewData } from '../../../../shared/contract';
+import { isProfileSetting } from '../../../../shared/profiles';
 import type { SettingKey } from '../../../../shared/settings';
 import { useHostStore } from '../../store';
 import { ErrorLine } from '../common/error-line';
+import { ProfilesCard } from '../profiles/profiles-card';
 import { useCommand } from '../common/use-command';
 import { SecretStoreInUse } from './secret-store-in-use';
 import { SettingField } from './setting-field';
@@ -14,17 +16,18 @@ import { changedKeys, checkField, draftFrom, patchOf, SECTIONS, type Draft } fro
  */
 export function SettingsView() {
   const view = useHostStore((s) => s.settings);
-  if (!view) {
-    return (
-      <div className="view settings" data-testid="view-settings">
-        <p className="empty">Waiting for the host…</p>
-      </div>
-    );
-  }
-  return <SettingsForm view={view} />;
+  const profile = useHostStore((s) => s.profile);
+  return (
+    <div className="view settings" data-testid="view-settings">
+      <ProfilesCard />
+      {view ? <SettingsForm key={profile} view={view} /> : <p className="empty">Waiting for the host…</p>}
+    </div>
+  );
 }
 
 function SettingsForm({ view }: { view: SettingsViewData }) {
+  const several = useHostStore((s) => s.profiles.length > 1);
+  const profileName = useHostStore((s) => s.profiles.find((p) => p.id === s.profile)?.name ?? null);
   const [draft, setDraft] = useState<Draft>(() => draftFrom(view.settings));
   const [touched, setTouched] = useState<Set<SettingKey>>(new Set());
   const [serverErrors, setServerErrors] = useState<Partial<Record<SettingKey, string>>>({});
@@ -81,8 +84,8 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
   const formError = update.error && !(update.error.field && update.error.field in draft) ? update.error : null;
   return (
     <form
-      className="view settings"
-      data-testid="view-settings"
+      className="settings-form"
+      data-testid="settings-form"
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
@@ -94,6 +97,11 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
           {warning}
         </p>
       ))}
+      {several && profileName ? (
+        <p className="hint" data-testid="settings-scope">
+          Settings of <strong>{profileName}</strong>. Those marked “every profile” are this computer’s and apply to all profiles.
+        </p>
+      ) : null}
       <div className="settings-grid">
         {SECTIONS.map((section) => (
           <fieldset key={section.title} className="card fieldset">
@@ -106,7 +114,7 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
                 error={errorFor(key)}
                 overriddenBy={overridden.get(key) ?? null}
                 onChange={(value) => setField(key, value)}
-                note={key === 'secretBackend' ? <SecretStoreInUse chosen={String(view.settings.secretBackend)} /> : undefined}
+                note={<FieldNote name={key} several={several} secretBackend={String(view.settings.secretBackend)} />}
               />
             ))}
           </fieldset>
@@ -146,5 +154,21 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** What is said under a field besides its hint: the secret store in use, and, with several profiles, a setting they share. */
+function FieldNote({ name, several, secretBackend }: { name: SettingKey; several: boolean; secretBackend: string }) {
+  const shared = several && !isProfileSetting(name);
+  if (name !== 'secretBackend' && !shared) return null;
+  return (
+    <>
+      {shared ? (
+        <span className="scope-note" data-testid={`scope-${name}`}>
+          Every profile.
+        </span>
+      ) : null}
+      {name === 'secretBackend' ? <SecretStoreInUse chosen={secretBackend} /> : null}
+    </>
   );
 }

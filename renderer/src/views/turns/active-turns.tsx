@@ -3,6 +3,7 @@ import type { TurnView } from '../../../../shared/turns';
 import { useHostStore } from '../../store';
 import { isPaired } from '../../store/runner-slice';
 import { shortId } from '../format';
+import { profileName } from '../profiles/profile-text';
 import { useNow } from '../use-now';
 import { elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, sechroomFacts, tokensText } from './turn-text';
 import { listboxKeyHandler } from './use-listbox-keys';
@@ -52,6 +53,7 @@ export function ActiveTurns({ selectedId, onSelect }: { selectedId: string | nul
 
 function ActiveRow({ turn }: { turn: TurnView }) {
   const tokens = tokensText(turn);
+  const profile = useHostStore((s) => (s.profiles.length > 1 ? profileName(s.profiles, turn.profile) : null));
   return (
     <>
       <span className="turn-line">
@@ -60,6 +62,7 @@ function ActiveRow({ turn }: { turn: TurnView }) {
         <Elapsed turn={turn} />
       </span>
       <span className="turn-line turn-meta">
+        {profile !== null ? <span data-testid="turn-profile">{profile}</span> : null}
         <span>{runtimeLabel(turn)}</span>
         {turn.plane === 'sechroom' ? (
           <span data-testid="sechroom-facts">{sechroomFacts(turn).join(' · ')}</span>

@@ -6,6 +6,7 @@ import { getBridge } from '../../bridge/instance';
 import { loadMoreHistory } from '../../store/sync';
 import { useHostStore } from '../../store';
 import { formatClock, formatCount } from '../format';
+import { profileName } from '../profiles/profile-text';
 import { deliveryText, elapsed, PHASE_LABELS, seatLabel } from './turn-text';
 import { listboxKeyHandler } from './use-listbox-keys';
 
@@ -21,6 +22,8 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   const history = useHostStore((s) => s.turns.history);
   const total = useHostStore((s) => Math.max(s.turns.historyTotal, s.turns.history.length));
   const loaded = useHostStore((s) => s.turns.loaded);
+  // With several profiles the list mixes them: each row says whose it is.
+  const profiles = useHostStore((s) => (s.profiles.length > 1 ? s.profiles : null));
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
   // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
@@ -91,13 +94,13 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
                   aria-selected={turn.id === selectedId}
                   aria-posinset={item.index + 1}
                   aria-setsize={total}
-                  className="turn-row turn-row-history"
+                  className={profiles ? 'turn-row turn-row-history turn-row-profiles' : 'turn-row turn-row-history'}
                   data-testid="history-row"
                   data-turn-id={turn.id}
                   style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
                   onClick={() => onSelect(turn.id)}
                 >
-                  <HistoryRow turn={turn} />
+                  <HistoryRow turn={turn} profile={profiles ? profileName(profiles, turn.profile) : null} />
                 </div>
               );
             })}
@@ -108,12 +111,17 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   );
 }
 
-function HistoryRow({ turn }: { turn: TurnRow }) {
+function HistoryRow({ turn, profile }: { turn: TurnRow; profile: string | null }) {
   return (
     <>
       <span className={`badge badge-${turn.phase}`}>{PHASE_LABELS[turn.phase]}</span>
       <span className="turn-when">{formatClock(turn.endedAt ?? turn.startedAt)}</span>
       <span className="turn-seat">{seatLabel(turn)}</span>
+      {profile !== null ? (
+        <span className="turn-profile" data-testid="turn-profile">
+          {profile}
+        </span>
+      ) : null}
       <span className="turn-elapsed">{elapsed(turn, Date.parse(turn.endedAt ?? turn.startedAt))}</span>
       <span className="turn-summary">
         <DeliveryNote turn={turn} />
