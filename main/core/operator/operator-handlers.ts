@@ -1,11 +1,11 @@
 import type { operatorCommands } from '../../../shared/operator-contract';
 import type { Handlers } from '../dispatch';
-import type { OperatorService } from './operator-service';
+import type { LazyOperatorService } from './lazy-operator';
 
 export type OperatorHandlers = Pick<Handlers, keyof typeof operatorCommands>;
 
 /** One handler per operator command; refusals are CommandFailures with one-line messages. */
-export function createOperatorHandlers(operator: OperatorService): OperatorHandlers {
+export function createOperatorHandlers(operator: LazyOperatorService): OperatorHandlers {
   return {
     'operator:status': () => operator.currentStatus(),
     'operator:sign-in': () => operator.signIn(),
