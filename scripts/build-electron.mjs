@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zodEnglishOnly } from './esbuild-plugins.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist', 'electron');
@@ -16,23 +17,8 @@ const started = Date.now();
 
 await rm(outDir, { recursive: true, force: true });
 
-// zod's namespace object re-exports its ~40 locales (360 KiB) and a namespace cannot be
-// tree-shaken. The preload only ever speaks English (zod's default), so inside zod the
-// locale index resolves to English alone: the preload, parsed on every window load,
-// shrinks from ~770 KiB to ~200 KiB. Scoped to the preload, which uses no other locale.
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({
-      contents: "export { default as en } from 'zod/v4/locales/en.js';",
-      resolveDir: root,
-    }));
-  },
-};
-
+// The preload, parsed on every window load, shrinks from ~770 KiB to ~200 KiB without
+// zod's locales (it only speaks English); see esbuild-plugins.mjs.
 const common = {
   absWorkingDir: root,
   bundle: true,

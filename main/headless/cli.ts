@@ -14,7 +14,6 @@ import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
 import { runModeLine, SeedLines } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
-import { runServiceCommand } from './service/service-cli';
 import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
 import { installLastResort } from './last-resort';
@@ -32,7 +31,10 @@ const MaxConnectionsSchema = z.coerce.number().int().min(1).max(1000).default(DE
  * display. Flags and env names are those of `rost runner serve`.
  */
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'service') return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
+  if (argv[0] === 'service') {
+    const { runServiceCommand } = await import('./service/service-cli');
+    return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
+  }
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${OVERRIDES_USAGE}\n`);
     return 0;

@@ -15,7 +15,8 @@ export type BeatOutcome = { ok: true } | { ok: false; reason: string };
  * pairing is approved. `state_file` is where this host keeps the identity (the secret is
  * in the secret store, never in that file).
  *
- * Attach it right after the core boots: the first heartbeat goes out at once.
+ * Attach it right after the core boots: the first heartbeat goes out at once (one that
+ * went through before it was attached is printed and counted when it attaches).
  */
 export class SeedLines {
   private beats = 0;
@@ -31,6 +32,9 @@ export class SeedLines {
   ) {
     this.offs.push(core.runner.onHeartbeat(() => this.onBeat()));
     this.offs.push(core.host.subscribe((batch) => this.onEvents(batch)));
+    // The first beat may have gone through while the core was still starting (before this
+    // watched): it counts, or `--once` would wait a whole heartbeat period for the next.
+    if (core.runner.snapshot().heartbeat.lastOkAt !== null) this.onBeat();
   }
 
   /** Heartbeats that went through so far. */

@@ -6,7 +6,6 @@ import { EVENT_CHANNEL, WsClientFrameSchema, type HostEvent, type WsServerFrame 
 import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
-import { readRendererFile } from '../core/renderer-files';
 import { isHealthz, serveHealthz } from './health';
 import { errorText } from '../../shared/errors';
 import { allowedHosts, allowedOrigins, bearerToken, cookieValue, LaunchAccess, sessionCookie, sessionCookieName } from './auth';
@@ -123,6 +122,10 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     if (!hasSession) {
       return refuse(res, 401, `Runner Tray: open the address the headless host printed (it opens one window, once). ${spentHint}`);
     }
+    // Source maps stay on disk: the page does not need them and they are most of its bytes.
+    if (url.pathname.endsWith('.map')) return refuse(res, 404, 'Not found.');
+    // Loaded when the first window asks for a file (a host nobody opens never needs it).
+    const { readRendererFile } = await import('../core/renderer-files');
     const file = await readRendererFile(options.staticDir, url.pathname);
     if (!file) return refuse(res, 404, 'Not found.');
     const headers: Record<string, string> = { 'content-type': file.type, ...SECURITY_HEADERS };

@@ -6,7 +6,7 @@ import { syncStore } from './store/sync';
 import './styles.css';
 import { App } from './views/app';
 
-const bridge = createBridge();
+const bridge = await createBridge();
 setBridge(bridge);
 syncStore(bridge);
 

@@ -127,6 +127,16 @@ export async function isRunning(pid: number, platform = process.platform): Promi
   }
 }
 
+/** Whether any process (a zombie too) is still in process group `pgid`. */
+function groupHasMembers(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
@@ -168,6 +178,10 @@ export interface TerminateOptions {
 export async function terminateTree(root: number, options: TerminateOptions): Promise<TerminateResult> {
   const platform = options.platform ?? process.platform;
   if (platform === 'win32') return terminateWindows(root, options);
+  // After a normal exit the group is usually empty. With the root reaped, only its group
+  // (and that group's descendants) can be members: a signal-0 probe of the group answers
+  // that without reading the process table, which is then read only when someone is left.
+  if (options.rootReaped && !groupHasMembers(root)) return { signaled: [], survivors: [], escalated: false };
 
   const first = treeMembers(await snapshotProcesses(platform), root, options.rootReaped);
   if (first.length === 0) return { signaled: [], survivors: [], escalated: false };

@@ -1,12 +1,12 @@
 import type { operatorCommands } from '../../../shared/operator-contract';
 import type { Handlers } from '../dispatch';
-import type { OperatorService } from './operator-service';
+import type { LazyOperatorService } from './lazy-operator';
 import { createWorkLayerHandlers, type WorkLayerHandlers } from './work-layer-handlers';
 
 export type OperatorHandlers = Pick<Handlers, keyof typeof operatorCommands> & WorkLayerHandlers;
 
 /** One handler per operator command; refusals are CommandFailures with one-line messages. */
-export function createOperatorHandlers(operator: OperatorService): OperatorHandlers {
+export function createOperatorHandlers(operator: LazyOperatorService): OperatorHandlers {
   return {
     'operator:status': () => operator.currentStatus(),
     'operator:sign-in': () => operator.signIn(),

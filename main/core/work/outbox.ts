@@ -59,6 +59,8 @@ export class ResultOutbox {
   private running = false;
   private failures = 0;
   private suspended = false;
+  /** Entry files being written, by key: an entry is removed from disk only after its write. */
+  private readonly writes = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: OutboxDeps) {}
 
@@ -97,15 +99,30 @@ export class ResultOutbox {
     this.timer = null;
   }
 
-  /** Durable first: resolves once the entry is on disk. Delivery follows at once. */
+  /**
+   * Resolves once the entry is on disk; its delivery starts at once, beside the write. A
+   * crash before the file is down loses nothing: the caller's running journal still names
+   * the unit, and the restart reports it under the same idempotency key (exactly once at
+   * the server). The file is removed only after it was written.
+   */
   async enqueue(entry: Omit<OutboxEntry, 'attempts' | 'enqueuedAt'>): Promise<void> {
     const full: OutboxEntry = { ...entry, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() };
-    await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(path.join(this.deps.dir, fileName(full.result.idempotency_key)), JSON.stringify(full), { mode: 0o600 });
-    this.entries.set(full.result.idempotency_key, full);
+    const key = full.result.idempotency_key;
+    const written = mkdir(this.deps.dir, { recursive: true, mode: 0o700 }).then(() =>
+      writeFileAtomic(path.join(this.deps.dir, fileName(key)), JSON.stringify(full), { mode: 0o600 }),
+    );
+    this.writes.set(key, written);
+    this.entries.set(key, full);
     this.deps.onChange?.(this.entries.size);
     this.failures = 0;
-    this.kick(0);
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running && !this.suspended) void this.deliverAll();
+    try {
+      await written;
+    } finally {
+      if (this.writes.get(key) === written) this.writes.delete(key);
+    }
   }
 
   /** A heartbeat went through: the control plane is reachable and takes our credentials. */
@@ -212,6 +229,7 @@ export class ResultOutbox {
 
   private async remove(entry: OutboxEntry): Promise<void> {
     this.entries.delete(entry.result.idempotency_key);
+    await this.writes.get(entry.result.idempotency_key)?.catch(() => undefined);
     await rm(path.join(this.deps.dir, fileName(entry.result.idempotency_key)), { force: true });
     this.deps.onChange?.(this.entries.size);
   }

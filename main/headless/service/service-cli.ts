@@ -96,7 +96,11 @@ export async function runServiceCommand(argv: readonly string[], deps: ServiceCl
           return 2;
         }
         const root = deps.repoRoot ?? repoRoot;
-        const entry = headlessEntry(path.resolve(root), deps.nodePath ?? process.execPath, deps.port ? port.exists : existsSync);
+        const entry = headlessEntry(path.resolve(root), deps.nodePath ?? process.execPath);
+        if (!(deps.port ? port.exists : existsSync)(entry.args[0]!)) {
+          deps.err.write(`runner-tray service: not installed: ${entry.args[0]} is missing; build it first with npm run build:headless.\n`);
+          return 1;
+        }
         await manager.install({ name: parsed.name, entry, hostArgs: parsed.hostArgs, env: serviceEnvironment(deps.env, drain.data), drainMs: drain.data });
         for (const line of installNotes(port, manager, parsed.name)) deps.out.write(`${line}\n`);
         return 0;

@@ -1,5 +1,4 @@
 import type { RunnerTrayApi } from '../../../shared/contract';
-import { createIpcBridge } from './ipc-bridge';
 import type { Bridge } from './types';
 import { createWsBridge } from './ws-bridge';
 
@@ -11,9 +10,13 @@ declare global {
   }
 }
 
-/** Picks the transport once: Electron's preload API when present, else the WebSocket. */
-export function createBridge(): Bridge {
-  if (window.runnerTray) return createIpcBridge(window.runnerTray);
+/**
+ * Picks the transport once: Electron's preload API when present, else the WebSocket. The
+ * IPC side (it lists the contract's event names, and with them its schemas) is loaded
+ * only in Electron, so the headless page carries no zod.
+ */
+export async function createBridge(): Promise<Bridge> {
+  if (window.runnerTray) return (await import('./ipc-bridge')).createIpcBridge(window.runnerTray);
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
   return createWsBridge(`${scheme}://${window.location.host}/ws`);
 }

@@ -1,5 +1,5 @@
-import { commands, parseHostEvent, WsServerFrameSchema, type CommandName, type HostEvent } from '../../../shared/contract';
-import { resultSchema, TransportErrorCode, type Result } from '../../../shared/result';
+import type { CommandName, HostEvent } from '../../../shared/contract';
+import { TransportErrorCode, type Result } from '../../../shared/result';
 import type { Bridge, ConnectionState } from './types';
 
 const MIN_DELAY_MS = 500;
@@ -45,28 +45,36 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     }
   }
 
+  // The host checks every command's input against the contract and answers with its typed
+  // handlers' values; the page checks only the framing and trusts the shapes (no schemas
+  // here: they would be most of the page's script, and parsing a bulk answer such as a
+  // history page twice costs a long task). Events with a name the page does not know are
+  // ignored by the store.
   function onMessage(data: unknown) {
     if (typeof data !== 'string') return;
-    let raw: unknown;
+    let frame: unknown;
     try {
-      raw = JSON.parse(data);
+      frame = JSON.parse(data);
     } catch {
       return;
     }
-    const frame = WsServerFrameSchema.safeParse(raw);
-    if (!frame.success) return;
-    if (frame.data.type === 'events') {
-      const events = frame.data.events.map(parseHostEvent).filter((e): e is HostEvent => e !== null);
+    if (!isRecord(frame)) return;
+    if (frame.type === 'events') {
+      if (!Array.isArray(frame.events)) return;
+      const events = frame.events.filter((e): e is HostEvent => isRecord(e) && typeof e.event === 'string' && 'payload' in e);
       if (events.length) eventListeners.forEach((l) => l(events));
       return;
     }
-    const waiting = pending.get(frame.data.id);
+    if (frame.type !== 'result' || typeof frame.id !== 'number') return;
+    const waiting = pending.get(frame.id);
     if (!waiting) return;
-    pending.delete(frame.data.id);
-    const parsed = resultSchema(commands[waiting.name].output).safeParse(frame.data.result);
+    pending.delete(frame.id);
+    const result = frame.result;
+    const fits =
+      isRecord(result) && (result.ok === true ? 'value' in result : result.ok === false && isRecord(result.error) && typeof result.error.message === 'string');
     waiting.resolve(
-      (parsed.success
-        ? parsed.data
+      (fits
+        ? result
         : {
             ok: false,
             error: { code: TransportErrorCode.invalidInput, message: `${waiting.name}: the host sent an answer that does not fit the contract` },
@@ -137,4 +145,8 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     },
     connect: open,
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

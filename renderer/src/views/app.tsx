@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { useHostStore } from '../store';
 import { ActivityView } from './activity/activity-view';
 import { ConnectionBanner } from './connection-banner';
@@ -7,12 +7,14 @@ import { useDocumentStatus } from './document-status';
 import { NavTabs, panelId, tabId } from './nav-tabs';
 import { PairingView } from './pairing/pairing-view';
 import { ProfileSwitcher } from './profiles/profile-switcher';
-import { RequestsView } from './requests';
-import { SettingsView } from './settings/settings-view';
 import { StatusHeader } from './status-header';
 import { TurnsView } from './turns/turns-view';
-import { WorkView } from './work';
 import { useRouteFromHash, type RouteId } from './use-route';
+
+// Loaded when first opened: the first view's script stays small.
+const RequestsView = lazy(async () => ({ default: (await import('./requests')).RequestsView }));
+const SettingsView = lazy(async () => ({ default: (await import('./settings/settings-view')).SettingsView }));
+const WorkView = lazy(async () => ({ default: (await import('./work')).WorkView }));
 
 const VIEWS: Record<RouteId, () => ReactNode> = {
   dashboard: () => <DashboardView />,
@@ -65,7 +67,7 @@ export function App() {
       </nav>
       <main className={FILL_VIEWS.has(route) ? 'content content-fill' : 'content'}>
         <div className="tabpanel" id={panelId(route)} role="tabpanel" aria-labelledby={tabId(route)} tabIndex={-1}>
-          {VIEWS[route]()}
+          <Suspense fallback={null}>{VIEWS[route]()}</Suspense>
         </div>
       </main>
     </div>

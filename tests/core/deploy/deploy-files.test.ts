@@ -62,10 +62,11 @@ describe('deploy/Dockerfile', () => {
 
   it('starts the same entry the service units start, and the npm script it builds with exists', () => {
     const entrypoint = JSON.parse(runtimeStage().find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
-    const entry = headlessEntry('/app', 'node', () => false);
+    const entry = headlessEntry('/app', 'node');
     expect(entrypoint).toEqual(['tini', '--', entry.command, ...entry.args]);
-    expect(read('deploy/Dockerfile')).toContain('RUN npm run build:renderer');
+    expect(read('deploy/Dockerfile')).toContain('RUN npm run build:renderer && npm run build:headless');
     expect(pkg.scripts['build:renderer']).toBeDefined();
+    expect(pkg.scripts['build:headless']).toBeDefined();
   });
 
   it('exposes the probe port it configures', () => {

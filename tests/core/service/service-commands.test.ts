@@ -9,7 +9,13 @@ import type { ServicePort } from '../../../main/headless/service/service-port';
 import { systemdQuote, systemdUnit } from '../../../main/headless/service/systemd-unit';
 
 /** A recording system: files in a map, every command and its arguments in a list. */
-function fakePort(platform: NodeJS.Platform, answers: Record<string, { code?: number; stdout?: string; stderr?: string }> = {}) {
+const BUNDLE = '/opt/runner-tray/dist/headless/cli.mjs';
+
+function fakePort(
+  platform: NodeJS.Platform,
+  answers: Record<string, { code?: number; stdout?: string; stderr?: string }> = {},
+  options: { unbuilt?: boolean } = {},
+) {
   const files = new Map<string, string>();
   const encodings = new Map<string, string>();
   const calls: string[][] = [];
@@ -19,7 +25,8 @@ function fakePort(platform: NodeJS.Platform, answers: Record<string, { code?: nu
     homeDir: platform === 'win32' ? 'C:\\Users\\ada' : '/home/ada',
     uid: platform === 'win32' ? null : 1000,
     userName: 'ada',
-    exists: (file) => files.has(file),
+    // The host's bundle is built (npm run build:headless) unless a test removes it.
+    exists: (file) => files.has(file) || (/[\\/]dist[\\/]headless[\\/]cli\.mjs$/.test(file) && !options.unbuilt),
     readFile: (file) => files.get(file) ?? null,
     writeFile: (file, text, encoding = 'utf8') => {
       files.set(file, text);
@@ -69,9 +76,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
     const file = '/home/ada/.config/systemd/user/rack-7.service';
     expect([...sys.files.keys()]).toEqual([file]);
     const unit = sys.files.get(file)!;
-    expect(unit).toContain(
-      'ExecStart=/usr/bin/node --import tsx /opt/runner-tray/main/headless/cli.ts --execute --state-file "/var/lib/rost/runner state.json"\n',
-    );
+    expect(unit).toContain('ExecStart=/usr/bin/node /opt/runner-tray/dist/headless/cli.mjs --execute --state-file "/var/lib/rost/runner state.json"\n');
     expect(unit).toContain('WorkingDirectory=/opt/runner-tray\n');
     expect(unit).toContain('Restart=on-failure\n');
     expect(unit).toContain('KillMode=mixed\n');
@@ -91,9 +96,18 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
     expect(t.text()).toContain('loginctl enable-linger ada');
   });
 
-  it('runs plain node on a built file when there is one', () => {
-    const built = headlessEntry('/opt/runner-tray', '/usr/bin/node', (f) => f === '/opt/runner-tray/dist/headless/cli.mjs');
-    expect(built).toEqual({ command: '/usr/bin/node', args: ['/opt/runner-tray/dist/headless/cli.mjs'], workingDirectory: '/opt/runner-tray' });
+  it('runs plain node on the bundle', () => {
+    const built = headlessEntry('/opt/runner-tray', '/usr/bin/node');
+    expect(built).toEqual({ command: '/usr/bin/node', args: [BUNDLE], workingDirectory: '/opt/runner-tray' });
+  });
+
+  it('install refuses while the bundle is not built, and says how to build it', async () => {
+    const sys = fakePort('linux', {}, { unbuilt: true });
+    const t = io();
+    expect(await runServiceCommand(['install'], { env, ...t, port: sys.port, ...base })).toBe(1);
+    expect(t.errors()).toContain(`${BUNDLE} is missing; build it first with npm run build:headless`);
+    expect(sys.files.size).toBe(0);
+    expect(sys.calls).toEqual([]);
   });
 
   it.each([
@@ -184,7 +198,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
       systemdUnit({
         name: 'runner-tray-verify',
         // Binaries that exist here, so verify checks everything else.
-        entry: { command: process.execPath, args: ['--import', 'tsx', '/opt/runner tray/main/headless/cli.ts'], workingDirectory: tmp },
+        entry: { command: process.execPath, args: ['/opt/runner tray/dist/headless/cli.mjs'], workingDirectory: tmp },
         hostArgs: ['--execute', '--state-file', '/var/lib/rost/100% state.json'],
         env: { PATH: '/usr/bin', RUNNER_NAME: 'a "quoted" name', RUNNER_TRAY_QUIT_DRAIN_MS: '300000' },
         drainMs: 300_000,
@@ -206,9 +220,7 @@ describe('runner-tray-headless service on macOS (launchd agent)', () => {
     const file = '/home/ada/Library/LaunchAgents/dev.runnertray.runner-tray.plist';
     const plist = sys.files.get(file)!;
     expect(plist).toContain('<key>Label</key>\n  <string>dev.runnertray.runner-tray</string>');
-    expect(plist).toContain(
-      '<string>/usr/bin/node</string>\n    <string>--import</string>\n    <string>tsx</string>\n    <string>/opt/runner-tray/main/headless/cli.ts</string>\n    <string>--execute</string>',
-    );
+    expect(plist).toContain('<string>/usr/bin/node</string>\n    <string>/opt/runner-tray/dist/headless/cli.mjs</string>\n    <string>--execute</string>');
     expect(plist).toContain('<key>SuccessfulExit</key>\n    <false/>');
     expect(plist).toContain('<key>ExitTimeOut</key>\n  <integer>150</integer>');
     expect(plist).toContain('<string>/home/ada/Library/Logs/Runner Tray/runner-tray.log</string>');

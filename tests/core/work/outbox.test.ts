@@ -58,6 +58,21 @@ describe('result outbox', () => {
     expect(readdirSync(dir)).toHaveLength(0);
   });
 
+  it('sends a new result at once, beside its write, and leaves no file once it is delivered', async () => {
+    const { outbox, delivered, dir } = setup([]);
+    await outbox.load();
+    outbox.start();
+    const enqueued = outbox.enqueue(entry('u9'));
+    // The POST is under way before the write (and no timer was needed to start it).
+    await Promise.resolve();
+    expect(delivered.map((d) => d.key)).toEqual(['u9:1']);
+    await enqueued;
+    await outbox.settled();
+    // Removed after its write landed, so no file outlives the delivery.
+    expect(readdirSync(dir)).toEqual([]);
+    expect(outbox.pending).toBe(0);
+  });
+
   it('survives a restart: a new outbox over the same folder delivers what the old one kept', async () => {
     const first = setup([new ConnectorError('network', 'down')]);
     await first.outbox.load();

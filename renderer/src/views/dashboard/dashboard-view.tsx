@@ -1,10 +1,13 @@
+import { lazy, Suspense } from 'react';
 import { useHostStore } from '../../store';
 import { navigate } from '../use-route';
-import { CapacityCharts } from './charts';
 import { Figures } from './figures';
 import { HostPanel } from './host-panel';
 import { RuntimesCard } from './runtimes-card';
 import { UsageCard } from './usage-card';
+
+// uPlot and the charts load after the first paint: the figures and cards show data first.
+const CapacityCharts = lazy(async () => ({ default: (await import('./charts')).CapacityCharts }));
 
 /** Numbers people act on first, then small live charts, then what this machine offers. */
 export function DashboardView() {
@@ -12,7 +15,9 @@ export function DashboardView() {
     <div className="view dashboard" data-testid="view-dashboard">
       <PairingCallout />
       <Figures />
-      <CapacityCharts />
+      <Suspense fallback={<div className="charts" />}>
+        <CapacityCharts />
+      </Suspense>
       <UsageCard />
       <div className="row-2">
         <RuntimesCard />

@@ -1,0 +1,56 @@
+// Bundles the headless host (run by `npm run build:headless` and, when its sources changed,
+// by `npm run headless`): one ES module with the whole core, started with plain `node`.
+//
+//   dist/headless/cli.mjs        main/headless/cli.ts (node20, esm; keytar external)
+//   dist/headless/chunks/*.mjs   what the host loads when first used (import() boundaries)
+//
+// The files are written beside a stamp (dist/headless/.sources) that lists nothing but
+// the newest source time: scripts/headless.mjs compares it to decide whether to rebuild.
+import { build } from 'esbuild';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { confWithoutSchemas, dateFnsForPinoRoll, zodEnglishOnly } from './esbuild-plugins.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
+
+await rm(path.join(root, 'dist', 'headless'), { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { cli: 'main/headless/cli.ts' },
+  outdir: 'dist/headless',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // keytar is a native module loaded at run time (optional: the core falls back without it).
+  external: ['keytar'],
+  // CommonJS packages in an ES module bundle call require() for Node's built-ins and read
+  // __filename/__dirname: give them what they would have in a CommonJS file here.
+  banner: {
+    js: [
+      "import { createRequire as __rtRequire } from 'node:module';",
+      "import { fileURLToPath as __rtPath } from 'node:url';",
+      'const require = __rtRequire(import.meta.url);',
+      'const __filename = __rtPath(import.meta.url);',
+      "const __dirname = __rtPath(new URL('.', import.meta.url));",
+    ].join(' '),
+  },
+  // Less to compile at every start; names are kept for readable stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [zodEnglishOnly, dateFnsForPinoRoll, confWithoutSchemas],
+  sourcemap: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+});
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.mjs'));
+const entry = outputs.find(([file]) => file.endsWith('cli.mjs'))?.[1].bytes ?? 0;
+console.log(
+  `build-headless: cli.mjs (${(entry / 1024).toFixed(0)} KiB) and ${outputs.length - 1} chunk(s) loaded when first used, in ${Date.now() - started} ms`,
+);
