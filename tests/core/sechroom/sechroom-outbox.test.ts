@@ -12,6 +12,11 @@ afterEach(async () => {
   r = null;
 });
 
+/** Lets a delivery pass that a timer started run to its end (the fake client answers at once). */
+async function turns(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
 const completion = (leaseId: string) => ({
   kind: 'complete' as const,
   instanceId: 'exi_1',
@@ -103,5 +108,46 @@ describe('Sechroom outbox', () => {
       message:
         'COMPLETE REJECTED for mem_abc (POST /me/executor-task-leases/lse_2/complete failed (409 lease_expired)) — task will re-offer; investigate the heartbeat gap.',
     });
+  });
+
+  it('a new entry queued while the outbox backs off waits for the retry: no extra attempt at once, the backoff keeps growing', async () => {
+    r = await rig();
+    const attempts: number[] = [];
+    const client = {
+      complete: async () => {
+        attempts.push(r!.clock.now());
+        if (attempts.length < 3) throw new ConnectorError('server', 'POST complete failed (503)', 503);
+        return { outcome: 'Completed' as const, completionMemoryId: 'mem_done', repeated: false };
+      },
+      telemetry: async () => ({ eventCount: 1 }),
+    };
+    const outbox = new SechroomOutbox({ dir: path.join(r.tmp, 'outbox'), client, clock: r.clock, log: r.logs.log, random: () => 0.5 });
+    await outbox.load();
+    outbox.start();
+    await outbox.enqueue(completion('lse_3'));
+    await r.clock.advanceAsync(0);
+    await turns();
+    expect(attempts).toHaveLength(1);
+    // The turn's telemetry follows its failed completion into the outbox.
+    await outbox.enqueue({
+      kind: 'telemetry',
+      instanceId: 'exi_1',
+      memoryId: 'mem_abc',
+      leaseId: 'lse_3',
+      decompositionId: 'dec_1',
+      events: [{ taskId: 'mem_abc', kind: 'Terminal', tokensIn: 1, tokensOut: 1, contextUsed: 1, contextWindow: 10 }],
+    });
+    await r.clock.advanceAsync(10);
+    expect(attempts).toHaveLength(1);
+    // Retries 0.75 s, then 1.25 s apart (mid-jitter of 1 s doubling), the new entry riding along.
+    await r.clock.advanceAsync(740);
+    await turns();
+    expect(attempts).toHaveLength(2);
+    await r.clock.advanceAsync(1_000);
+    await turns();
+    expect(attempts).toHaveLength(2);
+    await r.clock.advanceAsync(300);
+    await turns();
+    expect(attempts).toHaveLength(3);
   });
 });

@@ -128,8 +128,9 @@ export class SechroomOutbox {
     await writeFileAtomic(path.join(this.deps.dir, fileName(key)), JSON.stringify(full), { mode: 0o600 });
     this.entries.set(key, full);
     this.deps.onChange?.(this.entries.size);
-    this.failures = 0;
-    this.kick(0);
+    // While backing off, the new entry goes with the retry already set: a telemetry entry
+    // queued behind a failing completion must not cost the Work Layer an extra attempt.
+    if (this.failures === 0) this.kick(0);
     return key;
   }
 
