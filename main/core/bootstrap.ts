@@ -285,6 +285,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const profiles: SessionRegistry = new SessionRegistry({
     store: profileStore,
     log,
+    sweepStale: () => (options.executor ?? localExecutor).sweepStale(),
     emit: (event) => hub.emit(event),
     open: (profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile> =>
       openProfile(
@@ -320,7 +321,15 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const sampler = new CapacitySampler({
     clock,
     history,
-    sessions: () => ({ active: profiles.activeCount, max: machineCap(hostSettings.get(), cpuCount) }),
+    // What the machine can run now: its cap, or less when the profiles' own caps add up to less.
+    sessions: () => ({
+      active: profiles.activeCount,
+      max:
+        Math.min(
+          machineCap(hostSettings.get(), cpuCount),
+          profiles.sessions().reduce((n, s) => n + s.snapshot().sessions.max, 0),
+        ) || 1,
+    }),
     emit: (event) => hub.emit(event),
   });
   const sessionsService = {
