@@ -1,18 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { IsolationLevelSchema } from '../../../shared/isolation';
+import { RuntimeInfoSchema } from '../../../shared/runner';
 import type { Capabilities, RuntimeCapability } from './capabilities';
 
-const CapabilitySchema = z.object({
-  installed: z.boolean(),
-  version: z.string().optional(),
-  path: z.string().optional(),
-  signedIn: z.boolean().optional(),
-  problem: z.string().optional(),
-  isolation: IsolationLevelSchema.optional(),
-  isolationNote: z.string().optional(),
-});
+/** What detection found (the snapshot's runtime info without its derived `ready`). */
+const CapabilitySchema = RuntimeInfoSchema.omit({ ready: true });
 /** The detected binary's file as it was then (null: none found). */
 const BinarySchema = z.object({ size: z.number(), mtimeMs: z.number() }).nullable();
 const FileSchema = z.object({
