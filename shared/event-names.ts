@@ -7,9 +7,9 @@ const everyOf =
     list;
 
 /**
- * The contract's event names as plain data, for code that must not carry the schemas
- * (the window's IPC bridge subscribes to each; `EVENT_NAMES` in contract.ts derives the
- * same list from the schemas). An event added to the contract and not here fails the build.
+ * The contract's event names as plain data, for code that must not carry the schemas (the
+ * window's IPC bridge subscribes to each). An event added to the contract and not here
+ * fails the build.
  */
 export const EVENT_NAME_LIST = everyOf<EventName>()([
   'runner:status',
