@@ -168,7 +168,6 @@ export type EventPayload<K extends EventName> = z.output<Events[K]>;
 export type HostEvent = { [K in EventName]: { event: K; payload: EventPayload<K> } }[EventName];
 
 export const COMMAND_NAMES = Object.keys(commands) as CommandName[];
-export const EVENT_NAMES = Object.keys(events) as EventName[];
 
 export function isCommandName(name: unknown): name is CommandName {
   return typeof name === 'string' && Object.hasOwn(commands, name);

@@ -11,10 +11,6 @@ export type CommandError = z.infer<typeof CommandErrorSchema>;
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CommandError };
 
-export function resultSchema<T extends z.ZodType>(value: T) {
-  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), value }), z.object({ ok: z.literal(false), error: CommandErrorSchema })]);
-}
-
 /** Error codes the transports themselves produce (handlers add their own). */
 export const TransportErrorCode = {
   unknownCommand: 'unknown_command',

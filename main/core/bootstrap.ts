@@ -11,6 +11,7 @@ import { OperatorService } from './operator';
 import { hostPaths } from './paths';
 import { systemClock, type Clock, type DesktopPort, type Logger, type PlatformInfo } from './ports';
 import { CapabilityDetector } from './runner/capabilities';
+import { CapabilitiesCache } from './runner/capabilities-cache';
 import { RuntimeBreaker } from './runner/runtime-breaker';
 import { createCommandRunner, type CommandRunner } from './runner/process-runner';
 import { CapacityHistory, nodeSystemProbe, type SystemProbe } from './runner/telemetry';
@@ -178,7 +179,14 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const commandRunner = options.commandRunner ?? createCommandRunner(runtimeEnv);
   const isolation =
     options.isolationProbe ?? new IsolationProbe({ platform: process.platform, which: (name) => commandRunner.which(name), works: commandWorks });
-  const capabilities = new CapabilityDetector(commandRunner, clock, options.runtimeBinaries, runtimeEnv, () => isolation.refresh());
+  const capabilities = new CapabilityDetector(
+    commandRunner,
+    clock,
+    options.runtimeBinaries,
+    runtimeEnv,
+    () => isolation.refresh(),
+    new CapabilitiesCache(path.join(paths.dataDir, 'capabilities.json')),
+  );
   const breaker = new RuntimeBreaker();
   const appServerSupport = new AppServerSupport(commandRunner);
   const localExecutor = new LocalRuntimeExecutor({

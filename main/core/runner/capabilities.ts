@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolationLevel } from '../../../shared/isolation';
 import type { Clock } from '../ports';
+import type { CapabilitiesCache } from './capabilities-cache';
 import type { CommandRunner } from './process-runner';
 
 export type RuntimeName = RuntimeId;
@@ -54,6 +55,8 @@ export class CapabilityDetector {
   private cached: Capabilities | null = null;
   private detectedAt = -Infinity;
   private inflight: Promise<Capabilities> | null = null;
+  /** The last run's detection (from `cache`), answered until this run's first detection ends. */
+  private remembered: Promise<Capabilities | null> | null = null;
 
   constructor(
     private readonly runner: CommandRunner,
@@ -62,6 +65,8 @@ export class CapabilityDetector {
     /** The env the runtimes run with (where their auth state lives: HOME, CODEX_HOME, API keys). */
     private readonly env: Record<string, string | undefined> = process.env,
     private readonly isolation?: IsolationSource | undefined,
+    /** Where the last detection is kept between runs (see capabilities-cache.ts). */
+    private readonly cache?: CapabilitiesCache | undefined,
   ) {}
 
   /** A turn failed for want of credentials: the runtime is not ready until the next check. */
@@ -73,6 +78,7 @@ export class CapabilityDetector {
 
   /** The last detection, refreshed if it is older than the refresh period. */
   get(): Promise<Capabilities> {
+    if (!this.cached && this.cache) return this.fromLastRun();
     const signedOut = this.cached !== null && Object.values(this.cached).some((c) => c.installed && c.signedIn === false);
     if (this.cached && this.clock.now() - this.detectedAt < (signedOut ? SIGNED_OUT_REFRESH_MS : REFRESH_MS)) return Promise.resolve(this.cached);
     return this.refresh();
@@ -87,6 +93,13 @@ export class CapabilityDetector {
     return this.inflight;
   }
 
+  /** Before this run's first detection: the last run's, if its binaries are unchanged, while detection runs. */
+  private async fromLastRun(): Promise<Capabilities> {
+    this.remembered ??= this.cache!.load();
+    const detecting = this.refresh();
+    return (await this.remembered) ?? detecting;
+  }
+
   private async detect(): Promise<Capabilities> {
     const [claude, codex, isolation] = await Promise.all([
       this.detectOne('claude', this.binaries.claude),
@@ -97,6 +110,7 @@ export class CapabilityDetector {
       isolation && c.installed ? { ...c, isolation: isolation.level, ...(isolation.note ? { isolationNote: isolation.note } : {}) } : c;
     this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
+    void this.cache?.save(this.cached).catch(() => undefined);
     return this.cached;
   }
 

@@ -1,4 +1,5 @@
-import { EVENT_NAMES, type CommandName, type HostEvent, type RunnerTrayApi } from '../../../shared/contract';
+import type { CommandName, HostEvent, RunnerTrayApi } from '../../../shared/contract';
+import { EVENT_NAME_LIST } from '../../../shared/event-names';
 import type { Bridge, ConnectionState } from './types';
 
 /** Electron: the preload's `window.runnerTray`, one method per contract command. */
@@ -20,7 +21,7 @@ export function createIpcBridge(api: RunnerTrayApi): Bridge {
         pending = [];
         if (batch.length > 0) listener(batch);
       };
-      const unsubscribers = EVENT_NAMES.map((event) =>
+      const unsubscribers = EVENT_NAME_LIST.map((event) =>
         api.subscribe(event, (payload) => {
           if (pending.length === 0) queueMicrotask(flush);
           pending.push({ event, payload } as HostEvent);

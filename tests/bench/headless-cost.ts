@@ -1,0 +1,229 @@
+// The headless host as a server runs it: `node dist/headless/cli.mjs` (built), paired
+// with the emulator through a seed state file, with a stand-in runtime that stamps when
+// its process began and when it exits (stamp-runtime.mjs). Measures, on the real process:
+// start → first heartbeat (a restart with an identity on disk), idle RSS and CPU with no
+// window, enqueue → runtime process, runtime exit → result accepted, the runner's share
+// of a 1 s turn, and a window's data on screen in Chromium with 10,000 history rows.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from '@playwright/test';
+import type { RunningEmulator } from '../../emulator';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));
+const HEADLESS_BUNDLE = path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+const HISTORY_ROWS = 10_000;
+
+export interface HeadlessCost {
+  startToHeartbeatMs: number[];
+  idleRssMb: number;
+  /** Percent of one core over the idle window. */
+  idleCpuPercent: number;
+  idleSeconds: number;
+  /** Enqueue → the runtime process began. */
+  pickupMs: number[];
+  /** The runtime about to exit → the control plane accepted the result. */
+  tailMs: number[];
+  /** Runner time (everything but the runtime's own) as a share of a 1 s turn, in percent. */
+  overheadPercent: number[];
+  /** Navigation → the first history row on screen (Turns view, 10,000 rows on disk). */
+  dataOnScreenMs: number[];
+  longestTaskMs: number;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function cpuTicks(pid: number): number {
+  // Fields after the command name (which may hold spaces, so split after its ')').
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+}
+
+interface Host {
+  child: ChildProcess;
+  exited: Promise<unknown>;
+  address: Promise<string>;
+}
+
+function startHost(dataDir: string, args: string[]): Host {
+  const child = spawn(process.execPath, [HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1',
+      RUNNER_TRAY_QUIT_DRAIN_MS: '0',
+      RUNNER_TRAY_CLAUDE_BIN: STAMP_RUNTIME,
+      RUNNER_TRAY_CODEX_BIN: STAMP_RUNTIME,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const address = new Promise<string>((resolve) =>
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(line)?.[1];
+      if (url) resolve(url);
+    }),
+  );
+  return { child, exited: new Promise((resolve) => child.once('exit', resolve)), address };
+}
+
+async function stop(host: Host): Promise<void> {
+  host.child.kill('SIGTERM');
+  await host.exited;
+}
+
+/** Finished turns as the history file keeps them (what the Turns view pages through). */
+function writeHistory(dataDir: string): void {
+  const base = Date.parse('2026-11-01T00:00:00Z');
+  const turns = Array.from({ length: HISTORY_ROWS }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    kind: 'turn_execution',
+    runtime: 'claude',
+    seat: null,
+    buildRequestId: null,
+    startedAt: new Date(base + i * 60_000).toISOString(),
+    endedAt: new Date(base + i * 60_000 + 30_000).toISOString(),
+    phase: 'succeeded',
+    pid: null,
+    tokens: { input: 100, output: 50 },
+    costUsd: 0.01,
+    outputTail: `output of turn ${i}\n`.repeat(20),
+    summary: `summary number ${i}`,
+    lease: null,
+    reason: null,
+    delivery: { state: 'delivered', attempts: 1, since: new Date(base + i * 60_000 + 30_000).toISOString(), reason: null },
+  }));
+  writeFileSync(path.join(dataDir, 'turn-history.json'), JSON.stringify({ version: 1, turns }));
+}
+
+async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Promise<{ pickup: number; tail: number; overhead: number }> {
+  const enqueuedAt = epochNow();
+  const unit = emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `bench ms=${ms}`, target_runner_id: runnerId });
+  await emu.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === unit.id, { timeoutMs: 30_000 });
+  const acceptedAt = epochNow();
+  const summary = emu.admin.listResults({ unit_id: unit.id })[0]?.summary ?? '';
+  const stamps = /spawned=([\d.]+) exiting=([\d.]+)/.exec(summary);
+  if (!stamps) throw new Error(`the stand-in runtime's stamps are not in the result: ${summary}`);
+  const spawned = Number(stamps[1]);
+  const exiting = Number(stamps[2]);
+  const turn = exiting - spawned;
+  return { pickup: spawned - enqueuedAt, tail: acceptedAt - exiting, overhead: ((acceptedAt - enqueuedAt - turn) / Math.max(turn, 1)) * 100 };
+}
+
+async function dataOnScreen(host: Host, loads: number): Promise<{ ms: number[]; longestTaskMs: number }> {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+  const ms: number[] = [];
+  let longestTaskMs = 0;
+  try {
+    let url = await host.address;
+    for (let i = 0; i < loads; i++) {
+      const page = await browser.newPage();
+      await page.addInitScript(() => {
+        const w = window as unknown as { __longest: number };
+        w.__longest = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) w.__longest = Math.max(w.__longest, entry.duration);
+        }).observe({ type: 'longtask', buffered: true });
+      });
+      await page.goto(`${url}#turns`);
+      await page.getByTestId('history-row').first().waitFor();
+      ms.push(await page.evaluate(() => performance.now()));
+      await sleep(500); // long tasks right after the first rows still count as load
+      longestTaskMs = Math.max(longestTaskMs, await page.evaluate(() => (window as unknown as { __longest: number }).__longest));
+      await page.close();
+      // Each address opens one window: ask the host for the next one.
+      const next = new Promise<string>((resolve) =>
+        createInterface({ input: host.child.stdout! }).on('line', (line) => {
+          const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(line)?.[1];
+          if (found) resolve(found);
+        }),
+      );
+      host.child.kill('SIGUSR2');
+      url = await next;
+    }
+  } finally {
+    await browser.close();
+  }
+  return { ms, longestTaskMs };
+}
+
+export async function measureHeadless(
+  emu: RunningEmulator,
+  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; loads: number },
+): Promise<HeadlessCost> {
+  if (!existsSync(HEADLESS_BUNDLE)) throw new Error(`${HEADLESS_BUNDLE} is missing: run npm run build first`);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-bench-headless-'));
+  const runner = emu.admin.createRunner({ name: 'bench-headless' });
+  const stateFile = path.join(dataDir, 'seed-state.json');
+  writeFileSync(stateFile, JSON.stringify({ ...runner, app_url: emu.url }), { mode: 0o600 });
+  const heartbeatOf = () => emu.admin.waitForEvent((e) => e.type === 'runner.heartbeat' && e.data.runner_id === runner.runner_id, { timeoutMs: 30_000 });
+  let host: Host | null = null;
+  try {
+    // First start: the identity moves from the seed's state file into the data folder.
+    host = startHost(dataDir, ['--control-plane', emu.url, '--state-file', stateFile]);
+    await heartbeatOf();
+    await stop(host);
+    host = null;
+
+    const startToHeartbeatMs: number[] = [];
+    for (let i = 0; i < options.starts; i++) {
+      if (host) await stop(host);
+      const beat = heartbeatOf();
+      const t0 = performance.now();
+      host = startHost(dataDir, ['--control-plane', emu.url]);
+      await beat;
+      startToHeartbeatMs.push(performance.now() - t0);
+    }
+    const pid = host!.child.pid!;
+    // Start-up work (runtime detection, the first claim, the heap settling) is not idle.
+    await sleep(options.settleMs);
+    const ticks0 = cpuTicks(pid);
+    const t0 = performance.now();
+    await sleep(options.idleMs);
+    const idleSeconds = (performance.now() - t0) / 1000;
+    const idleCpuPercent = ((cpuTicks(pid) - ticks0) / TICKS_PER_SECOND / idleSeconds) * 100;
+    const idleRssMb = rssMb(pid);
+
+    const pickupMs: number[] = [];
+    const tailMs: number[] = [];
+    for (let i = 0; i < options.pickups; i++) {
+      // Arrivals at a uniformly random moment of a second (the held claim is waiting).
+      await sleep(Math.random() * 1_000);
+      const run = await runUnit(emu, runner.runner_id, 0);
+      pickupMs.push(run.pickup);
+      tailMs.push(run.tail);
+    }
+    const overheadPercent: number[] = [];
+    for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runner.runner_id, 1_000)).overhead);
+
+    // A window on a host with 10,000 finished turns on disk.
+    await stop(host!);
+    writeHistory(dataDir);
+    host = startHost(dataDir, ['--control-plane', emu.url]);
+    await heartbeatOf();
+    const screen = await dataOnScreen(host, options.loads);
+    return {
+      startToHeartbeatMs,
+      idleRssMb,
+      idleCpuPercent,
+      idleSeconds,
+      pickupMs,
+      tailMs,
+      overheadPercent,
+      dataOnScreenMs: screen.ms,
+      longestTaskMs: screen.longestTaskMs,
+    };
+  } finally {
+    if (host) await stop(host);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

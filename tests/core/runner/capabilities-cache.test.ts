@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CapabilityDetector } from '../../../main/core/runner/capabilities';
+import { CapabilitiesCache } from '../../../main/core/runner/capabilities-cache';
+import type { CommandRunner } from '../../../main/core/runner/process-runner';
+import { FakeClock } from '../../helpers/fake-clock';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A claude binary on disk, and a command runner whose answers are held until `release()`. */
+function setup() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'caps-cache-'));
+  dirs.push(dir);
+  const claude = path.join(dir, 'claude');
+  writeFileSync(claude, '#!/bin/sh\n');
+  let release: () => void = () => undefined;
+  let held = new Promise<void>((resolve) => (release = resolve));
+  const cli = { version: '2.1.197' };
+  const runner: CommandRunner = {
+    which: async () => null,
+    run: async () => {
+      await held;
+      return { code: 0, stdout: `${cli.version} (Claude Code)\n`, stderr: '' };
+    },
+  };
+  const detector = () =>
+    new CapabilityDetector(runner, new FakeClock(0), { claude, codex: 'codex' }, {}, undefined, new CapabilitiesCache(path.join(dir, 'capabilities.json')));
+  return {
+    cli,
+    claude,
+    detector,
+    release: () => release(),
+    hold: () => {
+      held = new Promise<void>((resolve) => (release = resolve));
+    },
+  };
+}
+
+describe('runtime detection remembered between runs', () => {
+  it("a restart answers the last run's detection at once, while its own detection runs", async () => {
+    const s = setup();
+    const first = s.detector();
+    const detecting = first.get();
+    s.release();
+    expect((await detecting).claude).toMatchObject({ installed: true, version: '2.1.197' });
+    // Saved beside the detection (not awaited by it): wait for the file.
+    await expect.poll(() => new CapabilitiesCache(path.join(path.dirname(s.claude), 'capabilities.json')).load()).not.toBeNull();
+
+    s.hold();
+    const second = s.detector();
+    // The CLIs do not answer (held), yet the first heartbeat has what to say.
+    expect((await second.get()).claude).toMatchObject({ installed: true, version: '2.1.197', path: s.claude });
+    s.release();
+  });
+
+  it('is not used once the binary changed: the restart waits for its own detection', async () => {
+    const s = setup();
+    const first = s.detector();
+    const detecting = first.get();
+    s.release();
+    await detecting;
+    const cache = new CapabilitiesCache(path.join(path.dirname(s.claude), 'capabilities.json'));
+    await expect.poll(() => cache.load()).not.toBeNull();
+
+    // An update of the CLI: another file at the same path.
+    writeFileSync(s.claude, '#!/bin/sh\necho new\n');
+    utimesSync(s.claude, new Date(), new Date(Date.now() + 60_000));
+    expect(await cache.load()).toBeNull();
+    s.cli.version = '2.2.0';
+    // The answer is this run's detection, not the remembered 2.1.197.
+    expect((await s.detector().get()).claude).toMatchObject({ installed: true, version: '2.2.0' });
+  });
+});
