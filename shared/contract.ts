@@ -3,6 +3,7 @@ import type { Result } from './result';
 import { command, NoInput } from './command';
 import { operatorCommands, operatorEvents } from './operator-contract';
 
+import { OptionalProfileRefSchema, ProfileAddInputSchema, ProfileIdSchema, ProfileNameSchema, ProfileSummarySchema, withProfile } from './profiles';
 import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './runner';
 import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
@@ -46,6 +47,8 @@ export const LogEntrySchema = z.object({
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 
 export const SettingsViewSchema = z.object({
+  /** Whose settings: the profile's own settings merged over the host-wide ones (absent from older hosts: `default`). */
+  profile: ProfileIdSchema.optional(),
   settings: settingsSchema,
   /** Settings whose effective value comes from an env variable or flag (headless), with the source. */
   overridden: z.array(z.object({ key: z.enum(SETTING_KEYS), source: z.string() })),
@@ -53,6 +56,16 @@ export const SettingsViewSchema = z.object({
   warnings: z.array(z.string()),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+const PauseInputShape = {
+  minutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .nullable(),
+  note: z.string().max(500).optional(),
+};
 
 export const commands = {
   'app:info': command(NoInput, AppInfoSchema),
@@ -63,31 +76,32 @@ export const commands = {
   'app:open-external': command(z.object({ url: z.string().min(1).max(2000) }).strict(), z.null()),
   /** Desktop only: show the logs folder in the file manager. */
   'app:open-logs': command(NoInput, z.null()),
-  'runner:status': command(NoInput, RunnerStatusSchema),
-  'runner:snapshot': command(NoInput, RunnerSnapshotSchema),
-  'pairing:start': command(NoInput, PairingStateSchema),
-  'pairing:cancel': command(NoInput, z.null()),
+  /**
+   * Per-profile commands take an optional `profile` (a profile id); without it they act on
+   * the `default` profile, which is what a single-runner host had.
+   */
+  'runner:status': command(OptionalProfileRefSchema, RunnerStatusSchema),
+  'runner:snapshot': command(OptionalProfileRefSchema, RunnerSnapshotSchema),
+  'pairing:start': command(OptionalProfileRefSchema, PairingStateSchema),
+  'pairing:cancel': command(OptionalProfileRefSchema, z.null()),
   /** Pair with a code an operator got elsewhere (the control plane's web page): the seed's `--user-code`. */
-  'pairing:start-with-code': command(z.object({ code: z.string().trim().min(1).max(64) }).strict(), PairingStateSchema),
+  'pairing:start-with-code': command(withProfile({ code: z.string().trim().min(1).max(64) }), PairingStateSchema),
   /** Take over an existing `rost runner serve` state file (the secret moves to the secret store). */
-  'runner:import': command(z.object({ file: z.string().min(1).max(4096) }).strict(), z.object({ runnerId: z.string(), notes: z.array(z.string()) })),
-  'runner:unpair': command(z.object({ force: z.boolean().default(false) }).strict(), z.null()),
+  'runner:import': command(withProfile({ file: z.string().min(1).max(4096) }), z.object({ runnerId: z.string(), notes: z.array(z.string()) })),
+  'runner:unpair': command(withProfile({ force: z.boolean().default(false) }), z.null()),
   /** minutes: null pauses until resumed. The pause (and its note) survives restarts. */
-  'runner:pause': command(
-    z
-      .object({
-        minutes: z
-          .number()
-          .int()
-          .min(1)
-          .max(7 * 24 * 60)
-          .nullable(),
-        note: z.string().max(500).optional(),
-      })
-      .strict(),
-    RunnerSnapshotSchema,
-  ),
-  'runner:resume': command(NoInput, RunnerSnapshotSchema),
+  'runner:pause': command(withProfile(PauseInputShape), RunnerSnapshotSchema),
+  'runner:resume': command(OptionalProfileRefSchema, RunnerSnapshotSchema),
+  /** Pauses every profile (the tray's "Pause all"); answers with every profile after it. */
+  'runner:pause-all': command(z.object(PauseInputShape).strict(), z.array(ProfileSummarySchema)),
+  'runner:resume-all': command(NoInput, z.array(ProfileSummarySchema)),
+  /** Every profile with its status, in the order they were added (`default` first). */
+  'profiles:list': command(NoInput, z.array(ProfileSummarySchema)),
+  /** A new, unpaired profile; its settings start as the default profile's (another control plane URL if given). */
+  'profiles:add': command(ProfileAddInputSchema, ProfileSummarySchema),
+  'profiles:rename': command(z.object({ profile: ProfileIdSchema, name: ProfileNameSchema }).strict(), ProfileSummarySchema),
+  /** Removes an unpaired profile and its files (unpair it first). The `default` profile stays. */
+  'profiles:remove': command(z.object({ profile: ProfileIdSchema }).strict(), z.null()),
   /**
    * The one quit policy. `after-turns`: take no new work, quit when the running turns
    * finish (at most the quitDrainMs setting, then they are canceled). `now`: cancel them
@@ -102,9 +116,12 @@ export const commands = {
   /** One turn's full record (output tail, summary), running or in the history; null when it is not kept. */
   'turns:detail': command(z.object({ id: z.string().min(1).max(200) }).strict(), TurnViewSchema.nullable()),
   'turns:cancel': command(z.object({ id: z.string().min(1).max(200) }).strict(), z.null()),
-  'settings:get': command(NoInput, SettingsViewSchema),
-  /** Any subset of the settings; validated by the core with the shared schema's messages. */
-  'settings:update': command(z.record(z.string(), z.unknown()), SettingsViewSchema),
+  'settings:get': command(OptionalProfileRefSchema, SettingsViewSchema),
+  /**
+   * Any subset of the settings; validated by the core with the shared schema's messages.
+   * `profile` names whose profile settings change (default `default`); host-wide keys change for all.
+   */
+  'settings:update': command(z.object({ profile: ProfileIdSchema.optional() }).catchall(z.unknown()), SettingsViewSchema),
   'log:recent': command(
     z
       .object({ limit: z.number().int().min(1).max(1000).optional() })
@@ -118,8 +135,12 @@ export const commands = {
 } as const;
 
 export const events = {
-  'runner:status': RunnerStatusSchema,
+  /** One profile's status changed: `profile` says whose (this host always sets it; absent means `default`). */
+  'runner:status': RunnerStatusSchema.and(z.object({ profile: ProfileIdSchema.optional() })),
+  /** One profile's snapshot; its `profile` says whose (always set by this host). */
   'runner:snapshot': RunnerSnapshotSchema,
+  /** The profiles or any of their statuses changed: the whole list, as `profiles:list` answers. */
+  'profiles:changed': z.array(ProfileSummarySchema),
   'telemetry:sample': CapacitySampleSchema,
   'turns:update': TurnsUpdateSchema,
   /** A moment worth a notification that no state carries by itself (the breaker pausing a runtime). */

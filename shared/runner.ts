@@ -35,6 +35,8 @@ export type SecretStorageInfo = z.infer<typeof SecretStorageInfoSchema>;
 
 /** Everything the window shows about the runner; never the secret. */
 export const RunnerSnapshotSchema = z.object({
+  /** Whose runner this is, a profile id (absent from older hosts: `default`). */
+  profile: z.string().optional(),
   status: RunnerStatusSchema,
   pairing: PairingStateSchema.nullable(),
   identity: z

@@ -22,6 +22,8 @@ export const DEFAULT_MODEL_ACCOUNT_STATE = 'unknown';
 export const MIN_HEARTBEAT_MS = 1000;
 export const MIN_INTERACTIVE_CLAIM_MS = 250;
 export const MAX_SESSIONS_LIMIT = 8;
+/** The machine-wide cap on turns at once, over every profile (0: one per CPU core). */
+export const MAX_MACHINE_TURNS = 64;
 /** Quitting waits at most this long for running turns (a day), then cancels them. */
 export const MAX_QUIT_DRAIN_MS = 24 * 3_600_000;
 export const DEFAULT_QUIT_DRAIN_MS = 5 * 60_000;
@@ -57,6 +59,8 @@ export interface Settings {
   usageReservePercent: number;
   /** Percent-left thresholds that notify, normalized `20, 5` (empty: none). */
   usageAlertPercents: string;
+  /** Turns at once on this machine over every profile; 0 is one per CPU core. Each profile's maxSessions still holds. */
+  machineMaxTurns: number;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -81,6 +85,7 @@ export const SETTING_KEYS = [
   'codexDriver',
   'usageReservePercent',
   'usageAlertPercents',
+  'machineMaxTurns',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -105,6 +110,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   codexDriver: 'Codex driver',
   usageReservePercent: 'Usage reserve (%)',
   usageAlertPercents: 'Usage alerts (% left)',
+  machineMaxTurns: 'Turns at once on this machine',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
@@ -127,6 +133,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   codexDriver: 'must be auto, exec or app-server.',
   usageReservePercent: 'must be a number from 0 to 50.',
   usageAlertPercents: 'must be a comma-separated list of numbers from 1 to 99.',
+  machineMaxTurns: `must be an integer from 0 (one per CPU core) to ${MAX_MACHINE_TURNS}.`,
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -156,6 +163,8 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
       return int(MIN_INTERACTIVE_CLAIM_MS);
     case 'maxSessions':
       return int(1, MAX_SESSIONS_LIMIT);
+    case 'machineMaxTurns':
+      return int(0, MAX_MACHINE_TURNS);
     case 'modelAccountAlias':
       // As the seed: trimmed, and missing or blank is the shared `default` account.
       return z
@@ -237,6 +246,7 @@ export function defaultSettings(hostname: string): Settings {
     codexDriver: 'auto',
     usageReservePercent: DEFAULT_USAGE_RESERVE_PERCENT,
     usageAlertPercents: DEFAULT_USAGE_ALERT_PERCENTS,
+    machineMaxTurns: 0,
   };
 }
 

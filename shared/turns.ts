@@ -24,6 +24,8 @@ export type Delivery = z.infer<typeof DeliverySchema>;
 /** One unit of work as the window shows it. Text from the control plane is display text only. */
 export const TurnViewSchema = z.object({
   id: z.string(),
+  /** The profile that ran it (absent from rows of single-runner builds: `default`). */
+  profile: z.string().optional(),
   kind: z.enum(['turn_execution', 'work_order']),
   runtime: z.enum(RUNTIME_IDS).nullable(),
   seat: z.object({ id: z.string(), name: z.string().nullable() }).nullable(),

@@ -13,8 +13,6 @@ import { systemClock, type Clock, type DesktopPort, type Logger, type PlatformIn
 import { CapabilityDetector } from './runner/capabilities';
 import { RuntimeBreaker } from './runner/runtime-breaker';
 import { createCommandRunner, type CommandRunner } from './runner/process-runner';
-import { Runner, type RunnerConfig } from './runner/runner';
-import { RunnerStateStore } from './runner/runner-state-store';
 import { CapacityHistory, nodeSystemProbe, type SystemProbe } from './runner/telemetry';
 import { openSecretStore, type OpenSecretStoreResult } from './secrets/open-secret-store';
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
@@ -22,16 +20,23 @@ import { createSettingsStore, type PersistentSettingsStore, type SettingsBackend
 import { LocalRuntimeExecutor } from './exec/executor';
 import { IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
 import type { UnitExecutor } from './work/executor-port';
-import { ResultOutbox } from './work/outbox';
-import { ResumeCache } from './work/resume-cache';
-import { RunningJournal } from './work/running-journal';
 import { TurnRegistry } from './work/turn-registry';
 import { TurnHistoryStore } from './work/turn-history-store';
 import { HISTORY_LIMIT } from '../../shared/turns';
-import { WorkManager } from './work/work-manager';
 import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
 import { AppServerSupport } from './exec/codex-app-server/support';
 import { createUsage } from './usage/usage-wiring';
+import { CapacitySampler } from './runner/capacity-sampler';
+import { MachineSlots } from './sessions/machine-slots';
+import { migrateToProfiles } from './sessions/migration';
+import { splitPatch } from './sessions/profile-settings';
+import { profileSecretAccount, ProfileStore } from './sessions/profile-store';
+import { RostSession } from './sessions/rost-session';
+import type { RunOneOutcome, RunnerSession } from './sessions/session';
+import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
+import { openProfile, type SessionFactories } from './sessions/open-profile';
+import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
+import { MAX_SESSIONS_LIMIT, type Settings } from '../../shared/settings';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -65,6 +70,11 @@ export interface CoreOptions {
   workStrategy?: 'adaptive' | 'seed';
   /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
   workAutoClaim?: boolean;
+  /**
+   * The profile `runner`, `work`, `settings` and the per-profile overrides are about
+   * (headless `--profile`); created when missing. Default: `default`.
+   */
+  profile?: string;
   /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
@@ -74,9 +84,14 @@ export interface CoreOptions {
 export interface Core {
   host: Host;
   log: Logger;
+  /** The main profile's effective settings (its own over the host's); `profiles.settingsOf(id)` for any. */
   settings: PersistentSettingsStore;
-  runner: Runner;
-  work: WorkManager;
+  /** The main profile's session (`options.profile`, else `default`). */
+  runner: RunnerSession;
+  /** `--once` and the headless quit count on the main profile. */
+  work: { runOne(): Promise<RunOneOutcome>; readonly activeCount: number };
+  /** Every profile's session. */
+  profiles: SessionRegistry;
   /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */
   capabilities: CapabilityDetector;
   /**
@@ -106,6 +121,11 @@ export function currentPlatform(): PlatformInfo {
   };
 }
 
+/** The machine-wide cap on turns at once: the setting, or one per core (0). */
+function machineCap(settings: Settings, cpuCount: number): number {
+  return settings.machineMaxTurns > 0 ? settings.machineMaxTurns : Math.max(1, cpuCount);
+}
+
 /** The composition root: builds the core the same way for both entries. */
 export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const clock = options.clock ?? systemClock;
@@ -120,11 +140,17 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   };
   const secretList = () => [...knownSecrets];
   const hub = new EventHub(clock);
+  const cpuCount = os.cpus().length;
+  const mainProfile = ProfileIdSchema.parse(options.profile ?? DEFAULT_PROFILE_ID);
+  const overrideSources = options.overrideSources ?? {};
 
-  const settings = createSettingsStore({
-    backend: options.settingsBackend ?? createConfSettingsBackend({ dir: paths.dataDir }),
+  // Env and flag overrides: the per-profile ones are the main profile's, the rest the host's.
+  const overrides = splitPatch(options.overrides ?? {});
+  const hostBackend = options.settingsBackend ?? createConfSettingsBackend({ dir: paths.dataDir });
+  const hostSettings = createSettingsStore({
+    backend: hostBackend,
     hostname: platform.hostname,
-    ...(options.overrides ? { overrides: options.overrides } : {}),
+    overrides: overrides.host,
     onWarning: (message) => log.warn(message),
   });
 
@@ -133,31 +159,15 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     (await openSecretStore({
       service: 'Runner Tray',
       dataDir: paths.dataDir,
-      preferred: settings.get().secretBackend,
-      allowFileStore: options.allowFileSecretStore ?? settings.get().secretBackend === 'file',
+      preferred: hostSettings.get().secretBackend,
+      allowFileStore: options.allowFileSecretStore ?? hostSettings.get().secretBackend === 'file',
     }));
   if (!secrets.ok) log.warn('no secret store: pairing is refused until one works', { reason: secrets.reason });
 
-  const state = new RunnerStateStore(path.join(paths.dataDir, 'runner-state.json'));
-  const stateLoad = await state.load();
-  if (stateLoad.warning) log.warn(stateLoad.warning);
+  const profileStore = new ProfileStore(paths.dataDir);
+  await migrateToProfiles({ dataDir: paths.dataDir, store: profileStore, legacySettings: readQuietly(hostBackend), hostname: platform.hostname, log });
 
   const history = new CapacityHistory(options.systemProbe ?? nodeSystemProbe);
-  const config = (): RunnerConfig => {
-    const s = settings.get();
-    return {
-      controlPlaneUrl: s.controlPlaneUrl,
-      runnerName: s.runnerName,
-      runtime: s.runtime,
-      heartbeatMs: s.heartbeatMs,
-      interactiveClaimMs: Math.min(s.interactiveClaimMs, s.heartbeatMs),
-      maxSessions: s.maxSessions,
-      modelAccountAlias: s.modelAccountAlias,
-      modelAccountState: usage.accountState(),
-      expectedTenantId: s.expectedTenantId ?? null,
-      runWork: s.runWork,
-    };
-  };
   // Readiness is checked with the env the runtimes run with (their HOME holds their login).
   const runtimeEnv = { ...process.env, ...options.runtimeEnv };
   const commandRunner = options.commandRunner ?? createCommandRunner(runtimeEnv);
@@ -173,24 +183,25 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     clientVersion: options.appVersion,
     ...(options.parentDeathWatch !== undefined ? { parentDeathWatch: options.parentDeathWatch } : {}),
     codexDriver: async (binary) => {
-      const choice = settings.get().codexDriver;
+      const choice = hostSettings.get().codexDriver;
       if (choice !== 'auto') return choice;
       return (await appServerSupport.check(binary)) ? 'app-server' : 'exec';
     },
     isolation: {
       tools: () => isolation.get(),
-      extraEnvAllow: () => parseAllowList(settings.get().runtimeEnvAllow),
-      ownConfig: () => settings.get().useOwnAgentConfig,
+      extraEnvAllow: () => parseAllowList(hostSettings.get().runtimeEnvAllow),
+      ownConfig: () => hostSettings.get().useOwnAgentConfig,
       // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
       hidden: [paths.dataDir],
     },
   });
+  const mainSettings = () => profiles.settingsOf(mainProfile).get();
   const usage = createUsage({
     dataDir: paths.dataDir,
     clock,
     log,
-    settings: () => settings.get(),
-    stateOverridden: () => options.overrideSources?.modelAccountState !== undefined,
+    settings: mainSettings,
+    stateOverridden: () => overrideSources.modelAccountState !== undefined,
     capabilities,
     executor: options.executor ?? localExecutor,
     probeCodex: async () => {
@@ -200,44 +211,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     },
     emit: (event) => hub.emit(event),
   });
-  await usage.start();
-  const runner = new Runner({
-    clock,
-    log: log.child('runner'),
-    ...(options.random ? { random: options.random } : {}),
-    config,
-    secrets: secrets.ok ? secrets.store : null,
-    secretStorage: secrets.ok
-      ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
-      : { backend: 'none', warning: null, problem: secrets.reason },
-    state,
-    connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
-    capabilities,
-    breaker,
-    history,
-    platform,
-    appVersion: options.appVersion,
-    cpuCount: os.cpus().length,
-    emit: (event) => hub.emit(event),
-    registerSecret,
-    operatorPairingStart: (input) => operator.runnerPairingStart(input),
-    knownSecrets: secretList,
-    claimsDeferred: () => usage.claimsDeferred(),
-  });
-  const unsubscribeUsage = usage.service.onChange(() => runner.refreshStatus());
-  const unsubscribeSettings = settings.onChange(() => {
-    usage.service.refresh();
-    runner.reconfigure();
-    // Every window, the tray and the login item follow the stored settings, whoever changed them.
-    hub.emit({ event: 'settings:changed', payload: settingsView(settings, options.overrideSources ?? {}) });
-  });
 
-  // Finished turns outlive the process: the Turns view shows them after a restart.
+  // Finished turns outlive the process: the Turns view shows them (every profile's) after a restart.
   const historyStore = new TurnHistoryStore(path.join(paths.dataDir, 'turn-history.json'), log.child('history'));
   const registry = new TurnRegistry(
     () => hub.poke(),
     HISTORY_LIMIT,
-    (history) => void historyStore.save(history),
+    (rows) => void historyStore.save(rows),
   );
   const historyService = {
     start: async () => registry.restoreHistory(await historyStore.load()),
@@ -247,59 +227,12 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     const update = registry.drain();
     return update ? { event: 'turns:update', payload: update } : null;
   });
-  const outbox = new ResultOutbox({
-    dir: path.join(paths.dataDir, 'outbox'),
-    clock,
-    log: log.child('outbox'),
-    ...(options.random ? { random: options.random } : {}),
-    target: () => {
-      const connector = runner.currentConnector;
-      const credentials = runner.currentCredentials;
-      return connector && credentials ? { connector, credentials } : null;
-    },
-    onRevoked: () => void runner.markRevoked(),
-    onChange: (pending) => runner.setUndelivered(pending),
-    onDelivery: (event) => work.onDelivery(event),
-    beforeReport: (key) => work.beforeReport(key),
-  });
-  const work = new WorkManager({
-    clock,
-    log: log.child('work'),
-    ...(options.random ? { random: options.random } : {}),
-    host: {
-      credentials: () => runner.currentCredentials,
-      connector: () => runner.currentConnector,
-      tenantId: () => runner.identity?.tenantId ?? null,
-      controlPlaneUrl: () => runner.identity?.controlPlaneUrl ?? null,
-      longPollMaxMs: () => runner.longPoll,
-      paused: () => runner.isPaused,
-      config: () => config(),
-      onHeartbeat: (listener) => runner.onHeartbeat(listener),
-      setActive: (active) => runner.setActive(active),
-      markRevoked: () => runner.markRevoked(),
-      notReady: () => runner.notReady(),
-      readinessChanged: (notice) => runner.readinessChanged(notice),
-    },
-    registry,
-    outbox,
-    journal: new RunningJournal(path.join(paths.dataDir, 'running')),
-    resume: new ResumeCache(state, () => clock.now()),
-    executor: usage.executor,
-    admission: usage.admission,
-    capabilities,
-    breaker,
-    knownSecrets: secretList,
-    registerTurnSecret: (secret) => logging.addTurnSecret(secret),
-    ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
-    ...(options.workStrategy ? { strategy: options.workStrategy } : {}),
-    ...(options.workAutoClaim === false ? { autoClaim: false } : {}),
-  });
-  const unsubscribeWake = runner.onWake(() => work.wake());
+
   const operator = new OperatorService({
     clock,
     log: log.child('operator'),
     ...(options.random ? { random: options.random } : {}),
-    controlPlaneUrl: () => settings.get().controlPlaneUrl,
+    controlPlaneUrl: () => mainSettings().controlPlaneUrl,
     secrets: secrets.ok ? secrets.store : null,
     secretProblem: secrets.ok ? null : secrets.reason,
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -309,15 +242,105 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     turns: () => registry.snapshot(),
   });
 
+  const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
+  const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
+  const factories: SessionFactories = {
+    rost: ({ profile, dir, settings, state, log: profileLog }) =>
+      new RostSession({
+        profile,
+        dir,
+        clock,
+        log: profileLog,
+        ...(options.random ? { random: options.random } : {}),
+        // Never above 8 per profile, whatever the machine allows.
+        settings: () => {
+          const s = settings.get();
+          return { ...s, maxSessions: Math.min(s.maxSessions, MAX_SESSIONS_LIMIT) };
+        },
+        accountState: () => (profile.id === mainProfile ? usage.accountState() : settings.get().modelAccountState),
+        secrets: secrets.ok ? secrets.store : null,
+        secretStorage: secrets.ok
+          ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
+          : { backend: 'none', warning: null, problem: secrets.reason },
+        account: (url) => profileSecretAccount(profile.id, url),
+        state,
+        connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
+        capabilities,
+        breaker,
+        history,
+        machine,
+        registry,
+        executor: usage.executorFor(() => settings.get().modelAccountAlias),
+        admission: usage.admission,
+        platform,
+        appVersion: options.appVersion,
+        cpuCount,
+        emit: (event) => hub.emit(event),
+        registerSecret,
+        knownSecrets: secretList,
+        registerTurnSecret: (secret) => logging.addTurnSecret(secret),
+        ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
+        // The signed-in operator belongs to the main profile's control plane.
+        operatorPairingStart: async (input) => (settings.get().controlPlaneUrl === mainSettings().controlPlaneUrl ? operator.runnerPairingStart(input) : null),
+        claimsDeferred: () => usage.claimsDeferred(),
+        strategy: options.workStrategy ?? 'adaptive',
+        autoClaim: options.workAutoClaim !== false,
+        onChange: () => profiles.changed(),
+        onRuntimes: runtimesChanged,
+      }),
+  };
+  const profiles: SessionRegistry = new SessionRegistry({
+    store: profileStore,
+    log,
+    emit: (event) => hub.emit(event),
+    open: (profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile> =>
+      openProfile(
+        {
+          dataDir: paths.dataDir,
+          hostname: platform.hostname,
+          hostSettings,
+          log,
+          factories,
+          emit: (event) => hub.emit(event),
+          settingsView: (id, settings) => settingsView(id, settings, overrideSources),
+          overridesFor: (id) => (id === mainProfile ? overrides.profile : undefined),
+          onSettings: () => {
+            usage.service.refresh();
+            machine.recheck();
+          },
+        },
+        profile,
+        initial,
+      ),
+  });
+  await profiles.openAll();
+  if (!profileStore.all().some((p) => p.id === mainProfile)) await profiles.add({ id: mainProfile, name: mainProfile, connector: 'rost' as ConnectorKind });
+  await usage.start();
+  const unsubscribeUsage = usage.service.onChange(() => profiles.sessions().forEach((s) => s.refreshStatus()));
+
+  const sampler = new CapacitySampler({
+    clock,
+    history,
+    sessions: () => ({ active: profiles.activeCount, max: machineCap(hostSettings.get(), cpuCount) }),
+    emit: (event) => hub.emit(event),
+  });
+  const sessionsService = {
+    start: async () => {
+      await profiles.start();
+      void capabilities.refresh().then(() => profiles.sessions().forEach((s) => s.runtimesChanged(null, false)));
+    },
+    stop: () => profiles.stop(),
+  };
+
   let shutdownCore: (limitMs?: number) => Promise<void> = async () => {};
   const quit = new QuitPolicy({
     clock,
     log: log.child('quit'),
-    work,
-    setStopping: (stopping) => runner.setStopping(stopping),
-    drainLimitMs: () => settings.get().quitDrainMs,
+    work: profiles.work,
+    setStopping: (stopping) => profiles.sessions().forEach((s) => s.setStopping(stopping)),
+    drainLimitMs: () => hostSettings.get().quitDrainMs,
     shutdown: () => shutdownCore(0),
-    undelivered: () => outbox.pending,
+    undelivered: () => profiles.undelivered,
   });
 
   const startedAt = clock.now();
@@ -325,9 +348,9 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     hub,
     log,
     logFeed: logging,
-    status: () => runner.status(),
-    // The history loads first (the work side adds restart reports to it) and is flushed last.
-    services: [historyService, runner, work, operator],
+    status: () => profiles.status(),
+    // The history loads first (the sessions add restart reports to it) and is flushed last.
+    services: [historyService, sampler, sessionsService, operator],
     handlers: createHandlers({
       appInfo: {
         name: options.appName,
@@ -342,30 +365,32 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       },
       startedAt,
       clock,
-      runner,
+      profiles,
       history,
       logFeed: logging,
       registry,
-      work,
-      settings,
-      overrideSources: options.overrideSources ?? {},
+      overrideSources,
       desktop: options.desktop ?? null,
       operator,
       quit,
       usage: usage.service,
+      refreshRuntimes: async () => {
+        // "Check again": the operator says the problem is fixed.
+        breaker.reset();
+        await capabilities.refresh();
+        runtimesChanged(null);
+      },
     }),
   });
   await host.start();
-  log.info('host started', { mode: options.mode, version: options.appVersion });
+  log.info('host started', { mode: options.mode, version: options.appVersion, profiles: profileStore.all().length });
   let shutting: Promise<void> | null = null;
   shutdownCore = (limitMs = 0) => {
     shutting ??= (async () => {
-      // The status says "finishing N running turns" while they drain.
-      if (work.activeCount > 0) runner.setDraining(true);
-      const { canceled } = await work.drain(limitMs);
+      // Quit drains every profile: each says "finishing N running turns" while its turns end.
+      const drained = await Promise.all(profiles.sessions().map((s) => s.drain(limitMs)));
+      const canceled = drained.reduce((n, d) => n + d.canceled, 0);
       if (canceled > 0) log.warn('canceled running turns to quit', { canceled });
-      unsubscribeSettings();
-      unsubscribeWake();
       unsubscribeUsage();
       await host.stop();
       await usage.stop();
@@ -374,16 +399,32 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     })();
     return shutting;
   };
+  const main = profiles.get(mainProfile);
   return {
     host,
     log,
-    settings,
-    runner,
-    work,
+    settings: profiles.settingsOf(mainProfile),
+    runner: main,
+    work: {
+      runOne: () => main.runOne(),
+      get activeCount() {
+        return main.activeCount;
+      },
+    },
+    profiles,
     capabilities,
     quit: (mode) => quit.quit(mode),
     onQuit: (listener) => quit.onQuit(listener),
-    quitDrainMs: () => settings.get().quitDrainMs,
+    quitDrainMs: () => hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => shutdownCore(limitMs),
   };
+}
+
+/** The stored settings document, or null when it cannot be read (the settings store reports that). */
+function readQuietly(backend: SettingsBackend): unknown {
+  try {
+    return backend.read();
+  } catch {
+    return null;
+  }
 }

@@ -1,37 +1,38 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
+import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { SettingKey } from '../../shared/settings';
 import { TURNS_PAGE_SIZE } from '../../shared/turns';
 import type { PersistentSettingsStore } from './settings/settings-store';
 import { CommandFailure, type Handlers } from './dispatch';
 import type { Clock, DesktopPort, LogFeed } from './ports';
 import { createOperatorHandlers, type OperatorService } from './operator';
-import type { Runner } from './runner/runner';
 import type { CapacityHistory } from './runner/telemetry';
 import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
-import type { WorkManager } from './work/work-manager';
+import type { SessionRegistry } from './sessions/session-registry';
 import type { QuitPolicy } from './quit-policy';
 
 export interface CommandServices {
   appInfo: Omit<AppInfo, 'uptimeMs' | 'startedAt'>;
   startedAt: number;
   clock: Clock;
-  runner: Runner;
+  profiles: SessionRegistry;
   history: CapacityHistory;
   logFeed: LogFeed;
   registry: TurnRegistry;
-  work: WorkManager;
-  settings: PersistentSettingsStore;
   desktop: DesktopPort | null;
   /** Where each overridden setting came from (headless env and flags). */
   overrideSources: Partial<Record<SettingKey, string>>;
   operator: OperatorService;
   quit: QuitPolicy;
   usage: UsageService;
+  /** "Check again": detect the runtimes anew (machine-wide) and let every profile look. */
+  refreshRuntimes(): Promise<void>;
 }
 
 /** One handler per contract command: the only place commands meet the services. */
 export function createHandlers(s: CommandServices): Handlers {
+  const session = (profile: string) => s.profiles.get(profile);
   return {
     'app:info': () => ({
       ...s.appInfo,
@@ -40,7 +41,10 @@ export function createHandlers(s: CommandServices): Handlers {
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
-      await desktop.openExternal(controlPlaneAddress(url, openableOrigins(s.runner.identity?.controlPlaneUrl ?? null, s.settings.get().controlPlaneUrl)));
+      const origins = s.profiles
+        .sessions()
+        .flatMap((p) => openableOrigins(p.identity?.controlPlaneUrl ?? null, s.profiles.settingsOf(p.profile.id).get().controlPlaneUrl));
+      await desktop.openExternal(controlPlaneAddress(url, origins));
       return null;
     },
     'app:open-logs': async () => {
@@ -48,26 +52,35 @@ export function createHandlers(s: CommandServices): Handlers {
       if (problem) throw new CommandFailure('open_failed', `Could not open the logs folder: ${problem}`);
       return null;
     },
-    'runner:status': () => s.runner.status(),
-    'runner:snapshot': () => s.runner.snapshot(),
-    'pairing:start': () => s.runner.startPairing(),
-    'pairing:start-with-code': ({ code }) => s.runner.startPairing({ userCode: code }),
-    'pairing:cancel': () => {
-      s.runner.cancelPairing();
+    'runner:status': ({ profile }) => session(profile).status(),
+    'runner:snapshot': ({ profile }) => session(profile).snapshot(),
+    'pairing:start': ({ profile }) => session(profile).startPairing(),
+    'pairing:start-with-code': ({ code, profile }) => session(profile).startPairing({ userCode: code }),
+    'pairing:cancel': ({ profile }) => {
+      session(profile).cancelPairing();
       return null;
     },
-    'runner:import': ({ file }) => s.runner.importState(file),
-    'runner:unpair': async ({ force }) => {
-      await s.runner.unpair(force);
+    'runner:import': ({ file, profile }) => session(profile).importState(file),
+    'runner:unpair': async ({ force, profile }) => {
+      await session(profile).unpair(force);
       return null;
     },
-    'runner:pause': async ({ minutes, note }) => {
-      await s.runner.pause(minutes, note ?? null);
-      return s.runner.snapshot();
+    'runner:pause': async ({ minutes, note, profile }) => {
+      await session(profile).pause(minutes, note ?? null);
+      return session(profile).snapshot();
     },
-    'runner:resume': async () => {
-      await s.runner.resumeWork();
-      return s.runner.snapshot();
+    'runner:resume': async ({ profile }) => {
+      await session(profile).resume();
+      return session(profile).snapshot();
+    },
+    'runner:pause-all': ({ minutes, note }) => s.profiles.pauseAll(minutes, note ?? null),
+    'runner:resume-all': () => s.profiles.resumeAll(),
+    'profiles:list': () => s.profiles.list(),
+    'profiles:add': (input) => s.profiles.add(input),
+    'profiles:rename': ({ profile, name }) => s.profiles.rename(profile, name),
+    'profiles:remove': async ({ profile }) => {
+      await s.profiles.remove(profile);
+      return null;
     },
     'runner:quit': ({ mode }) => {
       if (mode === 'cancel') {
@@ -76,11 +89,11 @@ export function createHandlers(s: CommandServices): Handlers {
         // Answered before the core stops; the shells exit when the quit completes (Core.onQuit).
         void s.quit.quit(mode);
       }
-      return s.runner.status();
+      return s.profiles.status();
     },
     'runtimes:refresh': async () => {
-      await s.runner.refreshRuntimes();
-      const runtimes = s.runner.snapshot().runtimes;
+      await s.refreshRuntimes();
+      const runtimes = s.profiles.get(DEFAULT_PROFILE_ID).snapshot().runtimes;
       if (!runtimes) throw new CommandFailure('not_ready', 'Runtime detection has not finished yet.');
       return runtimes;
     },
@@ -88,14 +101,15 @@ export function createHandlers(s: CommandServices): Handlers {
     'turns:list': (input) => s.registry.page(input?.offset ?? 0, input?.limit ?? TURNS_PAGE_SIZE),
     'turns:detail': ({ id }) => s.registry.detail(id) ?? null,
     'turns:cancel': ({ id }) => {
-      if (!s.work.cancel(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
+      if (!s.profiles.cancelTurn(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;
     },
-    'settings:get': () => settingsView(s.settings, s.overrideSources),
-    'settings:update': (patch) => {
-      const result = s.settings.update(patch);
+    'settings:get': ({ profile }) => settingsView(profile, s.profiles.settingsOf(profile), s.overrideSources),
+    'settings:update': ({ profile = DEFAULT_PROFILE_ID, ...patch }) => {
+      const settings = s.profiles.settingsOf(profile);
+      const result = settings.update(patch);
       if (!result.ok) throw new CommandFailure(result.error.code, result.error.message, result.error.field ?? undefined);
-      return settingsView(s.settings, s.overrideSources);
+      return settingsView(profile, settings, s.overrideSources);
     },
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
@@ -103,9 +117,10 @@ export function createHandlers(s: CommandServices): Handlers {
   };
 }
 
-/** What settings:get answers and settings:changed carries. */
-export function settingsView(settings: PersistentSettingsStore, overrideSources: Partial<Record<SettingKey, string>>): SettingsView {
+/** What settings:get answers and settings:changed carries: a profile's effective settings. */
+export function settingsView(profile: string, settings: PersistentSettingsStore, overrideSources: Partial<Record<SettingKey, string>>): SettingsView {
   return {
+    profile,
     settings: settings.get(),
     overridden: settings.overriddenKeys().map((key) => ({ key, source: overrideSources[key] ?? 'command line' })),
     warnings: [...settings.warnings],

@@ -3,10 +3,22 @@ import type { Clock, TimerHandle } from './ports';
 
 type Listener = (batch: HostEvent[]) => void;
 
+/** Which state an event replaces: per profile for a profile's status, snapshot and settings. */
+function stateKey(event: HostEvent): string {
+  switch (event.event) {
+    case 'runner:status':
+    case 'runner:snapshot':
+    case 'settings:changed':
+      return `${event.event}:${event.payload.profile ?? ''}`;
+    default:
+      return event.event;
+  }
+}
+
 /**
  * Collects events from the core and hands them to the transports in batches, so a burst
  * (a turn's output, a flurry of log lines) costs the renderer one update, not hundreds.
- * State events are latest-wins within a batch; list events are concatenated.
+ * State events are latest-wins within a batch (a profile's own per profile); list events are concatenated.
  */
 export class EventHub {
   private queue: HostEvent[] = [];
@@ -25,7 +37,8 @@ export class EventHub {
       if (last?.event === 'log:entries') last.payload.push(...event.payload);
       else this.queue.push({ event: 'log:entries', payload: [...event.payload] });
     } else {
-      this.queue = this.queue.filter((queued) => queued.event !== event.event);
+      const key = stateKey(event);
+      this.queue = this.queue.filter((queued) => stateKey(queued) !== key);
       this.queue.push(event);
     }
     if (this.timer === null) this.timer = this.clock.setTimeout(() => this.flush(), this.windowMs);

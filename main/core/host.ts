@@ -1,5 +1,6 @@
 import type { HostEvent } from '../../shared/contract';
 import type { Result } from '../../shared/result';
+import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { RunnerStatus } from '../../shared/status';
 import { createDispatcher, type Handlers } from './dispatch';
 import type { EventHub } from './event-hub';
@@ -50,7 +51,7 @@ export function createHost(options: HostOptions): Host {
       started = true;
       unsubscribeLog = options.logFeed.subscribe((entry) => hub.emit({ event: 'log:entries', payload: [entry] }));
       for (const service of options.services) await service.start();
-      hub.emit({ event: 'runner:status', payload: options.status() });
+      hub.emit({ event: 'runner:status', payload: { ...options.status(), profile: DEFAULT_PROFILE_ID } });
     },
     async stop() {
       if (!started) return;

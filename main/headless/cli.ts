@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
 import { duration, statusLine } from '../../shared/status';
+import { profileDir } from '../core/sessions/profile-store';
 import { bootstrapCore } from '../core/bootstrap';
 import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
@@ -60,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
     ...(resolved.once ? { workAutoClaim: false } : {}),
   });
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
-  const lines = new SeedLines(core, process.stdout, path.join(dataDir, 'runner-state.json'));
+  const lines = new SeedLines(core, process.stdout, path.join(profileDir(dataDir, core.runner.profile.id), 'runner-state.json'));
   // From here on runtimes may run: an error nothing caught stops them before the process goes.
   installLastResort({
     proc: process,

@@ -107,4 +107,19 @@ describe('EventHub batching', () => {
     clock.advance(1000);
     expect(batches).toHaveLength(1);
   });
+
+  it('keeps each profile’s latest status in a batch: one profile’s does not hide another’s', () => {
+    const clock = new FakeClock();
+    const hub = new EventHub(clock, 50);
+    const batches: HostEvent[][] = [];
+    hub.subscribe((b) => batches.push(b));
+    hub.emit({ event: 'runner:status', payload: { state: 'idle', reason: 'a', profile: 'default' } });
+    hub.emit({ event: 'runner:status', payload: { state: 'paused', reason: 'b', until: null, profile: 'lab' } });
+    hub.emit({ event: 'runner:status', payload: { state: 'working', reason: 'c', active: 1, limit: 1, profile: 'default' } });
+    clock.advance(50);
+    expect(batches[0]?.map((e) => [e.event, (e.payload as { state: string }).state])).toEqual([
+      ['runner:status', 'paused'],
+      ['runner:status', 'working'],
+    ]);
+  });
 });

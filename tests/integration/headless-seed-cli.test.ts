@@ -154,7 +154,7 @@ describe('the headless host as a drop-in for `rost runner serve`', () => {
     const h = host(['--once', '--user-code', code, '--name', 'from-the-web']);
     await h.line(/^Pairing with the code you were given \([A-Z]{4}-[A-Z]{4}\)…$/);
     const paired = await h.line(/^paired runner_id=(\S+) state_file=(.+)$/);
-    expect(paired[2]).toBe(path.join(dir, 'data', 'runner-state.json'));
+    expect(paired[2]).toBe(path.join(dir, 'data', 'profiles', 'default', 'runner-state.json'));
     expect(await h.exited).toBe(0);
     expect(emu!.admin.listRunners().find((r) => r.id === paired[1])).toMatchObject({ name: 'from-the-web' });
   }, 40_000);

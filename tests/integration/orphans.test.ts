@@ -146,13 +146,15 @@ describe('no orphaned agents', () => {
     // Nothing stopped them: they outlived their host.
     expect(await isRunning(run.runtime)).toBe(true);
     expect(await isRunning(run.grandchild)).toBe(true);
-    const note = JSON.parse(readFileSync(path.join(h.dataDir, 'running', `${Buffer.from(run.unitId).toString('base64url')}.json`), 'utf8'));
+    const note = JSON.parse(
+      readFileSync(path.join(h.dataDir, 'profiles', 'default', 'running', `${Buffer.from(run.unitId).toString('base64url')}.json`), 'utf8'),
+    );
     expect(note).toMatchObject({ pid: run.launcher, processStart: await processStartToken(run.launcher) });
 
     // A second note whose pid now belongs to another process (same pid, another start time).
     const decoy = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore', detached: true });
     pids.push(decoy.pid!);
-    const running = path.join(h.dataDir, 'running');
+    const running = path.join(h.dataDir, 'profiles', 'default', 'running');
     mkdirSync(running, { recursive: true });
     writeFileSync(
       path.join(running, `${Buffer.from('decoy-unit').toString('base64url')}.json`),

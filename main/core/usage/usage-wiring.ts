@@ -34,7 +34,8 @@ export interface UsageWiringOptions {
 
 export interface UsageWiring {
   service: UsageService;
-  executor: UnitExecutor;
+  /** The executor that meters a profile's turns into the account of its alias (one account per alias, shared by the profiles that use it). */
+  executorFor(alias: () => string): UnitExecutor;
   admission: ClaimAdmission;
   /** The heartbeat's model account state: the setting when it overrides, else the measured one. */
   accountState(): string;
@@ -80,7 +81,7 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
 
   return {
     service,
-    executor: new MeteredExecutor(options.executor, service, () => options.settings().modelAccountAlias),
+    executorFor: (alias) => new MeteredExecutor(options.executor, service, alias),
     admission: {
       // Claim while a runtime a unit could use is admitted: with `auto`, units without a brain
       // of their own go to the admitted one (a unit that needs the deferred one is reported).

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { AppInfo, HostEvent, LogEntry, SettingsView } from '../../../shared/contract';
+import { DEFAULT_PROFILE_ID } from '../../../shared/profiles';
 import type { UsageSnapshot } from '../../../shared/usage';
 import type { ConnectionState } from '../bridge';
 import { mergeLogs } from './logs-slice';
@@ -55,11 +56,12 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
   let { runner, turns, telemetry, logs, settings, usage } = state;
   for (const e of events) {
     switch (e.event) {
+      // The window shows the default profile until it has a profile switcher.
       case 'runner:status':
-        runner = withStatus(runner, e.payload);
+        if ((e.payload.profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID) runner = withStatus(runner, e.payload);
         break;
       case 'runner:snapshot':
-        runner = withSnapshot(runner, e.payload);
+        if ((e.payload.profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID) runner = withSnapshot(runner, e.payload);
         break;
       case 'turns:update':
         turns = applyTurnsUpdate(turns, e.payload);
@@ -71,7 +73,7 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
         logs = mergeLogs(logs, e.payload);
         break;
       case 'settings:changed':
-        if (!sameJson(settings, e.payload)) settings = e.payload;
+        if ((e.payload.profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID && !sameJson(settings, e.payload)) settings = e.payload;
         break;
       case 'usage:update':
         if (!sameJson(usage, e.payload)) usage = e.payload;

@@ -74,13 +74,13 @@ describe('usage wiring', () => {
     await w.start();
     expect(w.admission.allowsClaim()).toBe(true);
     expect(w.accountState()).toBe('unknown');
-    await w.executor.execute(request('codex'));
+    await w.executorFor(() => settings.modelAccountAlias).execute(request('codex'));
     expect(w.admission.allowsClaim()).toBe(false);
     expect(w.accountState()).toMatch(/^reserve reached until /);
     expect(w.claimsDeferred()).toBe(`Not claiming: Codex · default has 1 % left, resumes at ${wallClock(clock.now() + 3_600_000)}.`);
     expect(events.some((e) => e.event === 'usage:update')).toBe(true);
 
-    const refused = await w.executor.execute(request('codex'));
+    const refused = await w.executorFor(() => settings.modelAccountAlias).execute(request('codex'));
     expect(refused).toMatchObject({
       status: 'failed',
       summary: expect.stringMatching(/^not run: the codex account "default" is deferred \(rate-limit remaining 1\.0%/),
@@ -95,13 +95,13 @@ describe('usage wiring', () => {
   it('with runtime auto, claims go on while one runtime is admitted, and units without a brain go to it', async () => {
     const w = wiring();
     await w.start();
-    await w.executor.execute(request('codex')); // codex: 1 % left
+    await w.executorFor(() => settings.modelAccountAlias).execute(request('codex')); // codex: 1 % left
     expect(w.admission.allowsClaim()).toBe(true);
     expect(w.admission.admits('codex')).toBe(false);
     expect(w.claimsDeferred()).toBeNull();
     expect(w.accountState()).toMatch(/^unknown; codex reserve reached until /);
     outcome = { ...outcome, status: 'failed', usageLimit: { message: 'Claude AI usage limit reached', resetsAt: clock.now() + 7_200_000 } };
-    await w.executor.execute(request('claude'));
+    await w.executorFor(() => settings.modelAccountAlias).execute(request('claude'));
     expect(w.admission.allowsClaim()).toBe(false);
     expect(w.claimsDeferred()).toMatch(/^Not claiming: Claude · default reached its usage limit; resumes at /);
     await w.stop();
@@ -111,7 +111,7 @@ describe('usage wiring', () => {
     settings = { ...settings, runtime: 'codex', modelAccountState: 'shared team plan' };
     const w = wiring();
     await w.start();
-    await w.executor.execute(request('codex'));
+    await w.executorFor(() => settings.modelAccountAlias).execute(request('codex'));
     expect(w.accountState()).toBe('shared team plan');
     settings = { ...settings, modelAccountState: 'unknown' };
     expect(wiring(true).accountState()).toBe('unknown');
@@ -129,7 +129,7 @@ describe('usage wiring', () => {
     };
     const w = wiring();
     await w.start();
-    const result = await w.executor.execute(request('claude'));
+    const result = await w.executorFor(() => settings.modelAccountAlias).execute(request('claude'));
     expect(result.summary.split('\n')[0]).toBe(
       `not run to the end: the usage limit of the claude account "default" was reached; it resets at ${new Date(1796236200_000).toISOString()}`,
     );

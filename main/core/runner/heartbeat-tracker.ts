@@ -1,0 +1,96 @@
+import type { HeartbeatRequest } from '../../../shared/protocol';
+import type { RunnerSnapshot } from '../../../shared/runner';
+import type { ControlPlaneFault } from '../../../shared/status';
+import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
+import type { Clock, Logger } from '../ports';
+import { HeartbeatLoop } from './heartbeat-loop';
+import { iso } from './pause-state';
+import { faultReason } from './runner-status';
+
+export interface HeartbeatTrackerDeps {
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  heartbeatMs(): number;
+  credentials(): RunnerCredentials | null;
+  body(): Promise<HeartbeatRequest>;
+  onRevoked(): void;
+  /** After every beat, good or failed. */
+  onChange(): void;
+  /** After each good beat (the seed claims right after one; the outbox resumes). */
+  onBeat(): void;
+}
+
+/** A profile's heartbeat and what the last beats said: connected, offline (why, until when), the long-poll offer. */
+export class HeartbeatTracker {
+  private loop: HeartbeatLoop | null = null;
+  private lastOkAt: number | null = null;
+  private nextAt: number | null = null;
+  private failures = 0;
+  private longPollMaxMs: number | null = null;
+  offline: { retryAt: number; message: string; fault?: ControlPlaneFault } | null = null;
+
+  constructor(private readonly deps: HeartbeatTrackerDeps) {}
+
+  get connected(): boolean {
+    return this.lastOkAt !== null;
+  }
+  /** The server's long-poll limit from the last beat, or null (then claims keep the seed's cadence). */
+  get longPoll(): number | null {
+    return this.longPollMaxMs;
+  }
+
+  start(connector: RunnerConnector): void {
+    this.stop();
+    this.loop = new HeartbeatLoop({
+      connector,
+      clock: this.deps.clock,
+      log: this.deps.log,
+      ...(this.deps.random ? { random: this.deps.random } : {}),
+      credentials: () => this.deps.credentials(),
+      heartbeatMs: () => this.deps.heartbeatMs(),
+      body: () => this.deps.body(),
+      onSuccess: (response, nextAt) => {
+        this.lastOkAt = this.deps.clock.now();
+        this.nextAt = nextAt;
+        this.failures = 0;
+        this.offline = null;
+        this.longPollMaxMs = response.claim?.long_poll_max_ms ?? null;
+        this.deps.onChange();
+        this.deps.onBeat();
+      },
+      onFailure: ({ message, retryAt, consecutiveFailures, fault }) => {
+        this.failures = consecutiveFailures;
+        this.nextAt = retryAt;
+        this.offline = { retryAt, fault, message: faultReason(fault, message) };
+        this.deps.onChange();
+      },
+      onRevoked: () => this.deps.onRevoked(),
+    });
+    this.loop.start();
+  }
+
+  /** Stops beating and forgets what the beats said. */
+  stop(): void {
+    this.loop?.stop();
+    this.loop = null;
+    this.offline = null;
+    this.lastOkAt = this.nextAt = null;
+    this.failures = 0;
+    this.longPollMaxMs = null;
+  }
+
+  beatNow(): void {
+    this.loop?.beatNow();
+  }
+
+  view(): RunnerSnapshot['heartbeat'] {
+    return {
+      lastOkAt: iso(this.lastOkAt),
+      nextAt: iso(this.nextAt),
+      consecutiveFailures: this.failures,
+      longPoll: this.longPollMaxMs !== null,
+      intervalMs: this.deps.heartbeatMs(),
+    };
+  }
+}

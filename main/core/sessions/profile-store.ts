@@ -1,0 +1,89 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { errorText } from '../../../shared/errors';
+import { DEFAULT_PROFILE_ID, MAX_PROFILES, ProfileSchema, type Profile } from '../../../shared/profiles';
+import { describeZodError } from '../../../shared/result';
+import { runnerAccount } from '../secrets/secret-store';
+
+export const PROFILES_FILE = 'profiles.json';
+export const PROFILES_DIR = 'profiles';
+
+const ProfilesDocumentSchema = z.object({
+  version: z.literal(1),
+  profiles: z
+    .array(ProfileSchema)
+    .min(1)
+    .max(MAX_PROFILES)
+    .refine((list) => new Set(list.map((p) => p.id)).size === list.length, { error: 'two profiles have the same id' })
+    .refine((list) => list.some((p) => p.id === DEFAULT_PROFILE_ID), { error: 'the default profile is missing' }),
+});
+
+/** A profile's folder: its state file, outbox, running journal and settings. */
+export function profileDir(dataDir: string, id: string): string {
+  return path.join(dataDir, PROFILES_DIR, id);
+}
+
+/**
+ * The secret-store account of a profile's runner secret. The `default` profile keeps the
+ * single-runner name (`runner:<origin>`), so a migrated secret stays where an older build
+ * looks for it; every other profile has its own (`runner:<id>:<origin>`).
+ */
+export function profileSecretAccount(id: string, controlPlaneUrl: string): string {
+  const account = runnerAccount(controlPlaneUrl);
+  return id === DEFAULT_PROFILE_ID ? account : account.replace(/^runner:/, `runner:${id}:`);
+}
+
+/** The list of profiles (`profiles.json`, written atomically, owner-only). */
+export class ProfileStore {
+  private list: Profile[] = [];
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(readonly dataDir: string) {}
+
+  get file(): string {
+    return path.join(this.dataDir, PROFILES_FILE);
+  }
+
+  all(): readonly Profile[] {
+    return this.list;
+  }
+
+  /** Reads the list; null when there is none yet (a fresh or single-runner data folder). Throws with a clear message when it is damaged. */
+  async load(): Promise<readonly Profile[] | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new Error(`The profiles file ${this.file} could not be read: ${errorText(error)}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`The profiles file ${this.file} is not JSON.`);
+    }
+    const parsed = ProfilesDocumentSchema.safeParse(json);
+    if (!parsed.success) throw new Error(`The profiles file ${this.file} is not valid: ${describeZodError(parsed.error)}`);
+    this.list = parsed.data.profiles;
+    return this.list;
+  }
+
+  async save(list: readonly Profile[]): Promise<void> {
+    const doc = ProfilesDocumentSchema.parse({ version: 1, profiles: list });
+    this.list = doc.profiles;
+    const write = this.writing.then(async () => {
+      await mkdir(this.dataDir, { recursive: true });
+      await writeFileAtomic(this.file, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+    });
+    this.writing = write.catch(() => undefined);
+    await write;
+  }
+
+  /** Removes a profile's folder (after it left the list). */
+  async removeFiles(id: string): Promise<void> {
+    await rm(profileDir(this.dataDir, id), { recursive: true, force: true });
+  }
+}
