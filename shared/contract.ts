@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Result } from './result';
 import { command, NoInput } from './command';
 import { operatorCommands, operatorEvents } from './operator-contract';
+import { workLayerCommands } from './work-layer-contract';
 
 import { OptionalProfileRefSchema, ProfileAddInputSchema, ProfileIdSchema, ProfileNameSchema, ProfileSummarySchema, withProfile } from './profiles';
 import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './runner';
@@ -132,6 +133,7 @@ export const commands = {
   /** The lent model accounts: windows, this runner's tokens and cost, and claim admission. */
   'usage:get': command(NoInput, UsageSnapshotSchema),
   ...operatorCommands,
+  ...workLayerCommands,
 } as const;
 
 export const events = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VERDICTS } from './protocol/sechroom';
 import { RUNTIME_IDS } from './runtimes';
 
 export const TurnPhaseSchema = z.enum(['starting', 'running', 'canceling', 'reporting', 'succeeded', 'failed', 'canceled']);
@@ -46,6 +47,16 @@ export const TurnViewSchema = z.object({
   reason: z.string().nullable(),
   /** Finished turns: where the result is (absent in rows of older builds). */
   delivery: DeliverySchema.nullable().optional(),
+  /** Which control plane the turn is for (absent: Rost). */
+  plane: z.enum(['rost', 'sechroom']).optional(),
+  /** Sechroom: the task's title (control-plane text, display only). */
+  title: z.string().nullable().optional(),
+  /** Sechroom: the completion's verdict once the closeout is mapped. */
+  verdict: z.enum(VERDICTS).nullable().optional(),
+  /** Sechroom: the last lifecycle signal (`phase:status`, e.g. `verify:started`), as progress. */
+  lifecyclePhase: z.string().nullable().optional(),
+  /** Sechroom: the lease as the executor holds it (heartbeating, cancel asked, ended, left to expire, completed). */
+  leaseState: z.enum(['held', 'cancel_requested', 'ended', 'left_to_expire', 'completed']).nullable().optional(),
 });
 export type TurnView = z.infer<typeof TurnViewSchema>;
 

@@ -313,9 +313,29 @@ export const WorkTaskSchema = z.object({
   verdict: VerdictSchema.nullable(),
   generationId: z.string().nullable(),
   createdAt: IsoTimeSchema,
+  /** [v1] The active lease: which executor instance holds the task now. */
+  lease: z
+    .object({
+      id: z.string(),
+      executorInstanceId: z.string(),
+      instanceKey: z.string().nullable(),
+      laneId: z.string().nullable(),
+      expiresAt: IsoTimeSchema,
+      cancelRequested: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  /** [v1] The task's last completion. */
+  lastCompletion: z
+    .object({ completionMemoryId: z.string(), verdict: VerdictSchema, title: z.string(), source: z.string(), receivedAt: IsoTimeSchema })
+    .nullable()
+    .optional(),
 });
+export type WorkTask = z.infer<typeof WorkTaskSchema>;
 export const WorkTaskListQuerySchema = z.object({
   lane: z.string().max(200).optional(),
+  /** [v1] The tasks of one work plan. */
+  decompositionId: z.string().max(200).optional(),
   status: TaskStatusValueSchema.optional(),
   page: z.coerce.number().int().min(1).max(100_000).optional(),
   pageSize: z.coerce.number().int().min(1).max(200).optional(),

@@ -37,7 +37,27 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
     verdict: t.verdict,
     generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null,
     createdAt: iso(t.created_at),
+    // [v1] for an operator's view: who holds the task now, and how it last ended.
+    lease: leaseOf(t),
+    lastCompletion: lastCompletionOf(t),
   });
+  const leaseOf = (t: TaskRow) => {
+    const lease = s.leases.activeFor([t.memory_id])[0];
+    if (!lease) return null;
+    const instance = s.instances.get(lease.instance_id);
+    return {
+      id: lease.id,
+      executorInstanceId: lease.instance_id,
+      instanceKey: instance?.instance_key ?? null,
+      laneId: instance?.lane_id ?? null,
+      expiresAt: iso(lease.expires_at),
+      cancelRequested: lease.cancel_requested_at !== null,
+    };
+  };
+  const lastCompletionOf = (t: TaskRow) => {
+    const last = s.leases.listCompletions({ memory_id: t.memory_id }).at(-1);
+    return last ? { completionMemoryId: last.id, verdict: last.verdict, title: last.title, source: last.source, receivedAt: iso(last.received_at) } : null;
+  };
   return [
     // Under the base URL (what a client that appends the well-known path to its base finds) and at the RFC 8414 path-inserted URL.
     { method: 'GET', pattern: `${SECHROOM_BASE}/.well-known/oauth-authorization-server`, handler: () => json(200, metadata()) },
@@ -70,7 +90,14 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
       const q = query(WorkTaskListQuerySchema, ctx);
       const page = q.page ?? 1;
       const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
-      const { items, count } = s.work.listTasks({ tenant_id: caller.tenantId, lane: q.lane, status: q.status, offset: (page - 1) * pageSize, limit: pageSize });
+      const { items, count } = s.work.listTasks({
+        tenant_id: caller.tenantId,
+        lane: q.lane,
+        status: q.status,
+        decomposition_id: q.decompositionId,
+        offset: (page - 1) * pageSize,
+        limit: pageSize,
+      });
       return { items: items.map(taskWire), count, page, pageSize };
     }),
     authed(s, 'POST', '/decompositions/:id/run/telemetry', (ctx, caller) =>

@@ -1,8 +1,9 @@
 import type { operatorCommands } from '../../../shared/operator-contract';
 import type { Handlers } from '../dispatch';
 import type { OperatorService } from './operator-service';
+import { createWorkLayerHandlers, type WorkLayerHandlers } from './work-layer-handlers';
 
-export type OperatorHandlers = Pick<Handlers, keyof typeof operatorCommands>;
+export type OperatorHandlers = Pick<Handlers, keyof typeof operatorCommands> & WorkLayerHandlers;
 
 /** One handler per operator command; refusals are CommandFailures with one-line messages. */
 export function createOperatorHandlers(operator: OperatorService): OperatorHandlers {
@@ -17,5 +18,7 @@ export function createOperatorHandlers(operator: OperatorService): OperatorHandl
     'requests:resume': ({ id, reason }) => operator.lifecycle('resume', id, reason),
     'requests:cancel': ({ id, reason }) => operator.lifecycle('cancel', id, reason),
     'requests:confirmation': ({ id }) => operator.confirmation(id),
+    // The Work view of a Sechroom Work Layer rides with the operator until profiles carry it.
+    ...createWorkLayerHandlers(operator.workLayer),
   };
 }

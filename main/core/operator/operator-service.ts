@@ -25,6 +25,7 @@ import { boardView, confirmationView, detailView, lifecycleResultView } from './
 import { SignInFlow } from './sign-in-flow';
 import { operatorStatus } from './status';
 import { TokenVault } from './token-vault';
+import { WorkLayerOperator, workLayerAccessFromEnv, type WorkLayerOperatorDeps } from './work-layer-operator';
 
 export const OPERATOR_CLIENT_ID = 'runner-tray';
 const BOARD_LIMIT = 200;
@@ -51,6 +52,11 @@ export interface OperatorServiceDeps {
   /** This runner's turns, to say which belong to a request. */
   turns(): TurnsSnapshot;
   clientId?: string;
+  /**
+   * The Work Layer the Work view shows. Default: from the environment (RUNNER_TRAY_SECHROOM_URL,
+   * RUNNER_TRAY_SECHROOM_TENANT, SECHROOM_TOKEN) until runner profiles carry a Sechroom sign-in.
+   */
+  workLayer?: WorkLayerOperatorDeps['access'];
 }
 
 interface Account {
@@ -72,9 +78,19 @@ export class OperatorService {
   private readonly flow: SignInFlow;
   private lastJson = '';
   private started = false;
+  /** The operator's Work view of a Sechroom Work Layer (issue 18). */
+  readonly workLayer: WorkLayerOperator;
 
   constructor(private readonly deps: OperatorServiceDeps) {
     this.vault = deps.secrets ? new TokenVault(deps.secrets, deps.registerSecret) : null;
+    const workLayer = deps.workLayer ?? workLayerAccessFromEnv(process.env);
+    if (workLayer.ok && workLayer.access.tokens.kind === 'static') void workLayer.access.tokens.accessToken().then(deps.registerSecret);
+    this.workLayer = new WorkLayerOperator({
+      access: workLayer,
+      log: deps.log.child('work-layer'),
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      knownSecrets: deps.knownSecrets,
+    });
     this.flow = new SignInFlow({
       oauth: {
         startDeviceAuthorization: () => this.current().oauth.startDeviceAuthorization(),

@@ -10,6 +10,7 @@ import { RequestsView } from './requests';
 import { SettingsView } from './settings/settings-view';
 import { StatusHeader } from './status-header';
 import { TurnsView } from './turns/turns-view';
+import { WorkView } from './work';
 import { useRouteFromHash, type RouteId } from './use-route';
 
 const VIEWS: Record<RouteId, () => ReactNode> = {
@@ -18,6 +19,7 @@ const VIEWS: Record<RouteId, () => ReactNode> = {
   pairing: () => <PairingView />,
   activity: () => <ActivityView />,
   requests: () => <RequestsView />,
+  work: () => <WorkView />,
   settings: () => <SettingsView />,
 };
 

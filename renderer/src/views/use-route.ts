@@ -12,6 +12,7 @@ export const ROUTES = [
   { id: 'pairing', label: 'Pairing' },
   { id: 'activity', label: 'Activity' },
   { id: 'requests', label: 'Requests' },
+  { id: 'work', label: 'Work' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 export type RouteId = (typeof ROUTES)[number]['id'];

@@ -181,6 +181,57 @@ describe('Sechroom executor session against the emulator', () => {
     expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })[0]).toMatchObject({ verdict: 'pass' });
   });
 
+  it('holds the lease from the claim until the completion lands: a card retried after a 503 and a completion retried through an outage end completed, not 409 lease_expired', async () => {
+    r = await rig();
+    const t = task(r);
+    r.emu.admin.addFault({ route: '/sechroom/tasks/*/card', error: { rate: 1, status: 503 }, remaining: 2 });
+    // Nine 503s: the outbox's backoff (0.75 s, 0.75 s, 1.25 s, … 64.25 s) lands the completion ~130 s after the turn, past the 120 s TTL.
+    r.emu.admin.addFault({ route: '/sechroom/me/executor-task-leases/*/complete', error: { rate: 1, status: 503 }, remaining: 9 });
+    let working = false;
+    // The turn takes 100 s of (fake) time.
+    const turns = new ScriptedTurnRunner(async (req) => {
+      working = true;
+      await new Promise<void>((resolve) => r!.clock.setTimeout(resolve, 100_000));
+      working = false;
+      return closingTurn('completed')(req);
+    });
+    const { session, records } = await r.session({ turns });
+    const done = session.run();
+    const settled = () => ['completed', 'rejected', 'abandoned'].includes(records.at(-1)?.state ?? '');
+    await r.pump(settled, 1_000, () => r!.inflight() === 0 && (session.idle || working));
+    expect(records.at(-1)).toMatchObject({ memoryId: t.memoryId, state: 'completed', verdict: 'pass', lease: 'completed' });
+    expect(r.logs.entries.some((e) => e.msg.startsWith('COMPLETE REJECTED'))).toBe(false);
+    const [lease] = r.emu.sechroom.listLeases({ memory_id: t.memoryId });
+    expect(lease).toMatchObject({ status: 'completed' });
+    // Beats went on after the turn, while the completion waited out the outage.
+    expect(lease!.heartbeats).toBeGreaterThanOrEqual(7);
+    await session.stop();
+    await done;
+  });
+
+  it('retries a failed heartbeat well before the next interval, so one 503 does not cost a lease beating every 100 s', async () => {
+    r = await rig();
+    const t = task(r);
+    r.emu.admin.addFault({ route: '/sechroom/me/executor-task-leases/*/heartbeat', error: { rate: 1, status: 503 }, remaining: 1 });
+    let working = true;
+    const turns = new ScriptedTurnRunner(async (req) => {
+      await new Promise<void>((resolve) => r!.clock.setTimeout(resolve, 150_000));
+      working = false;
+      return closingTurn('completed')(req);
+    });
+    const { session } = await r.session({ turns, once: true, settings: { heartbeatIntervalSeconds: 100 } });
+    let finished = false;
+    const done = session.run().finally(() => (finished = true));
+    await r.pump(
+      () => finished,
+      1_000,
+      () => r!.inflight() === 0 && (session.idle || working),
+    );
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(await r.logged(/^lease heartbeat failed \(retrying/)).toBeTruthy();
+    expect(r.emu.sechroom.listLeases({ memory_id: t.memoryId })[0]).toMatchObject({ status: 'completed' });
+  });
+
   it('interrupts the turn when a heartbeat answers cancel_requested, sends no completion, and says so in the record', async () => {
     r = await rig();
     const t = task(r);

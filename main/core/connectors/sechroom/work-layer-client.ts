@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import {
+  BriefLifecycleResponseSchema,
+  BriefStatusResponseSchema,
   BundlePackageSchema,
+  DecompositionListSchema,
   ClaimResultSchema,
   DispatchOffersSchema,
   ExecutorInstanceSchema,
@@ -8,11 +11,15 @@ import {
   InstanceRefreshResponseSchema,
   LeaseCompleteResponseSchema,
   LeaseHeartbeatResponseSchema,
+  ReturnForRevisionResponseSchema,
   RunTelemetryIngestResponseSchema,
   SECHROOM_SURFACE_HEADER,
   SECHROOM_TENANT_HEADER,
   SechroomIdentitySchema,
   TaskCardSchema,
+  WorkBriefListSchema,
+  WorkTaskListSchema,
+  type BRIEF_STATUS_TARGETS,
   type ExecutorRegistrationInput,
   type LeaseCompleteInput,
   type RunTelemetryEvent,
@@ -136,6 +143,34 @@ export class WorkLayerClient {
     return this.call('POST', `/decompositions/${seg(decompositionId)}/run/telemetry`, RunTelemetryIngestResponseSchema, { body: { events } });
   }
 
+  // ---- the operator's verbs on briefs and work plans (B13) ----
+
+  briefs(query: { status?: string; page?: number; pageSize?: number } = {}) {
+    return this.call('GET', `/work-briefs${queryString(query)}`, WorkBriefListSchema);
+  }
+
+  decompositions(query: { status?: string; briefId?: string; page?: number; pageSize?: number } = {}) {
+    return this.call('GET', `/decompositions${queryString(query)}`, DecompositionListSchema);
+  }
+
+  tasks(query: { decompositionId?: string; lane?: string; status?: string; page?: number; pageSize?: number } = {}) {
+    return this.call('GET', `/work-tasks${queryString(query)}`, WorkTaskListSchema);
+  }
+
+  /** `work-brief pause|resume|cancel --reason-code --source [--reason]`. */
+  briefLifecycle(briefId: string, action: 'pause' | 'resume' | 'cancel', input: { reasonCode: string; source: string; reason?: string | null }) {
+    return this.call('POST', `/work-briefs/${seg(briefId)}/${action}`, BriefLifecycleResponseSchema, { body: input });
+  }
+
+  /** `work-brief park|unpark|supersede --source`. */
+  briefStatus(briefId: string, to: (typeof BRIEF_STATUS_TARGETS)[number], source: string) {
+    return this.call('POST', `/work-briefs/${seg(briefId)}/status`, BriefStatusResponseSchema, { body: { id: briefId, to, source } });
+  }
+
+  returnForRevision(decompositionId: string, notes: string) {
+    return this.call('POST', `/decompositions/${seg(decompositionId)}/return-for-revision`, ReturnForRevisionResponseSchema, { body: { notes } });
+  }
+
   private async call<T extends z.ZodType>(method: Method, path: string, schema: T, opts: CallOptions = {}): Promise<z.output<T>> {
     const token = await this.options.tokens.accessToken();
     let res;
@@ -173,4 +208,11 @@ export class WorkLayerClient {
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   }
+}
+
+function queryString(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
 }

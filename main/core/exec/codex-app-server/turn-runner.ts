@@ -68,6 +68,10 @@ export interface AppServerTurnSpec {
   /** Stops the server's process tree (cancel or interrupt that did not take). */
   kill(): Promise<void>;
   onLine?(line: string): void;
+  /** Every completed thread item but the user's own input (a connector's telemetry details). */
+  onItem?(item: { type: string; id: string | null }): void;
+  /** An approval or elicitation request, declined (unattended run). */
+  onDeclined?(method: string): void;
   onTokens?(tokens: TurnTokens): void;
   onRateLimits?(reading: RateLimitReading): void;
 }
@@ -318,6 +322,7 @@ class AppServerTurn {
         const { type, text } = item.data.item;
         if (type === 'userMessage') return;
         this.items++;
+        spec.onItem?.({ type, id: item.data.item.id ?? null });
         if (type === 'agentMessage' && text !== undefined) {
           this.lastAgentMessage = text;
           spec.onLine?.(text);
@@ -376,6 +381,7 @@ class AppServerTurn {
     }
     if (Object.hasOwn(APPROVAL_REPLIES, request.method)) {
       this.denied.push(request.method);
+      spec.onDeclined?.(request.method);
       spec.log.warn('codex asked for approval under approval policy never; declined (unattended run)', { method: request.method });
       spec.onLine?.(`approval requested (${request.method}) — declined: this runner runs unattended`);
       return APPROVAL_REPLIES[request.method];
