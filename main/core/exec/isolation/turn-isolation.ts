@@ -97,6 +97,8 @@ export async function isolateTurn(
     /** The invocation's own variables (the unit's MCP token for codex, ELECTRON_RUN_AS_NODE). */
     ownEnv: readonly Readonly<Record<string, string>>[];
     knownSecrets: readonly string[];
+    /** Widens the spec for this launch (a task's git worktree: see git-worktree-access.ts). */
+    widen?: (spec: IsolationSpec) => IsolationSpec;
   },
 ): Promise<IsolatedCommand> {
   const { tools, home, homeDir } = prepared;
@@ -130,5 +132,5 @@ export async function isolateTurn(
     signIn: home.signIn,
     hidden: [...new Set([real(homeDir), ...ctx.options.hidden.map(real)])],
   };
-  return isolate(spec, tools);
+  return isolate(launch.widen ? launch.widen(spec) : spec, tools);
 }

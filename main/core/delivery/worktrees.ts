@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { errorText } from '../../../shared/errors';
+import type { Logger } from '../ports';
+import { firstFreeBranch, firstLine, slug } from './delivery-texts';
+import type { ProcessPort, ProcessResult } from './git-process';
+import { WorktreeRegistry, type TaskWorktree } from './worktree-registry';
+
+/** Git never runs a hook for Runner Tray: a hook path may lie inside a turn-written tree (husky's `.husky`). */
+export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false'] as const;
+
+export class WorktreeError extends Error {
+  override name = 'WorktreeError';
+}
+
+export interface SweepReport {
+  /** Worktrees a crash left, now removed (their branch too when it holds no commit of its own). */
+  removed: TaskWorktree[];
+  /** Worktrees kept for the operator (a failed commit), still there; a kept one the operator removed is forgotten. */
+  kept: TaskWorktree[];
+  /** Notes that could not be read, left alone (their worktree cannot be told from the operator's). */
+  unreadable: string[];
+}
+
+export interface WorktreeManagerDeps {
+  git: ProcessPort;
+  /** Runner Tray's folder for delivery (e.g. `<data>/delivery`): the task checkouts and the notes. */
+  stateDir: string;
+  log: Logger;
+  now?: (() => Date) | undefined;
+}
+
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/**
+ * One `git worktree` of the profile's root per task, on a fresh `task/<slug>` branch from
+ * the root's HEAD commit, so tasks run side by side and the operator's checkout (its
+ * branch, index, uncommitted changes) is never touched. Git writes its own bookkeeping in
+ * the root's .git (the worktree's folder, the branch); nothing else outside the task's
+ * checkout is written.
+ */
+export class WorktreeManager {
+  private readonly registry: WorktreeRegistry;
+  /** Creations one at a time, so two tasks never pick the same free branch name. */
+  private creating: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: WorktreeManagerDeps) {
+    this.registry = new WorktreeRegistry(path.join(deps.stateDir, 'registry'));
+  }
+
+  private get treesDir(): string {
+    return path.join(this.deps.stateDir, 'trees');
+  }
+
+  /** git in the root (never its index or working files: only rev-parse, worktree, branch). */
+  rootGit(root: string, args: readonly string[]): Promise<ProcessResult> {
+    return this.deps.git.run('git', ['-C', root, ...NO_HOOKS, ...args], { cwd: root });
+  }
+
+  /** A fresh worktree for `taskId`. Throws WorktreeError saying why (not a repository, no commit yet, git failed). */
+  create(root: string, taskId: string): Promise<TaskWorktree> {
+    const next = this.creating.then(() => this.createNow(root, taskId));
+    this.creating = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The root's top level, .git common folder and HEAD commit (and branch). Throws WorktreeError. */
+  async resolveRoot(rootDir: string): Promise<{ root: string; commonDir: string; base: TaskWorktree['base'] }> {
+    const top = await this.rootGit(rootDir, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir']);
+    const [toplevel, common] = top.stdout.split('\n').map((l) => l.trim());
+    if (!top.ok || !toplevel || !common) throw new WorktreeError(`${rootDir} is not a git checkout: ${firstLine(top.stderr) || 'no top level'}`);
+    const root = await realpath(toplevel);
+    const head = await this.rootGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+    const commit = head.stdout.trim();
+    if (!head.ok || !SHA.test(commit)) throw new WorktreeError(`${root} has no commit to start a task from`);
+    const symbolic = await this.rootGit(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    const ref = symbolic.ok && symbolic.stdout.trim() ? symbolic.stdout.trim() : null;
+    return { root, commonDir: await realpath(common), base: { commit, ref } };
+  }
+
+  private async createNow(rootDir: string, taskId: string): Promise<TaskWorktree> {
+    const { root, commonDir, base } = await this.resolveRoot(rootDir);
+    const taken = async (candidate: string) => (await this.rootGit(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${candidate}`])).ok;
+    await mkdir(this.treesDir, { recursive: true, mode: 0o700 });
+    const treesDir = await realpath(this.treesDir);
+    // Another process may take the free name between the look and `worktree add`: then the next one.
+    for (let attempt = 1; ; attempt++) {
+      const branch = await firstFreeBranch(taskId, taken);
+      const id = `${slug(taskId).slice(0, 100)}-${randomBytes(4).toString('hex')}`;
+      const tree: TaskWorktree = {
+        id,
+        taskId,
+        root,
+        commonDir,
+        gitDir: path.join(commonDir, 'worktrees', id),
+        path: path.join(treesDir, id),
+        branch,
+        base,
+        createdAt: (this.deps.now?.() ?? new Date()).toISOString(),
+        state: 'active',
+      };
+      // The note first: a crash from here on leaves something the next start can sweep.
+      await this.registry.put(tree);
+      const added = await this.rootGit(root, ['worktree', 'add', '--quiet', '-b', branch, tree.path, base.commit]);
+      if (added.ok) return this.created(tree);
+      // The branch may be another's: it stays.
+      await this.remove(tree, 'keep');
+      if (attempt >= 3 || !(await taken(branch))) throw new WorktreeError(`could not create branch ${branch}: ${firstLine(added.stderr)}`);
+    }
+  }
+
+  private async created(tree: TaskWorktree): Promise<TaskWorktree> {
+    const gitDir = await this.deps.git.run('git', ['rev-parse', '--path-format=absolute', '--absolute-git-dir'], { cwd: tree.path });
+    const created: TaskWorktree = { ...tree, gitDir: gitDir.ok && gitDir.stdout.trim() ? gitDir.stdout.trim() : tree.gitDir };
+    try {
+      created.gitDir = await realpath(created.gitDir);
+      // Present from the start, so the sandbox can bind it read-only (git reads it when worktree config is on).
+      await writeFile(path.join(created.gitDir, 'config.worktree'), '', { flag: 'a' });
+      await this.registry.put(created);
+    } catch (error) {
+      await this.remove(tree);
+      throw new WorktreeError(`could not set up the worktree for ${tree.branch}: ${errorText(error)}`);
+    }
+    this.deps.log.info(
+      `task ${tree.taskId}: worktree ${created.path} on ${tree.branch} from ${tree.base.ref ?? 'detached HEAD'} @ ${tree.base.commit.slice(0, 12)}`,
+    );
+    return created;
+  }
+
+  /** The worktree's work is left for the operator: it stays, and the start-up sweep leaves it alone. */
+  async keep(tree: TaskWorktree): Promise<TaskWorktree> {
+    const kept: TaskWorktree = { ...tree, state: 'kept' };
+    await this.registry.put(kept);
+    return kept;
+  }
+
+  /**
+   * Removes the worktree and its note. Its branch goes too when it holds nothing beyond the
+   * base (`if-empty`: nothing delivered), `always` (a discarded task) or never (`keep`).
+   * Never throws; what failed is logged.
+   */
+  async remove(tree: TaskWorktree, branch: 'if-empty' | 'always' | 'keep' = 'if-empty'): Promise<void> {
+    try {
+      const removed = await this.rootGit(tree.root, ['worktree', 'remove', '--force', '--force', tree.path]);
+      if (!removed.ok) {
+        // The root is gone, or git no longer knows the worktree: remove our folder, let git forget it.
+        if (await this.owns(tree)) await rm(tree.path, { recursive: true, force: true });
+        await this.rootGit(tree.root, ['worktree', 'prune']);
+      }
+      if (branch !== 'keep') {
+        const tip = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${tree.branch}`]);
+        if (tip.ok && (branch === 'always' || tip.stdout.trim() === tree.base.commit)) await this.rootGit(tree.root, ['branch', '-D', tree.branch]);
+      }
+      await this.registry.drop(tree.id);
+    } catch (error) {
+      this.deps.log.warn(`task ${tree.taskId}: could not remove worktree ${tree.path}: ${errorText(error)}`);
+    }
+  }
+
+  /** At start: removes the worktrees a crash left (only those this manager's notes name). */
+  async sweep(): Promise<SweepReport> {
+    const { trees, unreadable } = await this.registry.all();
+    const report: SweepReport = { removed: [], kept: [], unreadable };
+    for (const name of unreadable) this.deps.log.warn(`delivery: unreadable worktree note ${name} left alone`);
+    for (const tree of trees) {
+      if (tree.state === 'kept') {
+        // Kept for the operator until they remove it; then git forgets it and so does the note.
+        if (existsSync(tree.path)) report.kept.push(tree);
+        else await this.remove(tree);
+        continue;
+      }
+      if (!(await this.owns(tree))) {
+        this.deps.log.warn(`delivery: note ${tree.id} names ${tree.path}, outside ${this.treesDir}: left alone`);
+        continue;
+      }
+      this.deps.log.warn(`task ${tree.taskId}: worktree ${tree.path} (${tree.branch}) left by a crash: removed`);
+      await this.remove(tree);
+      report.removed.push(tree);
+    }
+    return report;
+  }
+
+  /** Whether the note's checkout is one of this manager's (its id, directly in the trees folder). */
+  private async owns(tree: TaskWorktree): Promise<boolean> {
+    const parent = path.dirname(tree.path);
+    if (path.basename(tree.path) !== tree.id) return false;
+    if (parent === this.treesDir) return true;
+    return parent === (await realpath(this.treesDir).catch(() => null));
+  }
+}
