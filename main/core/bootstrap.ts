@@ -35,6 +35,9 @@ import { RostSession } from './sessions/rost-session';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
+import type { SechroomProfileConfig } from './sessions/sechroom-config';
+import { SechroomHost } from './sessions/sechroom-factory';
+import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
 import { MAX_SESSIONS_LIMIT, type Settings } from '../../shared/settings';
 
@@ -75,6 +78,12 @@ export interface CoreOptions {
    * (headless `--profile`); created when missing. Default: `default`.
    */
   profile?: string;
+  /** The main profile's connector when it is created (headless `--plane`); default `rost`. */
+  profileConnector?: ConnectorKind;
+  /** Sechroom profiles' settings from the command line or a fleet import, by profile id (created when missing). */
+  sechroomProfiles?: Record<string, SechroomProfileConfig>;
+  /** The environment SECHROOM_TOKEN and CODEX_BIN are read from (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
@@ -289,6 +298,30 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         onRuntimes: runtimesChanged,
       }),
   };
+  // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.
+  const sechroom = new SechroomHost({
+    dataDir: paths.dataDir,
+    clock,
+    log,
+    ...(options.random ? { random: options.random } : {}),
+    registry,
+    emit: (event) => hub.emit(event),
+    onChange: () => profiles.changed(),
+    secrets,
+    registerSecret,
+    knownSecrets: secretList,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    env: options.env ?? process.env,
+    runtimeEnv: options.runtimeEnv ?? {},
+    executor: localExecutor,
+    codexPath: async () => (await capabilities.get()).codex.path ?? null,
+    usage: sechroomUsage(usage.service),
+    appVersion: options.appVersion,
+    autoClaim: options.workAutoClaim !== false,
+    initial: (id) => options.sechroomProfiles?.[id],
+  });
+  await sechroom.sweep();
+  factories.sechroom = sechroom.factory;
   const profiles: SessionRegistry = new SessionRegistry({
     store: profileStore,
     log,
@@ -314,7 +347,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       ),
   });
   await profiles.openAll();
-  if (!profileStore.all().some((p) => p.id === mainProfile)) await profiles.add({ id: mainProfile, name: mainProfile, connector: 'rost' as ConnectorKind });
+  const wanted = new Map<string, ConnectorKind>(Object.keys(options.sechroomProfiles ?? {}).map((id) => [id, 'sechroom']));
+  if (!wanted.has(mainProfile)) wanted.set(mainProfile, options.profileConnector ?? 'rost');
+  for (const [id, connector] of wanted) {
+    const found = profileStore.all().find((p) => p.id === id);
+    if (!found) await profiles.add({ id, name: id, connector });
+    else if (found.connector !== connector) throw new Error(`Profile "${id}" is a ${found.connector} profile, not ${connector}.`);
+  }
   await usage.start();
   const unsubscribeUsage = usage.service.onChange(() => profiles.sessions().forEach((s) => s.refreshStatus()));
 

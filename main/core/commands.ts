@@ -11,6 +11,7 @@ import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { SessionRegistry } from './sessions/session-registry';
 import type { QuitPolicy } from './quit-policy';
+import { createSechroomProfileHandlers } from './sessions/sechroom-commands';
 
 export interface CommandServices {
   appInfo: Omit<AppInfo, 'uptimeMs' | 'startedAt'>;
@@ -114,6 +115,7 @@ export function createHandlers(s: CommandServices): Handlers {
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
     ...createOperatorHandlers(s.operator),
+    ...createSechroomProfileHandlers(s.profiles),
   };
 }
 

@@ -1,0 +1,130 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { slug } from '../../main/core/delivery/delivery-texts';
+import type { ProfileSummary } from '../../shared/profiles';
+import type { PairingState } from '../../shared/runner';
+import type { TurnView } from '../../shared/turns';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import { startHarness, type Harness } from './core-harness';
+
+// A Rost profile and a Sechroom profile in one host: the real core, the real emulator
+// (Rost and its `/sechroom` Work Layer), each completing its own work. The Sechroom turn
+// runs on the scripted codex app-server (tests/stubs) in the task's git worktree, and is
+// delivered to `task/<slug>` on a local bare origin.
+
+const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+
+let h: Harness | null = null;
+let emu: RunningEmulator | null = null;
+let dir: string | null = null;
+afterEach(async () => {
+  await h?.close();
+  await emu?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  h = emu = dir = null;
+});
+
+/** A bare origin and the operator's clone of it (one commit on main), with a git identity of its own. */
+function gitRepo() {
+  dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'rt-sechroom-it-')));
+  const origin = path.join(dir, 'origin.git');
+  const root = path.join(dir, 'root');
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
+  git(dir, 'clone', '--quiet', origin, root);
+  git(root, 'config', 'user.name', 'Operator');
+  git(root, 'config', 'user.email', 'op@example.test');
+  git(root, 'checkout', '--quiet', '-b', 'main');
+  writeFileSync(path.join(root, 'README.md'), '# widgets\n');
+  git(root, 'add', 'README.md');
+  git(root, 'commit', '--quiet', '-m', 'first');
+  git(root, 'push', '--quiet', 'origin', 'main');
+  return { origin, root, git };
+}
+
+function finished(harness: Harness, match: (t: TurnView) => boolean): Promise<TurnView> {
+  return harness.waitForEvent('turns:update', (u) => u.finished.some(match), 30_000).then((u) => u.finished.find(match)!);
+}
+
+describe('a Rost profile and a Sechroom profile in one host', () => {
+  it('each completes its own work; the Sechroom task is delivered to its branch and its completion carries the note', async () => {
+    const repo = gitRepo();
+    const scenario = { turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'exported\n' } };
+    emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000 } });
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      settings: { maxSessions: 2 },
+      core: {
+        runtimeBinaries: { claude: FAKE, codex: FAKE },
+        runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) },
+        env: { ...process.env, SECHROOM_TOKEN: minted.access_token },
+      },
+    });
+
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.profile === 'default' && s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+
+    const added = await h.invoke<ProfileSummary>('profiles:add', { name: 'Work', connector: 'sechroom' });
+    expect(added).toMatchObject({ id: 'work', connector: 'sechroom', status: { state: 'unpaired' } });
+    // The seed's validation and messages.
+    const bad = await h.core.host.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: repo.root, heartbeatIntervalSeconds: 120 },
+    });
+    expect(bad).toMatchObject({ ok: false, error: { message: '--heartbeat-interval must be shorter than the 120s lease TTL' } });
+    const configured = await h.invoke<ProfileSummary>('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: repo.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    expect(configured).toMatchObject({ id: 'work', connector: 'sechroom', controlPlaneUrl: h.emu.sechroomUrl });
+    await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null && p.status.state === 'idle'));
+
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:rost-done' });
+    const task = h.emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export invoices as CSV.', acceptance: 'A CSV downloads.' });
+    const [rost, sechroom] = await Promise.all([finished(h, (t) => t.id === unit.id), finished(h, (t) => t.plane === 'sechroom' && t.phase === 'succeeded')]);
+    expect(rost).toMatchObject({ profile: 'default', phase: 'succeeded' });
+    const branch = `task/${slug(task.memoryId)}`;
+    expect(sechroom).toMatchObject({
+      profile: 'work',
+      title: 'Add CSV export',
+      verdict: 'pass',
+      leaseState: 'completed',
+      git: { branch, pushed: true, prUrl: null, base: { ref: 'main' }, keptWorktree: null },
+    });
+
+    // The Work Layer has the completion, its text ending with the delivery note.
+    const [completion] = h.emu.sechroom.listCompletions({ memory_id: task.memoryId });
+    expect(completion).toMatchObject({ verdict: 'pass' });
+    expect(completion!.text).toMatch(new RegExp(`\\n\\nDelivery: .*${branch.replace('/', '\\/')}`));
+    expect(completion!.text).toContain(sechroom.git!.note);
+    // The branch is on origin with the seed's message; the operator's checkout never saw the file.
+    const subject = repo.git(repo.origin, 'log', '-1', '--format=%s%n%b', branch);
+    expect(subject).toContain(`task(${task.memoryId}): Add CSV export [verdict:pass]`);
+    expect(subject).toContain('Delivered-By: sechroom executor run (codex-a)');
+    expect(repo.git(repo.origin, 'show', `${branch}:CHANGES.md`)).toBe('exported\n');
+    expect(() => readFileSync(path.join(repo.root, 'CHANGES.md'))).toThrow();
+    expect(repo.git(repo.root, 'status', '--porcelain')).toBe('');
+    expect(repo.git(repo.root, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+
+    const detail = await h.invoke<TurnView>('turns:detail', { id: sechroom.id });
+    expect(detail.git).toMatchObject({ branch, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const list = await h.invoke<ProfileSummary[]>('profiles:list');
+    expect(list.map((p) => [p.id, p.connector])).toEqual([
+      ['default', 'rost'],
+      ['work', 'sechroom'],
+    ]);
+  });
+});
