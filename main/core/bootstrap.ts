@@ -29,9 +29,9 @@ import { createUsage } from './usage/usage-wiring';
 import { CapacitySampler } from './runner/capacity-sampler';
 import { MachineSlots } from './sessions/machine-slots';
 import { migrateToProfiles } from './sessions/migration';
-import { splitPatch } from './sessions/profile-settings';
-import { profileSecretAccount, ProfileStore } from './sessions/profile-store';
-import { RostSession } from './sessions/rost-session';
+import { ProfileOverrides } from './sessions/profile-settings';
+import { ProfileStore } from './sessions/profile-store';
+import { rostSessionFactory } from './sessions/rost-factory';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
@@ -39,7 +39,7 @@ import type { SechroomProfileConfig } from './sessions/sechroom-config';
 import { SechroomHost } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
-import { MAX_SESSIONS_LIMIT, type Settings } from '../../shared/settings';
+import type { Settings } from '../../shared/settings';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';
@@ -78,7 +78,12 @@ export interface CoreOptions {
    * (headless `--profile`); created when missing. Default: `default`.
    */
   profile?: string;
-  /** The main profile's connector when it is created (headless `--plane`); default `rost`. */
+  /**
+   * Profiles to hold (the headless profiles file): each is created when missing, and its
+   * per-profile settings apply as overrides, never saved (the main profile's flags win).
+   */
+  profiles?: readonly { id: string; name: string; connector: ConnectorKind; overrides: SettingsPatch }[];
+  /** The main profile's connector (headless `--plane`): created so when missing, refused when it is another kind. */
   profileConnector?: ConnectorKind;
   /** Sechroom profiles' settings from the command line or a fleet import, by profile id (created when missing). */
   sechroomProfiles?: Record<string, SechroomProfileConfig>;
@@ -154,7 +159,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const overrideSources = options.overrideSources ?? {};
 
   // Env and flag overrides: the per-profile ones are the main profile's, the rest the host's.
-  const overrides = splitPatch(options.overrides ?? {});
+  const overrides = new ProfileOverrides(mainProfile, options.overrides ?? {}, overrideSources, options.profiles ?? []);
   const hostBackend = options.settingsBackend ?? createConfSettingsBackend({ dir: paths.dataDir });
   const hostSettings = createSettingsStore({
     backend: hostBackend,
@@ -254,49 +259,37 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
   const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
   const factories: SessionFactories = {
-    rost: ({ profile, dir, settings, state, log: profileLog }) =>
-      new RostSession({
-        profile,
-        dir,
-        clock,
-        log: profileLog,
-        ...(options.random ? { random: options.random } : {}),
-        // Never above 8 per profile, whatever the machine allows.
-        settings: () => {
-          const s = settings.get();
-          return { ...s, maxSessions: Math.min(s.maxSessions, MAX_SESSIONS_LIMIT) };
-        },
-        accountState: () => (profile.id === mainProfile ? usage.accountState() : settings.get().modelAccountState),
-        secrets: secrets.ok ? secrets.store : null,
-        secretStorage: secrets.ok
-          ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
-          : { backend: 'none', warning: null, problem: secrets.reason },
-        account: (url) => profileSecretAccount(profile.id, url),
-        state,
-        connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
-        capabilities,
-        breaker,
-        history,
-        machine,
-        registry,
-        executor: usage.executorFor(() => settings.get().modelAccountAlias),
-        admission: usage.admission,
-        platform,
-        appVersion: options.appVersion,
-        cpuCount,
-        emit: (event) => hub.emit(event),
-        registerSecret,
-        knownSecrets: secretList,
-        registerTurnSecret: (secret) => logging.addTurnSecret(secret),
-        ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
-        // The signed-in operator belongs to the main profile's control plane.
-        operatorPairingStart: async (input) => (settings.get().controlPlaneUrl === mainSettings().controlPlaneUrl ? operator.runnerPairingStart(input) : null),
-        claimsDeferred: () => usage.claimsDeferred(),
-        strategy: options.workStrategy ?? 'adaptive',
-        autoClaim: options.workAutoClaim !== false,
-        onChange: () => profiles.changed(),
-        onRuntimes: runtimesChanged,
-      }),
+    rost: rostSessionFactory({
+      mainProfile,
+      usage,
+      operator: { controlPlaneUrl: () => mainSettings().controlPlaneUrl, runnerPairingStart: (input) => operator.runnerPairingStart(input) },
+      clock,
+      ...(options.random ? { random: options.random } : {}),
+      secrets: secrets.ok ? secrets.store : null,
+      secretStorage: secrets.ok
+        ? { backend: secrets.backend, warning: secrets.warning ?? null, problem: null }
+        : { backend: 'none', warning: null, problem: secrets.reason },
+      connectorFor: (baseUrl) => new RostRunnerConnector({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), knownSecrets: secretList }),
+      capabilities,
+      breaker,
+      history,
+      machine,
+      registry,
+      admission: usage.admission,
+      platform,
+      appVersion: options.appVersion,
+      cpuCount,
+      emit: (event) => hub.emit(event),
+      registerSecret,
+      knownSecrets: secretList,
+      registerTurnSecret: (secret) => logging.addTurnSecret(secret),
+      ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
+      claimsDeferred: () => usage.claimsDeferred(),
+      strategy: options.workStrategy ?? 'adaptive',
+      autoClaim: options.workAutoClaim !== false,
+      onChange: () => profiles.changed(),
+      onRuntimes: runtimesChanged,
+    }),
   };
   // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.
   const sechroom = new SechroomHost({
@@ -335,8 +328,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
           log,
           factories,
           emit: (event) => hub.emit(event),
-          settingsView: (id, settings) => settingsView(id, settings, overrideSources),
-          overridesFor: (id) => (id === mainProfile ? overrides.profile : undefined),
+          settingsView: (id, settings) => settingsView(id, settings, overrides.sourcesFor(id)),
+          overridesFor: (id) => overrides.for(id),
           onSettings: () => {
             usage.service.refresh();
             machine.recheck();
@@ -347,12 +340,16 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       ),
   });
   await profiles.openAll();
-  const wanted = new Map<string, ConnectorKind>(Object.keys(options.sechroomProfiles ?? {}).map((id) => [id, 'sechroom']));
-  if (!wanted.has(mainProfile)) wanted.set(mainProfile, options.profileConnector ?? 'rost');
-  for (const [id, connector] of wanted) {
-    const found = profileStore.all().find((p) => p.id === id);
-    if (!found) await profiles.add({ id, name: id, connector });
-    else if (found.connector !== connector) throw new Error(`Profile "${id}" is a ${found.connector} profile, not ${connector}.`);
+  const wantedProfiles: { id: string; name: string; connector: ConnectorKind; strict?: boolean }[] = [
+    ...(options.profiles ?? []),
+    ...Object.keys(options.sechroomProfiles ?? {}).map((id) => ({ id, name: id, connector: 'sechroom' as const, strict: true })),
+    { id: mainProfile, name: mainProfile, connector: options.profileConnector ?? 'rost', strict: options.profileConnector !== undefined },
+  ];
+  for (const { strict, ...wanted } of wantedProfiles) {
+    const found = profileStore.all().find((p) => p.id === wanted.id);
+    if (!found) await profiles.add(wanted);
+    else if (strict && found.connector !== wanted.connector)
+      throw new Error(`Profile "${wanted.id}" is a ${found.connector} profile, not ${wanted.connector}.`);
   }
   await usage.start();
   const unsubscribeUsage = usage.service.onChange(() => profiles.sessions().forEach((s) => s.refreshStatus()));
@@ -408,7 +405,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       history,
       logFeed: logging,
       registry,
-      overrideSources,
+      overrideSources: (id) => overrides.sourcesFor(id),
       desktop: options.desktop ?? null,
       operator,
       quit,

@@ -22,8 +22,8 @@ export interface CommandServices {
   logFeed: LogFeed;
   registry: TurnRegistry;
   desktop: DesktopPort | null;
-  /** Where each overridden setting came from (headless env and flags). */
-  overrideSources: Partial<Record<SettingKey, string>>;
+  /** Where each overridden setting of a profile came from (headless env, flags, the profiles file). */
+  overrideSources(profile: string): Partial<Record<SettingKey, string>>;
   operator: OperatorService;
   quit: QuitPolicy;
   usage: UsageService;
@@ -105,12 +105,12 @@ export function createHandlers(s: CommandServices): Handlers {
       if (!s.profiles.cancelTurn(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;
     },
-    'settings:get': ({ profile }) => settingsView(profile, s.profiles.settingsOf(profile), s.overrideSources),
+    'settings:get': ({ profile }) => settingsView(profile, s.profiles.settingsOf(profile), s.overrideSources(profile)),
     'settings:update': ({ profile = DEFAULT_PROFILE_ID, ...patch }) => {
       const settings = s.profiles.settingsOf(profile);
       const result = settings.update(patch);
       if (!result.ok) throw new CommandFailure(result.error.code, result.error.message, result.error.field ?? undefined);
-      return settingsView(profile, settings, s.overrideSources);
+      return settingsView(profile, settings, s.overrideSources(profile));
     },
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),

@@ -1,3 +1,4 @@
+import { worstStatus, type ProfileSummary } from '../../shared/profiles';
 import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
 import type { UsageSnapshot } from '../../shared/usage';
 import { accountSummaryLine } from '../../shared/usage-text';
@@ -19,6 +20,16 @@ export interface TrayFacts {
   undelivered?: number;
   /** The lent model accounts (absent until the first usage:get / usage:update). */
   usage?: UsageSnapshot | null;
+  /** Every profile (absent until the first profiles:list / profiles:changed). With more than one, the menu lists them. */
+  profiles?: readonly ProfileSummary[] | null;
+}
+
+/** One profile's line in the menu, with its own pause and resume. */
+export interface TrayProfileItem {
+  id: string;
+  label: string;
+  /** null: nothing to pause (not paired). */
+  pause: 'pause' | 'resume' | null;
 }
 
 /** Everything the tray shows; the menu is rebuilt only when this changes. */
@@ -33,6 +44,10 @@ export interface TrayMenuModel {
   quit: 'now' | 'drain' | 'draining' | 'stopping';
   /** One line per model account: "Codex · default: 1.8 % left, resets in 2 h 14 min (at 16:30)". */
   usageLines: string[];
+  /** With several profiles: each one, and whether "Pause all" / "Resume all" apply (null: one profile). */
+  profiles: TrayProfileItem[] | null;
+  pauseAll: boolean;
+  resumeAll: boolean;
 }
 
 export interface TrayView {
@@ -43,8 +58,11 @@ export interface TrayView {
 
 export interface TrayActions {
   open(target: TrayTarget): void;
-  pause(minutes: number | null): void;
-  resume(): void;
+  /** Without a profile: the default one (a host of one profile). */
+  pause(minutes: number | null, profile?: string): void;
+  resume(profile?: string): void;
+  pauseAll(): void;
+  resumeAll(): void;
   pair(): void;
   quitNow(): void;
   quitAfterTurns(): void;
@@ -55,25 +73,37 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** Derived from the facts alone: the tray never computes runner truth of its own. */
 export function trayView(facts: TrayFacts, now: number): TrayView {
-  const { status } = facts;
-  const line = statusLine(status, now);
+  const several = facts.profiles && facts.profiles.length > 1 ? facts.profiles : null;
+  // Several profiles: the icon and the headline are the worst state that needs attention.
+  const status = several ? (worstStatus(several.map((p) => p.status)) ?? facts.status) : facts.status;
+  const activeTurns = several ? several.reduce((n, p) => n + p.active, 0) : facts.activeTurns;
+  const line = several ? `${several.length} profiles · ${statusLine(status, now)}` : statusLine(status, now);
   const unpairedState = status.state === 'unpaired' || status.state === 'pairing' || status.state === 'revoked';
   const paired = facts.paired ?? !unpairedState;
   const stoppingNow = status.state === 'draining' && (status.mode === 'now' || status.remaining === 0);
-  const quit = facts.quitting ? (stoppingNow ? 'stopping' : 'draining') : facts.activeTurns === 0 ? 'now' : 'drain';
+  const quit = facts.quitting ? (stoppingNow ? 'stopping' : 'draining') : activeTurns === 0 ? 'now' : 'drain';
+  const profiles = several?.map((p) => ({ id: p.id, label: `${p.name}: ${statusLine(p.status, now)}`, pause: profilePause(p) })) ?? null;
   return {
     icon: trayIconFor(status),
     tooltip: facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line,
     menu: {
       statusLine: line,
-      activeTurns: facts.activeTurns,
+      activeTurns,
       undelivered: facts.undelivered ?? 0,
-      pause: paired ? (facts.paused ? 'resume' : 'pause') : null,
+      pause: several ? null : paired ? (facts.paused ? 'resume' : 'pause') : null,
       pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
       quit,
       usageLines: (facts.usage?.accounts ?? []).map((account) => accountSummaryLine(account, now)),
+      profiles,
+      pauseAll: profiles?.some((p) => p.pause === 'pause') ?? false,
+      resumeAll: profiles?.some((p) => p.pause === 'resume') ?? false,
     },
   };
+}
+
+function profilePause(profile: ProfileSummary): TrayProfileItem['pause'] {
+  if (profile.runnerId === null) return null;
+  return profile.paused ? 'resume' : 'pause';
 }
 
 export function undeliveredLine(count: number): string {
@@ -99,6 +129,7 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
     for (const line of model.usageLines) items.push({ label: line, click: () => actions.open('dashboard') });
   }
   items.push({ type: 'separator' });
+  if (model.profiles) items.push(...profileItems(model, actions));
   if (model.pause === 'pause') {
     items.push(
       { label: 'Pause', click: () => actions.pause(null) },
@@ -112,7 +143,8 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
     items.push({ label: 'Resume', click: () => actions.resume() }, { type: 'separator' });
   }
   items.push({ label: 'Open dashboard', click: () => actions.open('dashboard') });
-  if (model.pairing === 'pair') items.push({ label: 'Pair this machine…', click: () => actions.pair() });
+  if (model.profiles) items.push({ label: 'Profiles and pairing…', click: () => actions.open('pairing') });
+  else if (model.pairing === 'pair') items.push({ label: 'Pair this machine…', click: () => actions.pair() });
   else if (model.pairing === 'show-code') items.push({ label: 'Show pairing code…', click: () => actions.open('pairing') });
   // Unpairing asks first, and the question lives in the window.
   else items.push({ label: 'Unpair…', click: () => actions.open('pairing') });
@@ -131,5 +163,28 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
   } else {
     items.push({ label: 'Quitting…', enabled: false });
   }
+  return items;
+}
+
+/** Each profile with its status and its own pause or resume, then "Pause all" / "Resume all". */
+function profileItems(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[] {
+  const items: MenuItemSpec[] = [];
+  for (const profile of model.profiles ?? []) {
+    const submenu: MenuItemSpec[] = [];
+    if (profile.pause === 'pause') {
+      submenu.push(
+        { label: 'Pause', click: () => actions.pause(null, profile.id) },
+        ...PAUSE_PRESETS.filter((p) => p.minutes !== null).map((preset) => ({
+          label: `Pause for ${preset.label}`,
+          click: () => actions.pause(preset.minutes, profile.id),
+        })),
+      );
+    } else if (profile.pause === 'resume') submenu.push({ label: 'Resume', click: () => actions.resume(profile.id) });
+    else submenu.push({ label: 'Not paired', enabled: false });
+    items.push({ label: profile.label, submenu });
+  }
+  if (model.pauseAll) items.push({ label: 'Pause all', click: () => actions.pauseAll() });
+  if (model.resumeAll) items.push({ label: 'Resume all', click: () => actions.resumeAll() });
+  items.push({ type: 'separator' });
   return items;
 }

@@ -5,6 +5,7 @@ import type { Host } from '../core/host';
 import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
 import type { UsageSnapshot } from '../../shared/usage';
+import { DEFAULT_PROFILE_ID, type ProfileSummary } from '../../shared/profiles';
 import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, runtimePausedNotice, TrayNotifier, usageNotice } from './tray-notifications';
 
 export { type TrayTarget, type TrayView } from './tray-menu';
@@ -45,8 +46,10 @@ export class TrayController {
     this.notifier = new TrayNotifier(options.electron, (target) => options.onOpen(target), options.platform);
     this.actions = {
       open: (target) => options.onOpen(target),
-      pause: (minutes) => void this.run('runner:pause', { minutes }),
-      resume: () => void this.run('runner:resume'),
+      pause: (minutes, profile) => void this.run('runner:pause', { minutes, ...(profile ? { profile } : {}) }),
+      resume: (profile) => void this.run('runner:resume', profile ? { profile } : {}),
+      pauseAll: () => void this.run('runner:pause-all', { minutes: null }),
+      resumeAll: () => void this.run('runner:resume-all'),
       pair: () => {
         options.onOpen('pairing');
         void this.run('pairing:start');
@@ -94,13 +97,15 @@ export class TrayController {
 
   private async loadFacts(): Promise<void> {
     // Answers that are not there (a host without these commands) leave the defaults.
-    const [snapshot, settings, usage] = await Promise.all([
+    const [snapshot, settings, usage, profiles] = await Promise.all([
       this.options.host.invoke('runner:snapshot', {}),
       this.options.host.invoke('settings:get', {}),
       this.options.host.invoke('usage:get', {}),
+      this.options.host.invoke('profiles:list', {}),
     ]);
     if (!this.tray) return;
     if (usage.ok && this.facts) this.facts = { ...this.facts, usage: usage.value as UsageSnapshot };
+    if (profiles.ok && this.facts) this.facts = { ...this.facts, profiles: profiles.value as ProfileSummary[] };
     if (snapshot.ok) this.applySnapshot(snapshot.value as RunnerSnapshot, false);
     if (settings.ok) this.notifier.setEnabled((settings.value as { settings: { notifications: boolean } }).settings.notifications);
     this.refresh();
@@ -110,13 +115,20 @@ export class TrayController {
     if (!this.facts || !this.tray) return;
     for (const event of batch) {
       switch (event.event) {
+        // The facts of one profile are the default one's; the others come with profiles:changed.
         case 'runner:status':
+          if (!isDefault(event.payload.profile)) break;
           this.notifier.notify(revokedNotice(this.facts.status, event.payload));
           this.facts = { ...this.facts, status: event.payload };
           break;
         case 'runner:snapshot':
+          if (!isDefault(event.payload.profile)) break;
           this.notifier.notify(revokedNotice(this.facts.status, event.payload.status));
           this.applySnapshot(event.payload, true);
+          break;
+        case 'profiles:changed':
+          this.notifyRevokedProfiles(event.payload);
+          this.facts = { ...this.facts, profiles: event.payload };
           break;
         case 'turns:update':
           this.notifier.notify(failedTurnsNotice(event.payload.finished));
@@ -138,6 +150,16 @@ export class TrayController {
       }
     }
     this.refresh();
+  }
+
+  /** A profile other than the default one revoked: the same notice, once per change. */
+  private notifyRevokedProfiles(profiles: readonly ProfileSummary[]): void {
+    const before = new Map((this.facts?.profiles ?? []).map((p) => [p.id, p.status]));
+    for (const profile of profiles) {
+      const was = before.get(profile.id);
+      if (isDefault(profile.id) || !was) continue;
+      this.notifier.notify(revokedNotice(was, profile.status));
+    }
   }
 
   private applySnapshot(snapshot: RunnerSnapshot, live: boolean): void {
@@ -191,4 +213,8 @@ export class TrayController {
   private async quit(mode: 'after-turns' | 'now'): Promise<void> {
     if (!(await this.run('runner:quit', { mode }))) this.options.onQuit();
   }
+}
+
+function isDefault(profile: string | undefined): boolean {
+  return (profile ?? DEFAULT_PROFILE_ID) === DEFAULT_PROFILE_ID;
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
 import { duration, statusLine } from '../../shared/status';
 import { profileDir } from '../core/sessions/profile-store';
+import { parseProfilesFile } from './profiles-file';
 import { bootstrapCore } from '../core/bootstrap';
 import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
@@ -48,6 +49,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const pkg = z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
   const dataDir = resolved.dataDir ?? defaultDataDir(process.platform, process.env, os.homedir());
+  const listed = resolved.profilesFile ? readProfilesFile(resolved.profilesFile) : null;
+  if (listed && !listed.ok) {
+    process.stderr.write(`runner-tray headless: ${listed.message}\n`);
+    return 2;
+  }
 
   const core = await bootstrapCore({
     mode: 'headless',
@@ -59,6 +65,8 @@ async function main(argv: string[]): Promise<number> {
     allowFileSecretStore: resolved.allowFileSecretStore,
     ...runtimeBinariesFromEnv(process.env),
     ...(resolved.once ? { workAutoClaim: false } : {}),
+    ...(resolved.profile ? { profile: resolved.profile } : {}),
+    ...(listed?.ok ? { profiles: listed.profiles } : {}),
   });
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
   const lines = new SeedLines(core, process.stdout, path.join(profileDir(dataDir, core.runner.profile.id), 'runner-state.json'));
@@ -219,3 +227,14 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/** The profiles file, parsed; a file that cannot be read says so the same way. */
+function readProfilesFile(file: string): ReturnType<typeof parseProfilesFile> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { ok: false, message: `${file}: could not be read (${errorText(error)}).` };
+  }
+  return parseProfilesFile(text, file);
+}

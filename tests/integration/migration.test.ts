@@ -76,16 +76,18 @@ describe('a data folder from the single-runner release', () => {
     const live = emu.url;
     const fetchToLive = (input: string, init: RequestInit) => fetch(input.replace(ids.url, live), init);
     const events: HostEvent[] = [];
-    core = await bootstrapCore({
-      mode: 'headless',
-      appName: 'Runner Tray',
-      appVersion: '0.0.0-test',
-      dataDir,
-      logFiles: false,
-      allowFileSecretStore: true,
-      fetch: fetchToLive,
-      runtimeBinaries: { claude: FAKE, codex: FAKE },
-    });
+    const boot = () =>
+      bootstrapCore({
+        mode: 'headless',
+        appName: 'Runner Tray',
+        appVersion: '0.0.0-test',
+        dataDir,
+        logFiles: false,
+        allowFileSecretStore: true,
+        fetch: fetchToLive,
+        runtimeBinaries: { claude: FAKE, codex: FAKE },
+      });
+    core = await boot();
     core.host.subscribe((batch) => events.push(...batch));
 
     // The old files are all still there, unchanged: an older build finds what it left.
@@ -147,15 +149,7 @@ describe('a data folder from the single-runner release', () => {
 
     // A second start does not migrate again.
     await core.shutdown(0);
-    core = await bootstrapCore({
-      mode: 'headless',
-      appName: 'Runner Tray',
-      appVersion: '0.0.0-test',
-      dataDir,
-      logFiles: false,
-      allowFileSecretStore: true,
-      fetch: fetchToLive,
-    });
+    core = await boot();
     expect((await invoke<RunnerSnapshot>('runner:snapshot')).identity?.runnerId).toBe(ids.runnerId);
   });
 });

@@ -7,6 +7,7 @@ import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+const TIMED = fileURLToPath(new URL('../fixtures/timed-runtime.mjs', import.meta.url));
 
 let h: Harness | null = null;
 let other: RunningEmulator | null = null;
@@ -19,12 +20,12 @@ afterEach(async () => {
 const emulatorConfig = { pairingIntervalSec: 1, nextHeartbeatMs: 1000, longPollMaxMs: 2_000, caps: { tenant: 8, project: 8, defaultAccount: 8 } };
 
 /** One host, two profiles: `default` against the harness's emulator, `lab` against a second one (another tenant). */
-async function twoProfiles(settings: Record<string, unknown> = {}): Promise<{ h: Harness; lab: RunningEmulator }> {
+async function twoProfiles(settings: Record<string, unknown> = {}, runtime = FAKE): Promise<{ h: Harness; lab: RunningEmulator }> {
   const lab = await startEmulator({ config: emulatorConfig });
   const harness = await startHarness({
     settings: { maxSessions: 2, ...settings },
     emulator: { config: emulatorConfig },
-    core: { runtimeBinaries: { claude: FAKE, codex: FAKE } },
+    core: { runtimeBinaries: { claude: runtime, codex: runtime } },
   });
   const added = await harness.invoke<ProfileSummary>('profiles:add', { name: 'Lab', controlPlaneUrl: lab.url });
   expect(added).toMatchObject({ id: 'lab', name: 'Lab', connector: 'rost', status: { state: 'unpaired' }, controlPlaneUrl: lab.url });
@@ -121,5 +122,20 @@ describe('two profiles in one host', () => {
     expect(await finished(h, mine.id)).toMatchObject({ profile: 'default', phase: 'succeeded' });
     // The tray's worst state is the revoked profile.
     expect(h.core.host.status().state).toBe('revoked');
+  });
+
+  it('quitting after the running turns drains every profile: each one’s turn finishes and is delivered, nothing new is claimed', async () => {
+    const r = await twoProfiles({ quitDrainMs: 5 * 60_000 }, TIMED);
+    h = r.h;
+    other = r.lab;
+    const mine = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:wait:1200' });
+    const theirs = other.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:wait:1200' });
+    await h.waitForEvent('profiles:changed', (list) => list.every((p) => p.active === 1));
+    const later = other.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:wait:10' });
+    const outcome = await h.core.quit('after-turns');
+    expect(outcome).toEqual({ kind: 'stopped', finished: 2, canceled: 0, undelivered: 0 });
+    expect(h.emu.admin.listResults({ unit_id: mine.id })).toMatchObject([{ status: 'succeeded' }]);
+    expect(other.admin.listResults({ unit_id: theirs.id })).toMatchObject([{ status: 'succeeded' }]);
+    expect(other.admin.getUnit(later.id)?.status).toBe('queued');
   });
 });

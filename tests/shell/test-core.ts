@@ -59,6 +59,7 @@ export function createTestCore(): TestCore {
     },
     'settings:get': () => ({ settings: defaultSettings('test-host'), overridden: [], warnings: [] }),
     'usage:get': () => ({ accounts: [], reservePercent: 2 }),
+    'profiles:list': () => [],
     'log:recent': (input: { limit?: number } | undefined) => logging.feed.recent(input?.limit ?? 200),
   } as unknown as Handlers;
   const invoke = createDispatcher(handlers, logging.log.child('dispatch'));

@@ -7,6 +7,7 @@ import type { RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
 import type { UsageSnapshot } from '../../shared/usage';
 import type { Host } from '../../main/core/host';
+import type { ProfileSummary } from '../../shared/profiles';
 
 /**
  * A host for the tray's tests: answers the commands the tray uses from a snapshot the
@@ -20,6 +21,8 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
   quitAnswers = true;
   /** null: the host answers usage:get with an error (as a host without usage would). */
   usage: UsageSnapshot | null = null;
+  /** null: a host of one profile without profiles:list (as before profiles). */
+  profiles: ProfileSummary[] | null = null;
   private readonly listeners = new Set<(batch: HostEvent[]) => void>();
 
   status(): RunnerStatus {
@@ -66,6 +69,11 @@ export class TrayTestHost implements Pick<Host, 'status' | 'subscribe' | 'invoke
         return this.usage ? { ok: true, value: this.usage } : { ok: false, error: { code: 'unknown_command', message: 'no usage in this test host' } };
       case 'pairing:start':
         return { ok: true, value: { phase: 'starting' } };
+      case 'profiles:list':
+        return this.profiles ? { ok: true, value: this.profiles } : { ok: false, error: { code: 'unknown_command', message: 'no profiles in this test host' } };
+      case 'runner:pause-all':
+      case 'runner:resume-all':
+        return { ok: true, value: this.profiles ?? [] };
       default:
         return { ok: false, error: { code: 'unknown_command', message: `not in this test host: ${String(name)}` } };
     }

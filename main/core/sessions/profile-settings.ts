@@ -53,10 +53,41 @@ export class ProfileSettings implements PersistentSettingsStore {
   }
 }
 
-/** The per-profile keys of a patch (a headless `--profile`'s flags), the rest being the host's. */
-export function splitPatch(patch: SettingsPatch): { profile: SettingsPatch; host: SettingsPatch } {
-  const profile: Record<string, unknown> = {};
-  const host: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(patch)) (isProfileSetting(key as SettingKey) ? profile : host)[key] = value;
-  return { profile: profile as SettingsPatch, host: host as SettingsPatch };
+/**
+ * The headless host's overrides by profile: env and flags (per-profile keys for the main
+ * profile, the rest for the host) and the profiles file's settings (flags win), with the
+ * source each settings view names.
+ */
+export class ProfileOverrides {
+  readonly host: SettingsPatch;
+  private readonly main: SettingsPatch;
+  private readonly listed: Map<string, SettingsPatch>;
+
+  constructor(
+    private readonly mainProfile: string,
+    flags: SettingsPatch,
+    private readonly flagSources: Partial<Record<SettingKey, string>>,
+    listed: readonly { id: string; overrides: SettingsPatch }[],
+  ) {
+    const host: Record<string, unknown> = {};
+    const main: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(flags)) (isProfileSetting(key as SettingKey) ? main : host)[key] = value;
+    this.host = host as SettingsPatch;
+    this.main = main as SettingsPatch;
+    this.listed = new Map(listed.map((p) => [p.id, p.overrides]));
+  }
+
+  /** A profile's own overrides, or undefined when it has none. */
+  for(id: string): SettingsPatch | undefined {
+    const fromFile = this.listed.get(id);
+    const fromFlags = id === this.mainProfile ? this.main : undefined;
+    return fromFile || fromFlags ? { ...fromFile, ...fromFlags } : undefined;
+  }
+
+  /** Where each overridden setting of a profile came from. */
+  sourcesFor(id: string): Partial<Record<SettingKey, string>> {
+    const fromFile = Object.fromEntries(Object.keys(this.listed.get(id) ?? {}).map((k) => [k, 'profiles file']));
+    const fromFlags = Object.entries(this.flagSources).filter(([key]) => id === this.mainProfile || !isProfileSetting(key as SettingKey));
+    return { ...fromFile, ...Object.fromEntries(fromFlags) };
+  }
 }

@@ -9,6 +9,7 @@
 // Numbers are read with `Number()` and must be safe integers, as in the seed.
 // Messages name the flag or variable that supplied the bad value, in the seed's wording:
 // `--heartbeat-ms must be an integer >= 1000.`, `RUNNER_HEARTBEAT_MS must be …`.
+import { ProfileIdSchema } from '../../../shared/profiles';
 import { redactText } from '../../../shared/redact';
 import { type SettingKey, type SettingsPatch, parseSetting } from '../../../shared/settings';
 
@@ -36,6 +37,10 @@ export interface ResolvedOverrides {
   allowFileSecretStore: boolean;
   /** `--token-file <path>`: the headless host writes its address and launch token there (0600), not to the terminal. */
   tokenFile?: string;
+  /** `--profile <id>` / `RUNNER_TRAY_PROFILE`: the profile the setting flags (and pairing, `--once`) are about; created if missing. */
+  profile?: string;
+  /** `--profiles <file>` / `RUNNER_TRAY_PROFILES_FILE`: several profiles and their settings (main/headless/profiles-file.ts). */
+  profilesFile?: string;
 }
 export interface OverridesError {
   code: 'invalid_option';
@@ -52,7 +57,18 @@ const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
   '--control-plane': 'controlPlaneUrl',
   '--max-sessions': 'maxSessions',
 };
-const VALUE_FLAGS = new Set(['--import-state', '--state-file', '--user-code', '--port', '--data-dir', '--token-file', '--health-port', '--health-host']);
+const VALUE_FLAGS = new Set([
+  '--import-state',
+  '--state-file',
+  '--user-code',
+  '--port',
+  '--data-dir',
+  '--token-file',
+  '--health-port',
+  '--health-host',
+  '--profile',
+  '--profiles',
+]);
 const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store', '--execute', '--no-execute']);
 const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions', 'quitDrainMs', 'usageReservePercent']);
 
@@ -75,7 +91,7 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
 export const OVERRIDES_USAGE =
   'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
   '[--runtime auto|claude|codex] [--once] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
-  '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>]\n' +
+  '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>] [--profile <id>] [--profiles <file>]\n' +
   '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
 
 /**
@@ -186,6 +202,17 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
   if (tokenFile !== undefined) {
     if (tokenFile.trim() === '') return fail('--token-file needs a file path.');
     result.tokenFile = tokenFile;
+  }
+  const profile = values.get('--profile') ?? fromEnv(env, ['RUNNER_TRAY_PROFILE'])?.value;
+  if (profile !== undefined) {
+    const label = values.has('--profile') ? '--profile' : 'RUNNER_TRAY_PROFILE';
+    if (!ProfileIdSchema.safeParse(profile.trim()).success) return fail(`${label} must be a profile id: 1–40 lowercase letters, digits and dashes.`);
+    result.profile = profile.trim();
+  }
+  const profilesFile = values.get('--profiles') ?? fromEnv(env, ['RUNNER_TRAY_PROFILES_FILE'])?.value;
+  if (profilesFile !== undefined) {
+    if (profilesFile.trim() === '') return fail('--profiles needs a file path.');
+    result.profilesFile = profilesFile;
   }
   const port = values.get('--port');
   if (port !== undefined) {
