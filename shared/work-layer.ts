@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { BRIEF_STATUSES, DECOMPOSITION_STATUSES, TASK_STATUSES, VERDICTS, type BriefStatus, type DecompositionStatus } from './protocol/sechroom';
+import {
+  BRIEF_STATUSES,
+  BRIEF_VERB_FROM,
+  DECOMPOSITION_STATUSES,
+  TASK_STATUSES,
+  VERDICTS,
+  type BriefStatus,
+  type DecompositionStatus,
+} from './protocol/sechroom';
 
 /*
  * The operator's Work view of a Sechroom Work Layer: briefs, their work plans
@@ -15,18 +23,9 @@ export const WORK_REASON_CODES = ['operator_request', 'scope_change', 'blocked',
 export const WORK_REASON_MAX = 2000;
 export const REVISION_NOTES_MAX = 10_000;
 
-/** Which brief moves the Work Layer takes from each state (docs/protocol.md §12.7). */
-const FROM: Record<WorkBriefAction, readonly BriefStatus[]> = {
-  pause: ['ready_for_decomposition'],
-  resume: ['paused'],
-  cancel: ['ready_for_decomposition', 'paused', 'parked'],
-  park: ['ready_for_decomposition', 'paused'],
-  unpark: ['parked'],
-  supersede: ['ready_for_decomposition', 'paused', 'parked'],
-};
-
+/** The verbs the Work Layer takes from a brief's state (docs/protocol.md §12.7). */
 export function briefActions(status: BriefStatus): WorkBriefAction[] {
-  return WORK_BRIEF_ACTIONS.filter((a) => FROM[a].includes(status));
+  return WORK_BRIEF_ACTIONS.filter((a) => (BRIEF_VERB_FROM[a] as readonly BriefStatus[]).includes(status));
 }
 
 export function canReturnForRevision(status: DecompositionStatus): boolean {

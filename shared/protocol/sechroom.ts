@@ -230,6 +230,15 @@ export const RunTelemetryReadSchema = z.object({
 export const BRIEF_STATUSES = ['ready_for_decomposition', 'paused', 'parked', 'superseded', 'cancelled'] as const;
 export const BriefStatusSchema = z.enum(BRIEF_STATUSES);
 export type BriefStatus = z.infer<typeof BriefStatusSchema>;
+/** Which brief states each operator verb leaves from; the others are 409 `invalid_transition`. [v1] */
+export const BRIEF_VERB_FROM = {
+  pause: ['ready_for_decomposition'],
+  resume: ['paused'],
+  cancel: ['ready_for_decomposition', 'paused', 'parked'],
+  park: ['ready_for_decomposition', 'paused'],
+  unpark: ['parked'],
+  supersede: ['ready_for_decomposition', 'paused', 'parked'],
+} as const satisfies Record<string, readonly BriefStatus[]>;
 /** `POST /work-briefs/{id}/status` targets. [seed] */
 export const BRIEF_STATUS_TARGETS = ['status:parked', 'status:ready_for_decomposition', 'status:superseded'] as const;
 export const BriefStatusInputSchema = z.object({

@@ -1,7 +1,7 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { StaticTokenSource } from '../../main/core/connectors/sechroom/sechroom-auth';
-import { WorkLayerClient } from '../../main/core/connectors/sechroom/work-layer-client';
+import { handExecutor } from '../helpers/work-layer-executor';
 import { startHeadlessHost, type RunningHost } from './headless-host';
 
 // The Work view against the real headless host and the Sechroom emulator: the host reaches
@@ -25,20 +25,18 @@ async function seed() {
   const done = emu.sechroom.createTask({ title: 'Write the exporter', decomposition_id: plan.id });
   const other = emu.sechroom.createBrief({ title: 'Second brief' });
   // An executor instance holds one task and has completed the other (soft-fail).
-  const client = new WorkLayerClient({ baseUrl: emu.sechroomUrl, tenant: minted.tenant, tokens: new StaticTokenSource(minted.access_token) });
-  const instance = await client.register({ instanceKey: 'codex-a', ttlSeconds: 600 });
-  const first = await client.claimDirect(instance.id, emu.sechroom.getTask(done.memoryId).generationId!);
-  await client.complete(first.lease!.id, {
-    executorInstanceId: instance.id,
-    claimToken: first.claimToken!,
-    tokenVersion: 1,
-    verdict: 'soft-fail',
-    text: 'could not finish',
-    source: 'codex-a',
-    title: 'Write the exporter — driven closeout',
-  });
-  await client.claimDirect(instance.id, emu.sechroom.getTask(held.memoryId).generationId!);
+  const executor = await handExecutor(emu, minted);
+  await executor.complete(done.memoryId, 'Write the exporter', 'soft-fail');
+  await executor.take(held.memoryId);
   return { minted, brief, plan, held, done, other };
+}
+
+async function expectNoSeriousViolations(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).include('[data-testid=work-view]').analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${what}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(serious).toEqual([]);
 }
 
 const briefCard = (page: Page, id: string) => page.locator(`[data-testid=work-brief][data-brief-id="${id}"]`);
@@ -82,11 +80,14 @@ test('the Work view lists briefs, plans and tasks, and pauses, resumes, parks, u
   await expect(heldRow.getByTestId('task-lease')).toHaveText('codex-a');
   const doneRow = card.locator(`[data-testid=work-task][data-task-id="${s.done.memoryId}"]`);
   await expect(doneRow.getByTestId('task-verdict')).toHaveText('soft-fail');
-  await expect(doneRow).toContainText('soft-fail by codex-a at');
+  await expect(doneRow.getByTestId('task-last')).toHaveText(/^soft-fail · codex-a · \d\d:\d\d$/);
+
+  await expectNoSeriousViolations(page, 'work board');
 
   // Escape closes a confirmation without sending anything.
   await card.getByTestId('brief-action-pause').click();
   await expect(card.getByTestId('work-confirm')).toBeVisible();
+  await expectNoSeriousViolations(page, 'work confirmation');
   await page.keyboard.press('Escape');
   await expect(card.getByTestId('work-confirm')).toHaveCount(0);
   expect(briefStatus(s.brief.id).status).toBe('ready_for_decomposition');

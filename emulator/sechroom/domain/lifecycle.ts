@@ -1,4 +1,4 @@
-import type { BriefStatus, Verdict } from '../../../shared/protocol/sechroom';
+import { BRIEF_VERB_FROM, type BriefStatus, type Verdict } from '../../../shared/protocol/sechroom';
 import { iso, type EmulatorContext } from '../../context';
 import { HttpError } from '../../http/reply';
 import type { LeaseService } from './leases';
@@ -12,16 +12,14 @@ const STATUS_TARGET = {
 } as const satisfies Record<string, BriefStatus>;
 export type StatusTarget = keyof typeof STATUS_TARGET;
 
-/** Which brief statuses each move leaves from. Terminal: superseded, cancelled. [v1] */
-const FROM: Record<LifecycleAction | BriefStatus, readonly BriefStatus[]> = {
-  pause: ['ready_for_decomposition'],
-  resume: ['paused'],
-  cancel: ['ready_for_decomposition', 'paused', 'parked'],
-  parked: ['ready_for_decomposition', 'paused'],
-  ready_for_decomposition: ['parked'],
-  superseded: ['ready_for_decomposition', 'paused', 'parked'],
-  paused: [],
-  cancelled: [],
+/** Which brief statuses each move leaves from (shared with the operator's Work view). Terminal: superseded, cancelled. [v1] */
+const FROM: Record<LifecycleAction | StatusTarget, readonly BriefStatus[]> = {
+  pause: BRIEF_VERB_FROM.pause,
+  resume: BRIEF_VERB_FROM.resume,
+  cancel: BRIEF_VERB_FROM.cancel,
+  'status:parked': BRIEF_VERB_FROM.park,
+  'status:ready_for_decomposition': BRIEF_VERB_FROM.unpark,
+  'status:superseded': BRIEF_VERB_FROM.supersede,
 };
 const ACTION_TO: Record<LifecycleAction, BriefStatus> = { pause: 'paused', resume: 'ready_for_decomposition', cancel: 'cancelled' };
 
@@ -49,7 +47,7 @@ export class WorkLifecycle {
   setStatus(tenantId: string, briefId: string, target: StatusTarget, source: string) {
     const brief = this.work.requireBrief(briefId, tenantId);
     const to = STATUS_TARGET[target];
-    const changed = this.move(brief, to, FROM[to], { source });
+    const changed = this.move(brief, to, FROM[target], { source });
     return { id: brief.id, from: brief.status, to: target, status: to, changed };
   }
 

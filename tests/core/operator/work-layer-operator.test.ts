@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../emulator/index';
 import { StaticTokenSource } from '../../../main/core/connectors/sechroom/sechroom-auth';
-import { WorkLayerClient } from '../../../main/core/connectors/sechroom/work-layer-client';
 import { CommandFailure } from '../../../main/core/dispatch';
 import { WorkLayerOperator, workLayerAccessFromEnv, WORK_LAYER_NOT_SET } from '../../../main/core/operator/work-layer-operator';
 import { briefActions } from '../../../shared/work-layer';
 import { testLogging } from '../../helpers/test-logger';
+import { handExecutor } from '../../helpers/work-layer-executor';
 
 let emu: RunningEmulator | null = null;
 afterEach(async () => {
@@ -23,19 +23,9 @@ async function setup() {
   const held = emu.sechroom.createTask({ title: 'Held task', decomposition_id: plan.id, lane: 'codex-a' });
   const done = emu.sechroom.createTask({ title: 'Done task', decomposition_id: plan.id });
   // An executor instance takes both; one completes soft-fail, the other stays leased.
-  const client = new WorkLayerClient({ baseUrl: access.baseUrl, tenant: access.tenant, tokens: access.tokens });
-  const instance = await client.register({ instanceKey: 'codex-a', ttlSeconds: 600 });
-  const a = await client.claimDirect(instance.id, emu.sechroom.getTask(done.memoryId).generationId!);
-  await client.complete(a.lease!.id, {
-    executorInstanceId: instance.id,
-    claimToken: a.claimToken!,
-    tokenVersion: 1,
-    verdict: 'soft-fail',
-    text: 'no luck',
-    source: 'codex-a',
-    title: 'Done task — driven closeout',
-  });
-  await client.claimDirect(instance.id, emu.sechroom.getTask(held.memoryId).generationId!);
+  const executor = await handExecutor(emu, minted);
+  await executor.complete(done.memoryId, 'Done task', 'soft-fail');
+  await executor.take(held.memoryId);
   return { work, brief, plan, held, done };
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SechroomRunnerSession, type SechroomSessionEvent } from '../../../main/core/connectors/sechroom/runner-session';
-import type { TurnView } from '../../../shared/turns';
+import { TurnViewSchema, type TurnView } from '../../../shared/turns';
 import { closingTurn, rig, ScriptedTurnRunner, type Rig } from './sechroom-harness';
 
 let r: Rig | null = null;
@@ -46,6 +46,8 @@ describe('SechroomRunnerSession (one profile as a host holds it)', () => {
       1_000,
       () => r!.inflight() === 0,
     );
+    // Every event is a valid TurnView: the Turns view, tray and notifications take it as any turn.
+    for (const turn of turns()) TurnViewSchema.parse(turn);
     const last: TurnView = turns().at(-1)!;
     expect(last).toMatchObject({
       id: expect.stringMatching(/^sechroom:lse_/),

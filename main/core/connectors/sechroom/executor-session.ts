@@ -7,6 +7,7 @@ import { CloseoutCollector, type LifecycleSignal } from './closeout-tools';
 import { laneOf, type InstanceSettings } from './instance-settings';
 import type { InflightJournal } from './inflight-journal';
 import { Advertisement } from './advertisement';
+import { ClaimGates } from './claim-gates';
 import { LeaseKeepers, type LeaseLoss } from './lease-keeper';
 import { BEGIN_TURN_TEXT, taskInstructions, taskTitle, type LoadedPack } from './prompt';
 import { AuthExpiredError } from './sechroom-auth';
@@ -83,6 +84,7 @@ export class ExecutorSession {
   private readonly keepers: LeaseKeepers;
   private claimStartedAt = 0;
   private readonly loader: TaskLoaderDeps;
+  private readonly gates: ClaimGates;
 
   constructor(private readonly deps: ExecutorSessionDeps) {
     const { client, clock, log } = deps;
@@ -94,6 +96,15 @@ export class ExecutorSession {
       stopping: () => this.stopping,
     };
     this.loader = { client, log, ...waits };
+    this.gates = new ClaimGates({
+      admission: deps.admission,
+      root: deps.root,
+      clock,
+      log,
+      pollMs: deps.settings.pollIntervalSeconds * 1000,
+      paused: () => this.paused,
+      onChange: (gate) => this.state(gate.state === 'deferred' ? { ...gate, instanceId: this.instanceId } : { state: gate.state, instanceId: this.instanceId }),
+    });
     this.advertisement = new Advertisement({
       client,
       settings: deps.settings,
@@ -192,46 +203,12 @@ export class ExecutorSession {
       await this.reportLeftovers();
       if (!(await this.register())) return this.summary;
       log.info(`driven executor live — instance ${settings.instanceKey}, lane ${laneOf(settings)}${this.deps.once ? ', single-task mode' : ''}`);
-      let deferred = false;
-      let wasPaused = false;
       while (!this.stopping) {
-        if (this.paused) {
-          if (!wasPaused) this.state({ state: 'paused', instanceId: this.instanceId });
-          wasPaused = true;
-          await this.sleep(settings.pollIntervalSeconds * 1000);
+        const wait = await this.gates.wait();
+        if (this.stopping) break;
+        if (wait !== null) {
+          await this.sleep(wait);
           continue;
-        }
-        if (wasPaused) {
-          wasPaused = false;
-          this.state({ state: 'live', instanceId: this.instanceId });
-        }
-        if (this.deps.admission) {
-          const admission = await this.deps.admission
-            .check()
-            .catch((error: unknown) => ({ ok: false as const, reason: `admission check failed: ${errorText(error)}`, retryAt: null }));
-          if (this.stopping) break;
-          if (!admission.ok) {
-            if (!deferred) log.warn(`ADMISSION DEFERRED — not claiming: ${admission.reason}`);
-            deferred = true;
-            this.state({ state: 'deferred', instanceId: this.instanceId, reason: admission.reason });
-            const until = admission.retryAt ? Math.max(0, admission.retryAt - this.deps.clock.now()) : Infinity;
-            await this.sleep(Math.min(until, settings.pollIntervalSeconds * 1000));
-            continue;
-          }
-          if (deferred) {
-            deferred = false;
-            log.info('admission recovered — resuming claims');
-            this.state({ state: 'live', instanceId: this.instanceId });
-          }
-        }
-        if (this.deps.root) {
-          const ready = await this.deps.root.check().catch((error: unknown) => ({ ok: false as const, reason: `root check failed: ${errorText(error)}` }));
-          if (this.stopping) break;
-          if (!ready.ok) {
-            log.warn(`root not ready — not claiming: ${ready.reason}`);
-            await this.sleep(settings.pollIntervalSeconds * 1000);
-            continue;
-          }
         }
         let claim: ClaimedTask | null;
         this.claimStartedAt = this.deps.clock.now();
@@ -328,6 +305,8 @@ export class ExecutorSession {
     // goes on until the completion has landed, so a completion retried through an outage
     // is not refused 409 lease_expired.
     this.keepers.keep(claim, (lost) => {
+      // Our own completion landed before the outbox said so: the record follows from `delivered()`.
+      if (record.state === 'completing' && lost.kind === 'ended' && lost.status === 'completed') return;
       loss = lost;
       this.records.update(record, { lease: lost.kind === 'cancel_requested' ? 'cancel_requested' : 'ended' });
       if (record.state !== 'claimed' && record.state !== 'running') return;

@@ -5,6 +5,7 @@ import type { Clock, Logger } from '../../ports';
 import { ExecutorSession, type SessionStatus, type WorkLayerPort } from './executor-session';
 import { InflightJournal } from './inflight-journal';
 import { laneOf, type InstanceSettings } from './instance-settings';
+import { AuthExpiredError } from './sechroom-auth';
 import { SechroomOutbox } from './sechroom-outbox';
 import { turnViewOf, type SessionSummary } from './turn-records';
 import type { TaskWorkspacePort } from './task-workspace';
@@ -77,7 +78,8 @@ export class SechroomRunnerSession {
       log: deps.log,
       ...(deps.random ? { random: deps.random } : {}),
       onDelivered: (delivery) => this.session?.delivered(delivery),
-      onAuthExpired: (error) => this.setStatus({ state: 'auth_expired', message: error.message, remedy: 'sign_in' }),
+      onAuthExpired: (error) =>
+        this.setStatus({ state: 'auth_expired', message: error.message, remedy: error instanceof AuthExpiredError ? error.remedy : 'sign_in' }),
       onChange: () => this.emitStatus(),
     });
     await outbox.load();

@@ -4,7 +4,7 @@ import { useHostStore } from '../../store';
 import { isPaired } from '../../store/runner-slice';
 import { shortId } from '../format';
 import { useNow } from '../use-now';
-import { elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
+import { elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, sechroomFacts, tokensText } from './turn-text';
 import { listboxKeyHandler } from './use-listbox-keys';
 
 const optionId = (listId: string, turnId: string) => `${listId}-${turnId}`;
@@ -61,9 +61,13 @@ function ActiveRow({ turn }: { turn: TurnView }) {
       </span>
       <span className="turn-line turn-meta">
         <span>{runtimeLabel(turn)}</span>
-        <span>{turn.buildRequestId ? `request ${shortId(turn.buildRequestId)}` : 'no build request'}</span>
+        {turn.plane === 'sechroom' ? (
+          <span data-testid="sechroom-facts">{sechroomFacts(turn).join(' · ')}</span>
+        ) : (
+          <span>{turn.buildRequestId ? `request ${shortId(turn.buildRequestId)}` : 'no build request'}</span>
+        )}
         {tokens ? <span>{tokens}</span> : null}
-        {turn.lease ? <span className={turn.lease === 'active' ? '' : 'warn-text'}>{LEASE_LABELS[turn.lease]}</span> : null}
+        {turn.lease && turn.plane !== 'sechroom' ? <span className={turn.lease === 'active' ? '' : 'warn-text'}>{LEASE_LABELS[turn.lease]}</span> : null}
       </span>
     </>
   );

@@ -6,7 +6,7 @@ import { useCommand } from '../common/use-command';
 import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
 import { focusTurnRow } from './focus-turn';
-import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, tokensText } from './turn-text';
+import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, sechroomFacts, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
 
@@ -59,7 +59,7 @@ export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; l
           </>
         ) : null}
         <dt>Lease</dt>
-        <dd>{turn.lease ? LEASE_LABELS[turn.lease] : '—'}</dd>
+        <dd>{turn.plane === 'sechroom' ? sechroomFacts(turn).join(' · ') || '—' : turn.lease ? LEASE_LABELS[turn.lease] : '—'}</dd>
         <dt>Turn id</dt>
         <dd className="mono">{turn.id}</dd>
       </dl>

@@ -20,9 +20,28 @@ export const LEASE_LABELS = {
 } as const;
 
 export function seatLabel(turn: TurnRow | TurnView): string {
+  if (turn.plane === 'sechroom') return turn.title ?? 'Sechroom task';
   if (turn.seat?.name) return turn.seat.name;
   if (turn.seat) return `Seat ${shortId(turn.seat.id)}`;
   return turn.kind === 'work_order' ? 'Work order' : 'Turn';
+}
+
+const SECHROOM_LEASE: Readonly<Record<NonNullable<TurnView['leaseState']>, string>> = {
+  held: 'lease held',
+  cancel_requested: 'cancel requested',
+  ended: 'lease ended',
+  left_to_expire: 'lease left to expire',
+  completed: 'lease completed',
+};
+
+/** A Sechroom task's own facts: the verdict, the last lifecycle signal (progress), the lease. */
+export function sechroomFacts(turn: TurnRow | TurnView): string[] {
+  if (turn.plane !== 'sechroom') return [];
+  return [
+    ...(turn.verdict ? [`verdict ${turn.verdict}`] : []),
+    ...(turn.lifecyclePhase ? [`phase ${turn.lifecyclePhase}`] : []),
+    ...(turn.leaseState ? [SECHROOM_LEASE[turn.leaseState]] : []),
+  ];
 }
 
 export function runtimeLabel(turn: TurnView): string {

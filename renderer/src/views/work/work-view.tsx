@@ -73,7 +73,6 @@ export function WorkView() {
 
 function Brief({ brief }: { brief: WorkBriefView }) {
   const open = useWorkStore((s) => s.open);
-  const notice = useWorkStore((s) => (s.notice?.targetId === brief.id ? s.notice : null));
   const actions = briefActions(brief.status);
   const confirming = open?.kind === 'brief' && open.id === brief.id ? open.action : null;
   return (
@@ -119,11 +118,7 @@ function Brief({ brief }: { brief: WorkBriefView }) {
         ))}
       </div>
       {confirming ? <BriefConfirm key={confirming} briefId={brief.id} title={brief.title} action={confirming} /> : null}
-      {notice ? (
-        <p className={notice.tone === 'ok' ? 'req-notice' : 'req-notice req-notice-warn'} role="status" data-testid="work-notice">
-          {notice.text}
-        </p>
-      ) : null}
+      <Notice targetId={brief.id} />
       {brief.plans.length === 0 ? <p className="req-empty">No work plan yet.</p> : brief.plans.map((plan) => <Plan key={plan.id} plan={plan} />)}
     </article>
   );
@@ -131,7 +126,6 @@ function Brief({ brief }: { brief: WorkBriefView }) {
 
 function Plan({ plan }: { plan: WorkPlanView }) {
   const open = useWorkStore((s) => s.open);
-  const notice = useWorkStore((s) => (s.notice?.targetId === plan.id ? s.notice : null));
   const confirming = open?.kind === 'plan' && open.id === plan.id;
   return (
     <section className="work-plan" data-testid="work-plan" data-plan-id={plan.id} aria-label="Work plan">
@@ -161,11 +155,7 @@ function Plan({ plan }: { plan: WorkPlanView }) {
         </p>
       ) : null}
       {confirming ? <RevisionConfirm planId={plan.id} title={plan.title} /> : null}
-      {notice ? (
-        <p className={notice.tone === 'ok' ? 'req-notice' : 'req-notice req-notice-warn'} role="status" data-testid="work-notice">
-          {notice.text}
-        </p>
-      ) : null}
+      <Notice targetId={plan.id} />
       {plan.tasks.length === 0 ? (
         <p className="req-empty">No tasks listed.</p>
       ) : (
@@ -184,6 +174,17 @@ function Plan({ plan }: { plan: WorkPlanView }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** What the last action on this brief or plan said. */
+function Notice({ targetId }: { targetId: string }) {
+  const notice = useWorkStore((s) => (s.notice?.targetId === targetId ? s.notice : null));
+  if (!notice) return null;
+  return (
+    <p className={notice.tone === 'ok' ? 'req-notice' : 'req-notice req-notice-warn'} role="status" data-testid="work-notice">
+      {notice.text}
+    </p>
   );
 }
 
@@ -213,10 +214,10 @@ function Task({ task }: { task: WorkTaskView }) {
       <span role="cell" data-testid="task-verdict">
         {task.verdict ?? '—'}
       </span>
-      <span role="cell" className="work-cell-last">
+      <span role="cell" className="work-cell-last" data-testid="task-last">
         {last ? (
           <>
-            {last.verdict} by <Untrusted text={last.source} /> at {new Date(last.receivedAt).toLocaleTimeString()}
+            {last.verdict} · <Untrusted text={last.source} /> · {new Date(last.receivedAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
           </>
         ) : (
           '—'
