@@ -31,7 +31,7 @@ export interface SechroomTurnRecord {
   /** The closeout's summary (the completion text's first part). */
   summary: string | null;
   /** Git delivery of the turn's changes (branch, commit, push, PR), once delivered. */
-  git: DeliveryRecord | null;
+  git?: DeliveryRecord | null;
 }
 
 export interface SessionSummary {
@@ -203,6 +203,6 @@ export function turnViewOf(record: SechroomTurnRecord): TurnView {
     verdict: record.verdict,
     lifecyclePhase: record.phase,
     leaseState: record.lease,
-    git: record.git,
+    git: record.git ?? null,
   };
 }
