@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +8,7 @@ import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
+import { gitOrigin, type GitOrigin } from './git-origin';
 
 // A Rost profile and a Sechroom profile in one host: the real core, the real emulator
 // (Rost and its `/sechroom` Work Layer), each completing its own work. The Sechroom turn
@@ -21,31 +20,13 @@ const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mj
 
 let h: Harness | null = null;
 let emu: RunningEmulator | null = null;
-let dir: string | null = null;
+let repo: GitOrigin | null = null;
 afterEach(async () => {
   await h?.close();
   await emu?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  h = emu = dir = null;
+  repo?.cleanup();
+  h = emu = repo = null;
 });
-
-/** A bare origin and the operator's clone of it (one commit on main), with a git identity of its own. */
-function gitRepo() {
-  dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'rt-sechroom-it-')));
-  const origin = path.join(dir, 'origin.git');
-  const root = path.join(dir, 'root');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
-  git(dir, 'clone', '--quiet', origin, root);
-  git(root, 'config', 'user.name', 'Operator');
-  git(root, 'config', 'user.email', 'op@example.test');
-  git(root, 'checkout', '--quiet', '-b', 'main');
-  writeFileSync(path.join(root, 'README.md'), '# widgets\n');
-  git(root, 'add', 'README.md');
-  git(root, 'commit', '--quiet', '-m', 'first');
-  git(root, 'push', '--quiet', 'origin', 'main');
-  return { origin, root, git };
-}
 
 function finished(harness: Harness, match: (t: TurnView) => boolean): Promise<TurnView> {
   return harness.waitForEvent('turns:update', (u) => u.finished.some(match), 30_000).then((u) => u.finished.find(match)!);
@@ -53,7 +34,8 @@ function finished(harness: Harness, match: (t: TurnView) => boolean): Promise<Tu
 
 describe('a Rost profile and a Sechroom profile in one host', () => {
   it('each completes its own work; the Sechroom task is delivered to its branch and its completion carries the note', async () => {
-    const repo = gitRepo();
+    const git = gitOrigin();
+    repo = git;
     const scenario = { turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'exported\n' } };
     emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000 } });
     const minted = emu.sechroom.mintToken();
@@ -79,14 +61,14 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
       profile: 'work',
       baseUrl: h.emu.sechroomUrl,
       tenant: minted.tenant,
-      instance: { instanceKey: 'codex-a', root: repo.root, heartbeatIntervalSeconds: 120 },
+      instance: { instanceKey: 'codex-a', root: git.root, heartbeatIntervalSeconds: 120 },
     });
     expect(bad).toMatchObject({ ok: false, error: { message: '--heartbeat-interval must be shorter than the 120s lease TTL' } });
     const configured = await h.invoke<ProfileSummary>('sechroom:configure', {
       profile: 'work',
       baseUrl: h.emu.sechroomUrl,
       tenant: minted.tenant,
-      instance: { instanceKey: 'codex-a', root: repo.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
       raisePr: false,
     });
     expect(configured).toMatchObject({ id: 'work', connector: 'sechroom', controlPlaneUrl: h.emu.sechroomUrl });
@@ -111,13 +93,13 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(completion!.text).toMatch(new RegExp(`\\n\\nDelivery: .*${branch.replace('/', '\\/')}`));
     expect(completion!.text).toContain(sechroom.git!.note);
     // The branch is on origin with the seed's message; the operator's checkout never saw the file.
-    const subject = repo.git(repo.origin, 'log', '-1', '--format=%s%n%b', branch);
+    const subject = git.git(git.origin, 'log', '-1', '--format=%s%n%b', branch);
     expect(subject).toContain(`task(${task.memoryId}): Add CSV export [verdict:pass]`);
     expect(subject).toContain('Delivered-By: sechroom executor run (codex-a)');
-    expect(repo.git(repo.origin, 'show', `${branch}:CHANGES.md`)).toBe('exported\n');
-    expect(() => readFileSync(path.join(repo.root, 'CHANGES.md'))).toThrow();
-    expect(repo.git(repo.root, 'status', '--porcelain')).toBe('');
-    expect(repo.git(repo.root, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+    expect(git.git(git.origin, 'show', `${branch}:CHANGES.md`)).toBe('exported\n');
+    expect(() => readFileSync(path.join(git.root, 'CHANGES.md'))).toThrow();
+    expect(git.git(git.root, 'status', '--porcelain')).toBe('');
+    expect(git.git(git.root, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
 
     const detail = await h.invoke<TurnView>('turns:detail', { id: sechroom.id });
     expect(detail.git).toMatchObject({ branch, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
