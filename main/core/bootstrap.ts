@@ -318,6 +318,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const profiles: SessionRegistry = new SessionRegistry({
     store: profileStore,
     log,
+    sweepStale: () => (options.executor ?? localExecutor).sweepStale(),
     emit: (event) => hub.emit(event),
     open: (profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile> =>
       openProfile(

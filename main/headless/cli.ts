@@ -87,7 +87,10 @@ async function main(argv: string[]): Promise<number> {
     stop: () => core.shutdown(0),
   });
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null);
-  const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
+  // The terminal speaks of the profile the flags name; the others are in the window.
+  const mainProfile = core.runner.profile.id;
+  const ofMain = (e: HostEvent) => (e.event !== 'runner:status' && e.event !== 'runner:snapshot') || (e.payload.profile ?? mainProfile) === mainProfile;
+  const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch.filter(ofMain)));
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);

@@ -63,7 +63,8 @@ export class SeedLines {
 
   private onEvents(batch: HostEvent[]): void {
     for (const e of batch) {
-      if (e.event !== 'runner:snapshot') continue;
+      // The seed's lines are about the one profile the flags name.
+      if (e.event !== 'runner:snapshot' || (e.payload.profile ?? this.core.runner.profile.id) !== this.core.runner.profile.id) continue;
       const s = e.payload;
       this.maybePaired(s);
       if (this.beats === 0 && (s.heartbeat.consecutiveFailures > 0 || s.status.state === 'revoked')) {

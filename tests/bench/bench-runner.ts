@@ -54,7 +54,7 @@ export async function startBenchRunner(
   emu: RunningEmulator,
   name: string,
   strategy: 'adaptive' | 'seed',
-  settings: { heartbeatMs: number; interactiveClaimMs: number; maxSessions: number },
+  settings: { heartbeatMs: number; interactiveClaimMs: number; maxSessions: number; machineMaxTurns?: number },
 ): Promise<BenchRunner> {
   const executor = new TimedFakeExecutor();
   const requests = new Map<string, number>();

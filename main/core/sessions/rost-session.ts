@@ -220,6 +220,10 @@ export class RostSession implements RunnerSession {
     return this.launcher.undelivered;
   }
 
+  stopLeftovers(): Promise<void> {
+    return this.launcher.stopLeftovers();
+  }
+
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;

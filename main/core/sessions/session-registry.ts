@@ -32,6 +32,8 @@ export interface SessionRegistryDeps {
   emit(event: HostEvent): void;
   /** Opens a profile: its settings (seeded with `initial` for a new one) and its session. */
   open(profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile>;
+  /** Removes what turns of an earlier run left in the shared turn folders (once, after every profile stopped its leftovers). */
+  sweepStale(): Promise<number>;
 }
 
 /** Every profile's session, in the order they were added; what the commands, the tray and the quit act on. */
@@ -70,6 +72,9 @@ export class SessionRegistry {
 
   async start(): Promise<void> {
     this.started = true;
+    for (const session of this.sessions()) await session.stopLeftovers();
+    const swept = await this.deps.sweepStale();
+    if (swept > 0) this.deps.log.info('removed leftovers of turns from a previous run', { count: swept });
     for (const session of this.sessions()) await session.start();
     this.changed();
   }
@@ -97,7 +102,10 @@ export class SessionRegistry {
     const opened = await this.deps.open(profile, initial);
     await this.deps.store.save([...this.deps.store.all(), profile]);
     this.open.set(id, opened);
-    if (this.started) await opened.session.start();
+    if (this.started) {
+      await opened.session.stopLeftovers();
+      await opened.session.start();
+    }
     this.deps.log.info('profile added', { profile: id });
     this.changed();
     return opened.session.summary();

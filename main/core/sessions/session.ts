@@ -18,6 +18,8 @@ export interface RunOneOutcome {
  */
 export interface RunnerSession {
   readonly profile: Profile;
+  /** Before any profile starts: stops runtimes a crashed host left running (the host then sweeps their files). */
+  stopLeftovers(): Promise<void>;
   start(): Promise<void>;
   /** Stops claiming and beating; turns still running are the drain's business. */
   stop(): Promise<void>;

@@ -15,23 +15,13 @@ export interface RecoveryDeps {
   registry: TurnRegistry;
 }
 
-/**
+/*
  * After a crash: runtimes the dead host left running are stopped (only the very processes
- * it started), and the units they ran are reported failed, once.
+ * it started) before their files are swept, and the units they ran are reported failed, once.
  */
-export async function recoverFromCrash(deps: RecoveryDeps, sweepStale: () => Promise<number>): Promise<void> {
-  // A runtime whose host died may still run (no parent-death watch, or it escaped it):
-  // stop it before its files (its MCP config among them) are swept.
-  const leftovers = await deps.journal.leftovers();
-  await stopOrphans(deps, leftovers);
-  const swept = await sweepStale();
-  if (swept > 0) deps.log.info('removed leftovers of turns from a previous run', { count: swept });
-  await deps.outbox.load();
-  await reportInterrupted(deps, leftovers);
-}
 
 /** Stops the recorded process groups that are still the very processes we started. */
-async function stopOrphans(deps: RecoveryDeps, records: RunningRecord[]): Promise<void> {
+export async function stopOrphans(deps: Pick<RecoveryDeps, 'clock' | 'log'>, records: RunningRecord[]): Promise<void> {
   for (const record of records) {
     if (record.pid === null || !record.processStart) continue;
     const now = await processStartToken(record.pid);
@@ -47,7 +37,7 @@ async function stopOrphans(deps: RecoveryDeps, records: RunningRecord[]): Promis
 }
 
 /** Units that were running when the last process died are reported failed, once. */
-async function reportInterrupted(deps: RecoveryDeps, records: RunningRecord[]): Promise<void> {
+export async function reportInterrupted(deps: RecoveryDeps, records: RunningRecord[]): Promise<void> {
   for (const record of records) {
     await deps.outbox.enqueue({
       runnerId: record.runnerId,

@@ -9,7 +9,7 @@ import type { ClaimAdmission } from './claim-admission';
 import type { UnitExecutor } from './executor-port';
 import path from 'node:path';
 import { ResultOutbox, type DeliveryEvent } from './outbox';
-import { recoverFromCrash } from './recovery';
+import { reportInterrupted, stopOrphans } from './recovery';
 import type { ResumeCache } from './resume-cache';
 import { RunningJournal, type RunningRecord } from './running-journal';
 import type { TurnRegistry } from './turn-registry';
@@ -68,6 +68,8 @@ export class UnitLauncher {
   private readonly settled = new Set<() => void>();
   /** Units between their claim and their end (a few of them not in `runs` yet). */
   private pending = 0;
+  /** What the running journal held at start (a crash's units), until they are reported. */
+  private leftovers: RunningRecord[] = [];
 
   constructor(private readonly deps: UnitLauncherDeps) {
     this.journal = new RunningJournal(path.join(deps.dir, 'running'));
@@ -93,10 +95,21 @@ export class UnitLauncher {
     return this.outbox.pending;
   }
 
-  /** Recovers what a crash left (stray runtimes, interrupted units), then starts delivering. */
+  /**
+   * First step of a start: runtimes a crashed host left running are stopped (a runtime may
+   * outlive its host), before the host sweeps their turn folders (their MCP config among them).
+   */
+  async stopLeftovers(): Promise<void> {
+    this.leftovers = await this.journal.leftovers();
+    await stopOrphans(this.deps, this.leftovers);
+  }
+
+  /** Then: the units the crash interrupted are reported failed, once, and delivery starts. */
   async start(): Promise<void> {
     const { clock, log, host, registry } = this.deps;
-    await recoverFromCrash({ clock, log, profile: host.profile, journal: this.journal, outbox: this.outbox, registry }, () => this.deps.executor.sweepStale());
+    await this.outbox.load();
+    await reportInterrupted({ clock, log, profile: host.profile, journal: this.journal, outbox: this.outbox, registry }, this.leftovers);
+    this.leftovers = [];
     this.outbox.start();
   }
 
