@@ -199,10 +199,11 @@ describe.sequential('Sechroom executor session with the real codex app-server', 
       book: new UsageBook(path.join(usageDir, 'accounts.json')),
       usageLog: new UsageLog({ dir: usageDir, log: r.logs.log, now: () => r!.clock.now() }),
       alias: () => 'default',
-      reservePercent: () => 2,
+      // The app's own reserve is 0: the instance's --usage-reserve (2) decides.
+      reservePercent: () => 0,
       alertThresholds: () => [],
     });
-    const usage = sechroomUsage(service);
+    const usage = sechroomUsage(service, r.settings().usageReservePercent);
     const { turns } = turnsFor(r, { onRateLimits: usage.onRateLimits, onTurnEnded: usage.onTurnEnded });
     const { session, states } = await r.session({ turns, admission: usage.admission });
     const done = session.run();

@@ -59,14 +59,15 @@ export class UsageService {
   }
 
   /** Whether a claim whose unit would run with `runtime` may be made now. */
-  admits(runtime: RuntimeName): boolean {
+  admits(runtime: RuntimeName, reservePercent?: number): boolean {
     const key = accountKey(runtime, this.deps.alias());
     if (this.grants.has(key)) return true;
-    return this.admission(runtime).state === 'claiming';
+    return this.admission(runtime, reservePercent).state === 'claiming';
   }
 
-  admission(runtime: RuntimeName): Admission {
-    return this.decide(this.deps.book.get(runtime, this.deps.alias()));
+  /** `reservePercent`: a profile's own reserve (a Sechroom instance's `--usage-reserve`) instead of the setting. */
+  admission(runtime: RuntimeName, reservePercent?: number): Admission {
+    return this.decide(this.deps.book.get(runtime, this.deps.alias()), reservePercent);
   }
 
   recordRateLimits(runtime: RuntimeName, reading: RateLimitReading): void {
@@ -156,8 +157,8 @@ export class UsageService {
     this.changed();
   }
 
-  private decide(account: AccountRecord): Admission {
-    return decideAdmission(account, this.deps.reservePercent(), this.deps.clock.now());
+  private decide(account: AccountRecord, reservePercent = this.deps.reservePercent()): Admission {
+    return decideAdmission(account, reservePercent, this.deps.clock.now());
   }
 
   private remaining(account: AccountRecord, now: number): number | null {

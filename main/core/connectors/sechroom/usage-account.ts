@@ -6,8 +6,8 @@ import type { AdmissionPort } from './turn-runner';
 /**
  * A Sechroom instance on the app's usage accounts (main/core/usage): codex's rate-limit
  * readings and each turn's tokens go to the codex account the instance runs under, and the
- * claim admission is that account's (the seed's `--usage-reserve` rule, with a reset or a
- * bounded probe instead of deferring forever, B15.10). Instances sharing a model account
+ * claim admission is that account's at the instance's own reserve (the seed's
+ * `--usage-reserve` rule, with a reset or a bounded probe instead of deferring forever, B15.10). Instances sharing a model account
  * share its windows (the seed has no shared accounting, B12).
  */
 export interface SechroomUsage {
@@ -16,12 +16,17 @@ export interface SechroomUsage {
   onTurnEnded(taskId: string, result: AppServerTurnResult): void;
 }
 
-export function sechroomUsage(usage: Pick<UsageService, 'admits' | 'admission' | 'recordRateLimits' | 'recordTurn'>): SechroomUsage {
+export function sechroomUsage(
+  usage: Pick<UsageService, 'admits' | 'admission' | 'recordRateLimits' | 'recordTurn'>,
+  /** The instance's `--usage-reserve`. */
+  reservePercent: number,
+): SechroomUsage {
   return {
     admission: {
       async check() {
-        if (usage.admits('codex')) return { ok: true };
-        const admission = usage.admission('codex');
+        // A probe may let one claim through while the windows still say no.
+        if (usage.admits('codex', reservePercent)) return { ok: true };
+        const admission = usage.admission('codex', reservePercent);
         if (admission.state !== 'deferred') return { ok: true };
         return { ok: false, reason: admission.reason, retryAt: admission.resumesAt ?? admission.probeAt };
       },
