@@ -308,7 +308,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     runtimeEnv: options.runtimeEnv ?? {},
     executor: localExecutor,
     codexPath: async () => (await capabilities.get()).codex.path ?? null,
-    usage: sechroomUsage(usage.service),
+    usageFor: (reservePercent) => sechroomUsage(usage.service, reservePercent),
     appVersion: options.appVersion,
     autoClaim: options.workAutoClaim !== false,
     initial: (id) => options.sechroomProfiles?.[id],

@@ -32,7 +32,8 @@ export interface SechroomHostDeps {
   executor: Pick<LocalRuntimeExecutor, 'codexAppServerLaunch'>;
   /** The detected codex (when neither the instance's codexBin nor CODEX_BIN says which). */
   codexPath(): Promise<string | null>;
-  usage?: SechroomUsage;
+  /** The shared usage accounts at an instance's own `--usage-reserve`. */
+  usageFor?(reservePercent: number): SechroomUsage;
   appVersion: string;
   autoClaim: boolean;
   /** Settings a profile starts with (headless flags, a fleet import), saved over its stored ones. */
@@ -84,6 +85,7 @@ export class SechroomHost {
   private plumbing(config: SechroomProfileConfig, log: Logger): SechroomPlumbing {
     const { deps } = this;
     const root = config.instance.root;
+    const usage = deps.usageFor?.(config.instance.usageReservePercent);
     const workspaces = config.deliver ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, log }) : null;
     const turns = new SechroomCodexTurns({
       launch: async (launch) => {
@@ -93,7 +95,7 @@ export class SechroomHost {
       },
       workspaces,
       operator: { home: deps.env.HOME || os.homedir(), env: deps.env },
-      ...(deps.usage ? { usage: deps.usage } : {}),
+      ...(usage ? { usage } : {}),
       clientVersion: deps.appVersion,
       clock: deps.clock,
       log,
@@ -101,7 +103,7 @@ export class SechroomHost {
     return {
       turns,
       ...(workspaces ? { workspace: workspaces, root: { check: () => this.delivery.checkRoot(root) } } : {}),
-      ...(deps.usage ? { admission: deps.usage.admission } : {}),
+      ...(usage ? { admission: usage.admission } : {}),
     };
   }
 }

@@ -117,6 +117,9 @@ export class SechroomSession implements RunnerSession {
     return status && 'instanceId' in status ? status.instanceId : null;
   }
 
+  /** Nothing to stop: a crashed host's task turns are reported by the executor session's in-flight journal, their leases left to expire. */
+  async stopLeftovers(): Promise<void> {}
+
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
