@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
+import { TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState } from '../../shared/runner';
@@ -107,6 +109,60 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(list.map((p) => [p.id, p.connector])).toEqual([
       ['default', 'rost'],
       ['work', 'sechroom'],
+    ]);
+  });
+
+  it('imports the seed’s fleet config as one Sechroom profile per instance (sechroom:fleet-import); a bad one imports nothing', async () => {
+    const git = gitOrigin();
+    repo = git;
+    h = await startHarness({});
+    const file = path.join(git.dir, 'fleet.json');
+    writeFileSync(file, JSON.stringify({ instances: [] }));
+    const workLayer = { baseUrl: h.emu.sechroomUrl, tenant: 'tn_1' };
+    expect(await h.core.host.invoke('sechroom:fleet-import', { file, ...workLayer })).toMatchObject({
+      ok: false,
+      error: { message: FLEET_NEEDS_INSTANCES },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instances: [
+          { instanceKey: 'codex-a', root: 'root', lane: 'l1' },
+          { instanceKey: 'codex-b', root: git.root, ttl: 5 },
+        ],
+      }),
+    );
+    expect(await h.core.host.invoke('sechroom:fleet-import', { file, ...workLayer })).toMatchObject({
+      ok: false,
+      error: { message: `fleet instance 'codex-b': ${TTL_RANGE}` },
+    });
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).map((p) => p.id)).toEqual(['default']);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instances: [
+          { instanceKey: 'codex-a', root: 'root', lane: 'l1' },
+          { instanceKey: 'codex-b', root: git.root },
+        ],
+      }),
+    );
+    const imported = await h.invoke<ProfileSummary[]>('sechroom:fleet-import', { file, ...workLayer });
+    expect(imported.map((p) => [p.id, p.connector, p.controlPlaneUrl, p.status.state])).toEqual([
+      ['codex-a', 'sechroom', h.emu.sechroomUrl, 'unpaired'],
+      ['codex-b', 'sechroom', h.emu.sechroomUrl, 'unpaired'],
+    ]);
+    const stored = JSON.parse(readFileSync(path.join(h.dataDir, 'profiles', 'codex-a', 'sechroom.json'), 'utf8'));
+    expect(stored).toMatchObject({
+      baseUrl: h.emu.sechroomUrl,
+      tenant: 'tn_1',
+      instance: { instanceKey: 'codex-a', laneId: 'l1', root: path.join(git.dir, 'root') },
+    });
+    // Kept across a restart.
+    await h.restart();
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).map((p) => [p.id, p.connector])).toEqual([
+      ['default', 'rost'],
+      ['codex-a', 'sechroom'],
+      ['codex-b', 'sechroom'],
     ]);
   });
 });
