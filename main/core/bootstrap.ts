@@ -36,7 +36,7 @@ import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
 import type { SechroomProfileConfig } from './sessions/sechroom-config';
-import { SechroomHost } from './sessions/sechroom-factory';
+import { SechroomHost, workViewAccess } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
 import type { Settings } from '../../shared/settings';
@@ -254,6 +254,18 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
     turns: () => registry.snapshot(),
+    workLayer: await workViewAccess({
+      dataDir: paths.dataDir,
+      profiles: profileStore.all(),
+      initial: options.sechroomProfiles,
+      env: options.env ?? process.env,
+      secrets: secrets.ok ? secrets.store : null,
+      registerSecret,
+      knownSecrets: secretList,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      clock,
+      log,
+    }),
   });
 
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));

@@ -110,6 +110,10 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
       ['default', 'rost'],
       ['work', 'sechroom'],
     ]);
+    // After a restart the operator's Work view reads the Sechroom profile's Work Layer with its sign-in.
+    await h.restart();
+    const board = await h.invoke<unknown>('work:board');
+    expect(JSON.stringify(board)).toContain(task.memoryId);
   });
 
   it('imports the seed’s fleet config as one Sechroom profile per instance (sechroom:fleet-import); a bad one imports nothing', async () => {

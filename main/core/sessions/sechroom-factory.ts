@@ -9,9 +9,14 @@ import type { LocalRuntimeExecutor } from '../exec/executor';
 import type { Clock, Logger } from '../ports';
 import type { OpenSecretStoreResult } from '../secrets/open-secret-store';
 import type { TurnRegistry } from '../work/turn-registry';
+import type { Profile } from '../../../shared/profiles';
+import { OAuthTokenSource, sechroomOAuthClient, StaticTokenSource } from '../connectors/sechroom/sechroom-auth';
+import { workLayerAccessFromEnv, type WorkLayerOperatorDeps } from '../operator/work-layer-operator';
+import type { SecretStore } from '../secrets/secret-store';
 import type { SessionContext } from './open-profile';
-import type { SechroomProfileConfig } from './sechroom-config';
-import { SechroomSession, type SechroomPlumbing } from './sechroom-session';
+import { profileDir } from './profile-store';
+import { loadSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { SECHROOM_OAUTH_CLIENT_ID, SechroomSession, sechroomAccountOf, type SechroomPlumbing } from './sechroom-session';
 
 export interface SechroomHostDeps {
   dataDir: string;
@@ -106,4 +111,56 @@ export class SechroomHost {
       ...(usage ? { admission: usage.admission } : {}),
     };
   }
+}
+
+export interface WorkViewAccessOptions {
+  dataDir: string;
+  /** Stored profiles, and the Sechroom settings the host was started with (headless flags, a fleet). */
+  profiles: readonly Profile[];
+  initial: Readonly<Record<string, SechroomProfileConfig>> | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  secrets: SecretStore | null;
+  registerSecret(secret: string): void;
+  knownSecrets(): readonly string[];
+  fetch?: FetchLike;
+  clock: Clock;
+  log: Logger;
+}
+
+/**
+ * The Work Layer the operator's Work view shows: the environment's when it names one
+ * (RUNNER_TRAY_SECHROOM_URL), else the first Sechroom profile's base URL, tenant and
+ * sign-in (SECHROOM_TOKEN, or its device sign-in in the secret store).
+ */
+export async function workViewAccess(options: WorkViewAccessOptions): Promise<WorkLayerOperatorDeps['access']> {
+  const fromEnv = workLayerAccessFromEnv(options.env);
+  if (fromEnv.ok || options.env.RUNNER_TRAY_SECHROOM_URL) return fromEnv;
+  const initial = Object.entries(options.initial ?? {})[0];
+  let found: { id: string; config: SechroomProfileConfig } | null = initial ? { id: initial[0], config: initial[1] } : null;
+  for (const profile of options.profiles) {
+    if (found) break;
+    if (profile.connector !== 'sechroom') continue;
+    const config = await loadSechroomConfig(profileDir(options.dataDir, profile.id)).catch(() => null);
+    if (config) found = { id: profile.id, config };
+  }
+  if (!found) return fromEnv;
+  const { id, config } = found;
+  const token = options.env.SECHROOM_TOKEN?.trim();
+  if (token) return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens: new StaticTokenSource(token) } };
+  if (!options.secrets) return { ok: false, message: 'No secret store works here, so the Work view has no Sechroom sign-in to use.' };
+  const tokens = new OAuthTokenSource({
+    baseUrl: config.baseUrl,
+    account: sechroomAccountOf(id, config),
+    store: options.secrets,
+    registerSecret: options.registerSecret,
+    oauth: sechroomOAuthClient({
+      baseUrl: config.baseUrl,
+      clientId: SECHROOM_OAUTH_CLIENT_ID,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      knownSecrets: options.knownSecrets,
+    }),
+    clock: options.clock,
+    log: options.log.child('work-layer'),
+  });
+  return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens } };
 }

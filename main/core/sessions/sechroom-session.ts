@@ -54,7 +54,10 @@ export interface SechroomSessionDeps {
   autoClaim: boolean;
 }
 
-const OAUTH_CLIENT_ID = 'runner-tray';
+export const SECHROOM_OAUTH_CLIENT_ID = 'runner-tray';
+
+/** The sign-in's account name in the secret store: the profile's own, so two profiles never share a grant. */
+export const sechroomAccountOf = (profile: string, config: SechroomProfileConfig) => `${profile}.${config.account}`;
 
 /**
  * A Sechroom profile as a host's RunnerSession (the registry knows nothing of the connector):
@@ -157,7 +160,12 @@ export class SechroomSession implements RunnerSession {
     const config = this.requireConfig();
     if (this.deps.envToken) return { phase: 'approved', runnerName: config.instance.instanceKey };
     const tokens = this.oauthTokens(config);
-    const oauth = sechroomOAuthClient({ baseUrl: config.baseUrl, clientId: OAUTH_CLIENT_ID, ...this.fetchOption(), knownSecrets: this.deps.knownSecrets });
+    const oauth = sechroomOAuthClient({
+      baseUrl: config.baseUrl,
+      clientId: SECHROOM_OAUTH_CLIENT_ID,
+      ...this.fetchOption(),
+      knownSecrets: this.deps.knownSecrets,
+    });
     this.signIn?.cancel();
     this.signIn = sechroomSignIn({
       oauth,
@@ -401,10 +409,15 @@ export class SechroomSession implements RunnerSession {
   private oauthTokens(config: SechroomProfileConfig): OAuthTokenSource {
     if (!this.deps.secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secret store works on this machine.');
     if (this.tokens instanceof OAuthTokenSource) return this.tokens;
-    const oauth = sechroomOAuthClient({ baseUrl: config.baseUrl, clientId: OAUTH_CLIENT_ID, ...this.fetchOption(), knownSecrets: this.deps.knownSecrets });
+    const oauth = sechroomOAuthClient({
+      baseUrl: config.baseUrl,
+      clientId: SECHROOM_OAUTH_CLIENT_ID,
+      ...this.fetchOption(),
+      knownSecrets: this.deps.knownSecrets,
+    });
     const tokens = new OAuthTokenSource({
       baseUrl: config.baseUrl,
-      account: `${this.deps.profile.id}.${config.account}`,
+      account: sechroomAccountOf(this.deps.profile.id, config),
       store: this.deps.secrets,
       registerSecret: this.deps.registerSecret,
       oauth,
