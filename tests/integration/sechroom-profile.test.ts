@@ -9,7 +9,7 @@ import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { startHarness, type Harness } from './core-harness';
+import { filesUnder, startHarness, type Harness } from './core-harness';
 import { gitOrigin, type GitOrigin } from './git-origin';
 
 // A Rost profile and a Sechroom profile in one host: the real core, the real emulator
@@ -168,5 +168,37 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
       ['codex-a', 'sechroom'],
       ['codex-b', 'sechroom'],
     ]);
+  });
+
+  it('signs in by the Work Layer device flow (pairing:start on the profile), keeps the tokens under the profile, and registers', async () => {
+    const git = gitOrigin();
+    repo = git;
+    h = await startHarness({});
+    const operator = h.emu.sechroom.mintToken();
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: operator.tenant,
+      account: 'ops',
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1 },
+    });
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status).toMatchObject({
+      state: 'unpaired',
+      reason: expect.stringContaining('Sign in to the Work Layer'),
+    });
+    const started = await h.invoke<PairingState>('pairing:start', { profile: 'work' });
+    if (started.phase !== 'waiting') throw new Error(`not waiting: ${JSON.stringify(started)}`);
+    h.emu.admin.decideOAuthDeviceCode(started.userCode, operator.operator_id, 'approve');
+    await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null && p.status.state === 'idle'));
+    expect(h.emu.sechroom.listInstances()).toMatchObject([{ instanceKey: 'codex-a', status: 'live' }]);
+    // The grant is in the secret store (the file store here) under this profile's account, never in its folder.
+    const holding = filesUnder(h.dataDir).filter((f) => f.text.includes('work.ops'));
+    expect(holding.map((f) => f.file)).toEqual([expect.stringMatching(/secret/)]);
+    expect(readFileSync(path.join(h.dataDir, 'profiles', 'work', 'sechroom.json'), 'utf8')).not.toMatch(/token/i);
+    // Signing out deregisters the instance and forgets the grant.
+    await h.invoke('runner:unpair', { profile: 'work', force: false });
+    expect(h.emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status.state).toBe('unpaired');
   });
 });
