@@ -16,7 +16,8 @@ import type { SecretStore } from '../secrets/secret-store';
 import type { SessionContext } from './open-profile';
 import { profileDir } from './profile-store';
 import { loadSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
-import { SECHROOM_OAUTH_CLIENT_ID, SechroomSession, sechroomAccountOf, type SechroomPlumbing } from './sechroom-session';
+import { SechroomSession, type SechroomPlumbing } from './sechroom-session';
+import { SECHROOM_OAUTH_CLIENT_ID, sechroomAccountOf } from './sechroom-sign-in';
 
 export interface SechroomHostDeps {
   dataDir: string;

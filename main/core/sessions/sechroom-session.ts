@@ -9,16 +9,15 @@ import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
 import { laneOf } from '../connectors/sechroom/instance-settings';
 import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
-import { OAuthTokenSource, sechroomOAuthClient, sechroomSignIn, StaticTokenSource, type SechroomTokenSource } from '../connectors/sechroom/sechroom-auth';
 import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
 import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
-import type { SignInFlow } from '../operator/sign-in-flow';
 import type { Clock, Logger } from '../ports';
 import type { RunnerIdentity } from '../runner/runner-state-store';
 import type { SecretStore } from '../secrets/secret-store';
 import type { TurnRegistry } from '../work/turn-registry';
 import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { SechroomSignIn } from './sechroom-sign-in';
 import { sechroomStatus } from './sechroom-status';
 import type { RunOneOutcome, RunnerSession } from './session';
 
@@ -54,11 +53,6 @@ export interface SechroomSessionDeps {
   autoClaim: boolean;
 }
 
-export const SECHROOM_OAUTH_CLIENT_ID = 'runner-tray';
-
-/** The sign-in's account name in the secret store: the profile's own, so two profiles never share a grant. */
-export const sechroomAccountOf = (profile: string, config: SechroomProfileConfig) => `${profile}.${config.account}`;
-
 /**
  * A Sechroom profile as a host's RunnerSession (the registry knows nothing of the connector):
  * its Work Layer settings, its sign-in (device flow, tokens in the secret store under the
@@ -70,9 +64,7 @@ export class SechroomSession implements RunnerSession {
   private configProblem: string | null = null;
   private runner: SechroomRunnerSession | null = null;
   private plumbing: SechroomPlumbing | null = null;
-  private tokens: SechroomTokenSource | null = null;
-  private signIn: SignInFlow | null = null;
-  private pairing: PairingState | null = null;
+  private readonly signIn: SechroomSignIn;
   private last: SechroomSessionSnapshot | null = null;
   private readonly turnIds = new Set<string>();
   private readonly idleWaiters = new Set<() => void>();
@@ -86,6 +78,19 @@ export class SechroomSession implements RunnerSession {
 
   constructor(private readonly deps: SechroomSessionDeps) {
     this.name = deps.profile.name;
+    this.signIn = new SechroomSignIn({
+      profile: deps.profile.id,
+      envToken: deps.envToken,
+      secrets: deps.secrets,
+      secretStorage: deps.secretStorage,
+      registerSecret: deps.registerSecret,
+      knownSecrets: deps.knownSecrets,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      clock: deps.clock,
+      log: deps.log,
+      ...(deps.random ? { random: deps.random } : {}),
+      onChange: () => this.changed(),
+    });
   }
 
   get profile(): Profile {
@@ -140,7 +145,7 @@ export class SechroomSession implements RunnerSession {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    this.signIn?.cancel();
+    this.signIn.cancel();
     await this.close();
   }
 
@@ -149,43 +154,21 @@ export class SechroomSession implements RunnerSession {
     await saveSechroomConfig(this.deps.dir, config);
     this.config = config;
     this.configProblem = null;
-    this.tokens = null;
+    this.signIn.reset();
     await this.close();
     if (this.started) await this.open(this.deps.autoClaim);
     this.changed();
   }
 
   /** The device flow against the Work Layer's OAuth; with `SECHROOM_TOKEN` set there is nothing to sign in to. */
-  async startPairing(): Promise<PairingState> {
-    const config = this.requireConfig();
-    if (this.deps.envToken) return { phase: 'approved', runnerName: config.instance.instanceKey };
-    const tokens = this.oauthTokens(config);
-    const oauth = sechroomOAuthClient({
-      baseUrl: config.baseUrl,
-      clientId: SECHROOM_OAUTH_CLIENT_ID,
-      ...this.fetchOption(),
-      knownSecrets: this.deps.knownSecrets,
+  startPairing(): Promise<PairingState> {
+    return this.signIn.start(this.requireConfig(), () => {
+      if (this.started && !this.runner) void this.open(this.deps.autoClaim).then(() => this.changed());
     });
-    this.signIn?.cancel();
-    this.signIn = sechroomSignIn({
-      oauth,
-      clock: this.deps.clock,
-      log: this.deps.log,
-      registerSecret: this.deps.registerSecret,
-      ...(this.deps.random ? { random: this.deps.random } : {}),
-      tokens,
-      onState: (state) => {
-        this.pairing = state.phase === 'approved' ? { phase: 'approved', runnerName: config.instance.instanceKey } : state;
-        if (state.phase === 'approved' && this.started && !this.runner) void this.open(this.deps.autoClaim).then(() => this.changed());
-        this.changed();
-      },
-    });
-    await this.signIn.start();
-    return this.pairing ?? { phase: 'starting' };
   }
 
   cancelPairing(): void {
-    this.signIn?.cancel();
+    this.signIn.cancel();
   }
 
   importState(): Promise<{ runnerId: string; notes: string[] }> {
@@ -195,9 +178,7 @@ export class SechroomSession implements RunnerSession {
   /** Signs out of the Work Layer: the loop stops (deregistering the instance), the stored tokens go. */
   async unpair(): Promise<void> {
     await this.close();
-    if (this.tokens instanceof OAuthTokenSource) await this.tokens.signOut();
-    this.tokens = null;
-    this.pairing = null;
+    await this.signIn.signOut();
     this.changed();
   }
 
@@ -300,8 +281,8 @@ export class SechroomSession implements RunnerSession {
     const status = sechroomStatus({
       config: this.config,
       configProblem: this.configProblem,
-      signedIn: this.tokens !== null,
-      pairing: this.pairing,
+      signedIn: this.signIn.signedIn,
+      pairing: this.signIn.pairing,
       snapshot: this.last,
       paused: this.pausedByOperator,
       active: this.turnIds.size,
@@ -317,7 +298,7 @@ export class SechroomSession implements RunnerSession {
     return {
       profile: this.deps.profile.id,
       status: this.status(),
-      pairing: this.pairing,
+      pairing: this.signIn.pairing,
       identity: identity
         ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
         : null,
@@ -353,7 +334,7 @@ export class SechroomSession implements RunnerSession {
   private async open(autoClaim: boolean, once = false): Promise<void> {
     const config = this.config;
     if (!config || this.runner || (!autoClaim && !once)) return;
-    const tokens = await this.tokenSource(config);
+    const tokens = await this.signIn.source(config);
     if (!tokens) return;
     this.plumbing = this.deps.plumbing(config);
     const runner = new SechroomRunnerSession({
@@ -390,42 +371,6 @@ export class SechroomSession implements RunnerSession {
     this.plumbing = null;
     if (runner) await runner.stop();
     await plumbing?.turns.stop?.().catch((error: unknown) => this.deps.log.warn(`could not stop the codex app-server: ${errorText(error)}`));
-  }
-
-  /** SECHROOM_TOKEN, else the stored sign-in; null (the status says to sign in) when there is neither. */
-  private async tokenSource(config: SechroomProfileConfig): Promise<SechroomTokenSource | null> {
-    if (this.deps.envToken) {
-      this.deps.registerSecret(this.deps.envToken);
-      this.tokens = new StaticTokenSource(this.deps.envToken);
-      return this.tokens;
-    }
-    if (!this.deps.secrets) return null;
-    const tokens = this.oauthTokens(config);
-    const signedIn = await tokens.signedIn().catch(() => false);
-    this.tokens = signedIn ? tokens : null;
-    return this.tokens;
-  }
-
-  private oauthTokens(config: SechroomProfileConfig): OAuthTokenSource {
-    if (!this.deps.secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secret store works on this machine.');
-    if (this.tokens instanceof OAuthTokenSource) return this.tokens;
-    const oauth = sechroomOAuthClient({
-      baseUrl: config.baseUrl,
-      clientId: SECHROOM_OAUTH_CLIENT_ID,
-      ...this.fetchOption(),
-      knownSecrets: this.deps.knownSecrets,
-    });
-    const tokens = new OAuthTokenSource({
-      baseUrl: config.baseUrl,
-      account: sechroomAccountOf(this.deps.profile.id, config),
-      store: this.deps.secrets,
-      registerSecret: this.deps.registerSecret,
-      oauth,
-      clock: this.deps.clock,
-      log: this.deps.log,
-      onChange: () => this.changed(),
-    });
-    return tokens;
   }
 
   private requireConfig(): SechroomProfileConfig {
