@@ -36,7 +36,7 @@ import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
 import type { SechroomProfileConfig } from './sessions/sechroom-config';
-import { SechroomHost, workViewAccess } from './sessions/sechroom-factory';
+import { SechroomHost } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
 import type { Settings } from '../../shared/settings';
@@ -242,6 +242,29 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     return update ? { event: 'turns:update', payload: update } : null;
   });
 
+  // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.
+  const sechroom = new SechroomHost({
+    dataDir: paths.dataDir,
+    clock,
+    log,
+    ...(options.random ? { random: options.random } : {}),
+    registry,
+    emit: (event) => hub.emit(event),
+    onChange: () => profiles.changed(),
+    secrets,
+    registerSecret,
+    knownSecrets: secretList,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    env: options.env ?? process.env,
+    runtimeEnv: options.runtimeEnv ?? {},
+    executor: localExecutor,
+    codexPath: async () => (await capabilities.get()).codex.path ?? null,
+    usageFor: (reservePercent) => sechroomUsage(usage.service, reservePercent),
+    appVersion: options.appVersion,
+    autoClaim: options.workAutoClaim !== false,
+    initial: options.sechroomProfiles ?? {},
+  });
+  await sechroom.sweep();
   const operator = new OperatorService({
     clock,
     log: log.child('operator'),
@@ -254,23 +277,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
     turns: () => registry.snapshot(),
-    workLayer: await workViewAccess({
-      dataDir: paths.dataDir,
-      profiles: profileStore.all(),
-      initial: options.sechroomProfiles,
-      env: options.env ?? process.env,
-      secrets: secrets.ok ? secrets.store : null,
-      registerSecret,
-      knownSecrets: secretList,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      clock,
-      log,
-    }),
+    workLayer: await sechroom.workViewAccess(profileStore.all()),
   });
 
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
   const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
   const factories: SessionFactories = {
+    sechroom: sechroom.factory,
     rost: rostSessionFactory({
       mainProfile,
       usage,
@@ -303,30 +316,6 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       onRuntimes: runtimesChanged,
     }),
   };
-  // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.
-  const sechroom = new SechroomHost({
-    dataDir: paths.dataDir,
-    clock,
-    log,
-    ...(options.random ? { random: options.random } : {}),
-    registry,
-    emit: (event) => hub.emit(event),
-    onChange: () => profiles.changed(),
-    secrets,
-    registerSecret,
-    knownSecrets: secretList,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    env: options.env ?? process.env,
-    runtimeEnv: options.runtimeEnv ?? {},
-    executor: localExecutor,
-    codexPath: async () => (await capabilities.get()).codex.path ?? null,
-    usageFor: (reservePercent) => sechroomUsage(usage.service, reservePercent),
-    appVersion: options.appVersion,
-    autoClaim: options.workAutoClaim !== false,
-    initial: (id) => options.sechroomProfiles?.[id],
-  });
-  await sechroom.sweep();
-  factories.sechroom = sechroom.factory;
   const profiles: SessionRegistry = new SessionRegistry({
     store: profileStore,
     log,

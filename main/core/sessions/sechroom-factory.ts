@@ -12,7 +12,6 @@ import type { TurnRegistry } from '../work/turn-registry';
 import type { Profile } from '../../../shared/profiles';
 import { OAuthTokenSource, sechroomOAuthClient, StaticTokenSource } from '../connectors/sechroom/sechroom-auth';
 import { workLayerAccessFromEnv, type WorkLayerOperatorDeps } from '../operator/work-layer-operator';
-import type { SecretStore } from '../secrets/secret-store';
 import type { SessionContext } from './open-profile';
 import { profileDir } from './profile-store';
 import { loadSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
@@ -43,7 +42,7 @@ export interface SechroomHostDeps {
   appVersion: string;
   autoClaim: boolean;
   /** Settings a profile starts with (headless flags, a fleet import), saved over its stored ones. */
-  initial(profile: string): SechroomProfileConfig | undefined;
+  initial: Readonly<Record<string, SechroomProfileConfig>>;
 }
 
 /**
@@ -55,6 +54,11 @@ export class SechroomHost {
 
   constructor(private readonly deps: SechroomHostDeps) {
     this.delivery = new GitDelivery({ stateDir: path.join(deps.dataDir, 'delivery'), log: deps.log.child('delivery') });
+  }
+
+  /** The Work Layer the Work view shows (see workViewAccess). */
+  workViewAccess(profiles: readonly Profile[]): Promise<WorkLayerOperatorDeps['access']> {
+    return workViewAccess(this.deps, profiles);
   }
 
   /** At host start: worktrees a crash left behind are removed (kept ones stay for the operator). */
@@ -82,7 +86,7 @@ export class SechroomHost {
       knownSecrets: deps.knownSecrets,
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
       envToken: deps.env.SECHROOM_TOKEN?.trim() || null,
-      ...(deps.initial(context.profile.id) ? { initial: deps.initial(context.profile.id)! } : {}),
+      ...(deps.initial[context.profile.id] ? { initial: deps.initial[context.profile.id]! } : {}),
       plumbing: (config) => this.plumbing(config, context.log),
       autoClaim: deps.autoClaim,
     });
@@ -114,31 +118,12 @@ export class SechroomHost {
   }
 }
 
-export interface WorkViewAccessOptions {
-  dataDir: string;
-  /** Stored profiles, and the Sechroom settings the host was started with (headless flags, a fleet). */
-  profiles: readonly Profile[];
-  initial: Readonly<Record<string, SechroomProfileConfig>> | undefined;
-  env: Readonly<Record<string, string | undefined>>;
-  secrets: SecretStore | null;
-  registerSecret(secret: string): void;
-  knownSecrets(): readonly string[];
-  fetch?: FetchLike;
-  clock: Clock;
-  log: Logger;
-}
-
-/**
- * The Work Layer the operator's Work view shows: the environment's when it names one
- * (RUNNER_TRAY_SECHROOM_URL), else the first Sechroom profile's base URL, tenant and
- * sign-in (SECHROOM_TOKEN, or its device sign-in in the secret store).
- */
-export async function workViewAccess(options: WorkViewAccessOptions): Promise<WorkLayerOperatorDeps['access']> {
+async function workViewAccess(options: SechroomHostDeps, profiles: readonly Profile[]): Promise<WorkLayerOperatorDeps['access']> {
   const fromEnv = workLayerAccessFromEnv(options.env);
   if (fromEnv.ok || options.env.RUNNER_TRAY_SECHROOM_URL) return fromEnv;
-  const initial = Object.entries(options.initial ?? {})[0];
+  const initial = Object.entries(options.initial)[0];
   let found: { id: string; config: SechroomProfileConfig } | null = initial ? { id: initial[0], config: initial[1] } : null;
-  for (const profile of options.profiles) {
+  for (const profile of profiles) {
     if (found) break;
     if (profile.connector !== 'sechroom') continue;
     const config = await loadSechroomConfig(profileDir(options.dataDir, profile.id)).catch(() => null);
@@ -148,11 +133,11 @@ export async function workViewAccess(options: WorkViewAccessOptions): Promise<Wo
   const { id, config } = found;
   const token = options.env.SECHROOM_TOKEN?.trim();
   if (token) return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens: new StaticTokenSource(token) } };
-  if (!options.secrets) return { ok: false, message: 'No secret store works here, so the Work view has no Sechroom sign-in to use.' };
+  if (!options.secrets.ok) return { ok: false, message: 'No secret store works here, so the Work view has no Sechroom sign-in to use.' };
   const tokens = new OAuthTokenSource({
     baseUrl: config.baseUrl,
     account: sechroomAccountOf(id, config),
-    store: options.secrets,
+    store: options.secrets.store,
     registerSecret: options.registerSecret,
     oauth: sechroomOAuthClient({
       baseUrl: config.baseUrl,
