@@ -87,6 +87,29 @@ describe('git delivery in the Sechroom executor session', () => {
     expect(readdirSync(path.join(world.stateDir, 'trees'))).toEqual([]);
   });
 
+  it('a turn the Work Layer cancels (heartbeat cancel_requested) discards its worktree: nothing committed or pushed', async () => {
+    const { r, world, workspaces } = await setup();
+    const t = r.emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export.' });
+    const turns = new ScriptedTurnRunner(
+      writing(
+        (req) =>
+          new Promise((resolve) => {
+            req.signal.addEventListener('abort', () => resolve({ status: 'canceled', reason: 'interrupted' }));
+            const [lease] = r.emu.sechroom.listLeases({ memory_id: t.memoryId });
+            r.emu.sechroom.cancelLease(lease!.id, 'brief_superseded');
+            r.clock.advance(30_000);
+          }),
+      ),
+    );
+    const { session, records } = await r.session({ turns, once: true, settings: { root: world.root }, workspace: workspaces });
+    expect(await session.run()).toMatchObject({ processed: 1, abandoned: 1 });
+    expect(records.at(-1)).toMatchObject({ state: 'canceled', git: null });
+    expect(existsSync(turns.requests[0]!.cwd)).toBe(false);
+    expect(branches(world, world.root)).toBe('');
+    expect(branches(world, world.origin)).toBe('');
+    expect(world.rootFingerprint()).toBe(world.initialFingerprint);
+  });
+
   it('a root that is not a git checkout: the task is abandoned with the reason and no turn runs', async () => {
     const { r, world } = await setup();
     const notARepo = path.join(world.dir, 'plain');
