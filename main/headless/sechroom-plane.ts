@@ -15,6 +15,7 @@ export const SECHROOM_USAGE =
   '[--lane <id>] [--connector <id>] [--capability <key>]... [--ttl <s>] [--poll-interval <s>] [--heartbeat-interval <s>] [--turn-timeout <s>] ' +
   '[--resume-turn-timeout <s>] [--drain-timeout <s>] [--usage-reserve <percent>] [--model <id>] [--sandbox <mode>] [--no-deliver] [--no-pr] [--once]\n' +
   '       runner-tray-headless --plane sechroom --control-plane <work layer url> --tenant <id> --fleet-config <file>\n' +
+  '       runner-tray-headless [Rost flags] --fleet-config <file> (beside the Rost profile; SECHROOM_BASE_URL names the Work Layer)\n' +
   '       (SECHROOM_TOKEN: a pre-minted bearer; CODEX_BIN: the codex to run; SECHROOM_TENANT for --tenant)';
 
 /** Seed flag → instance setting. */
@@ -40,7 +41,7 @@ const WORK_LAYER_FLAGS = new Set(['--control-plane', '--tenant', '--account', '-
 const SWITCHES = new Set(['--no-deliver', '--no-pr']);
 
 export type SechroomPlane =
-  | { ok: true; plane: 'rost'; rest: string[] }
+  | { ok: true; plane: 'rost'; rest: string[]; profiles: { id: string; config: SechroomProfileConfig }[] }
   | { ok: true; plane: 'sechroom'; rest: string[]; profiles: { id: string; config: SechroomProfileConfig }[] }
   | { ok: false; message: string };
 
@@ -78,12 +79,32 @@ export async function resolveSechroomPlane(env: Readonly<Record<string, string |
   const chosen = plane ?? 'rost';
   if (chosen !== 'rost' && chosen !== 'sechroom') return { ok: false, message: '--plane must be rost or sechroom.' };
   if (chosen === 'rost') {
-    const stray = [...values.keys(), ...switches, ...(capabilities.length ? ['--capability'] : [])].find((flag) => flag !== '--control-plane');
+    const allowed = new Set(['--control-plane', '--fleet-config', '--tenant', '--account', '--no-deliver', '--no-pr']);
+    const stray = [...values.keys(), ...switches, ...(capabilities.length ? ['--capability'] : [])].find((flag) => !allowed.has(flag));
     if (stray) return { ok: false, message: `${stray} is a Sechroom flag: add --plane sechroom.` };
     // The Rost plane's own --control-plane goes back to the host's flags.
     const url = values.get('--control-plane');
-    return { ok: true, plane: 'rost', rest: url === undefined ? rest : [...rest, '--control-plane', url] };
+    const own = url === undefined ? rest : [...rest, '--control-plane', url];
+    if (!values.has('--fleet-config')) {
+      const sechroomOnly = [...values.keys(), ...switches].find((flag) => flag !== '--control-plane');
+      if (sechroomOnly) return { ok: false, message: `${sechroomOnly} is a Sechroom flag: add --plane sechroom.` };
+      return { ok: true, plane: 'rost', rest: own, profiles: [] };
+    }
+    // A fleet beside a Rost profile: SECHROOM_BASE_URL names the Work Layer (--control-plane is Rost's).
+    values.delete('--control-plane');
+    const fleet = await sechroomProfiles(env, values, switches);
+    return fleet.ok ? { ok: true, plane: 'rost', rest: own, profiles: fleet.profiles } : fleet;
   }
+  const profiles = await sechroomProfiles(env, values, switches, capabilities);
+  return profiles.ok ? { ok: true, plane: 'sechroom', rest, profiles: profiles.profiles } : profiles;
+}
+
+async function sechroomProfiles(
+  env: Readonly<Record<string, string | undefined>>,
+  values: Map<string, string>,
+  switches: Set<string>,
+  capabilities: string[] = [],
+): Promise<{ ok: true; profiles: { id: string; config: SechroomProfileConfig }[] } | { ok: false; message: string }> {
   const workLayer = {
     baseUrl: values.get('--control-plane') ?? env.SECHROOM_BASE_URL,
     tenant: values.get('--tenant') ?? env.SECHROOM_TENANT,
@@ -91,7 +112,8 @@ export async function resolveSechroomPlane(env: Readonly<Record<string, string |
     deliver: !switches.has('--no-deliver'),
     raisePr: !switches.has('--no-pr'),
   };
-  if (workLayer.baseUrl === undefined) return { ok: false, message: '--control-plane (the Work Layer base URL) is required with --plane sechroom.' };
+  if (workLayer.baseUrl === undefined)
+    return { ok: false, message: '--control-plane (the Work Layer base URL; SECHROOM_BASE_URL beside a Rost profile) is required.' };
   const fleet = values.get('--fleet-config');
   if (fleet !== undefined) {
     const own = [...values.keys()].find((flag) => INSTANCE_FLAGS[flag] !== undefined);
@@ -107,7 +129,7 @@ export async function resolveSechroomPlane(env: Readonly<Record<string, string |
           return { ok: false, message: `fleet instance '${settings.instanceKey}' does not make a profile id of its own` };
         profiles.push({ id, config: checked.config });
       }
-      return { ok: true, plane: 'sechroom', rest, profiles };
+      return { ok: true, profiles };
     } catch (error) {
       if (error instanceof FleetConfigError) return { ok: false, message: error.message };
       throw error;
@@ -121,12 +143,12 @@ export async function resolveSechroomPlane(env: Readonly<Record<string, string |
   if (!checked.ok) return { ok: false, message: checked.message };
   const id = slugOf(checked.config.instance.instanceKey);
   if (!id) return { ok: false, message: '--instance-key must have a letter or digit in it (it names the profile).' };
-  return { ok: true, plane: 'sechroom', rest, profiles: [{ id, config: checked.config }] };
+  return { ok: true, profiles: [{ id, config: checked.config }] };
 }
 
 /** What the core is started with for the plane: the Sechroom profiles and which one the flags are about. */
 export function sechroomCoreOptions(plane: Extract<SechroomPlane, { ok: true }>, profile: string | undefined) {
-  if (plane.plane === 'rost') return {};
+  if (plane.plane === 'rost') return plane.profiles.length ? { sechroomProfiles: Object.fromEntries(plane.profiles.map((p) => [p.id, p.config])) } : {};
   const main = profile ?? plane.profiles[0]!.id;
   const configs = plane.profiles.length === 1 ? [{ id: main, config: plane.profiles[0]!.config }] : plane.profiles;
   return {

@@ -94,6 +94,7 @@ describe('headless --plane sechroom', () => {
       ok: true,
       plane: 'rost',
       rest: ['--once', '--control-plane', 'http://cp'],
+      profiles: [],
     });
   });
 
@@ -116,6 +117,23 @@ describe('headless --plane sechroom', () => {
       ['codex-b', '/abs/b', null, 3],
     ]);
     expect(sechroomCoreOptions(plane, undefined)).toMatchObject({ profile: 'codex-a', sechroomProfiles: { 'codex-a': {}, 'codex-b': {} } });
+    // Beside a Rost profile: --control-plane stays Rost's, SECHROOM_BASE_URL and SECHROOM_TENANT name the Work Layer.
+    const beside = await resolveSechroomPlane({ SECHROOM_BASE_URL: 'http://127.0.0.1:7457/sechroom', SECHROOM_TENANT: 'tn_2' }, [
+      '--control-plane',
+      'http://127.0.0.1:7457',
+      '--fleet-config',
+      file,
+    ]);
+    if (!beside.ok || beside.plane !== 'rost') throw new Error(JSON.stringify(beside));
+    expect(beside.rest).toEqual(['--control-plane', 'http://127.0.0.1:7457']);
+    expect(beside.profiles.map((p) => [p.id, p.config.baseUrl, p.config.tenant])).toEqual([
+      ['codex-a', 'http://127.0.0.1:7457/sechroom', 'tn_2'],
+      ['codex-b', 'http://127.0.0.1:7457/sechroom', 'tn_2'],
+    ]);
+    expect(sechroomCoreOptions(beside, undefined)).toEqual({
+      sechroomProfiles: { 'codex-a': beside.profiles[0]!.config, 'codex-b': beside.profiles[1]!.config },
+    });
+    expect(await resolveSechroomPlane({}, ['--fleet-config', file])).toMatchObject({ ok: false, message: expect.stringContaining('SECHROOM_BASE_URL') });
     writeFileSync(file, JSON.stringify({ instances: [] }));
     expect(await resolveSechroomPlane({}, [...base, '--fleet-config', file])).toEqual({ ok: false, message: FLEET_NEEDS_INSTANCES });
     expect(await resolveSechroomPlane({}, [...base, '--fleet-config', file, '--root', '/r'])).toMatchObject({
