@@ -359,7 +359,15 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   const sampler = new CapacitySampler({
     clock,
     history,
-    sessions: () => ({ active: profiles.activeCount, max: machineCap(hostSettings.get(), cpuCount) }),
+    // What the machine can run now: its cap, or less when the profiles' own caps add up to less.
+    sessions: () => ({
+      active: profiles.activeCount,
+      max:
+        Math.min(
+          machineCap(hostSettings.get(), cpuCount),
+          profiles.sessions().reduce((n, s) => n + s.snapshot().sessions.max, 0),
+        ) || 1,
+    }),
     emit: (event) => hub.emit(event),
   });
   const sessionsService = {
