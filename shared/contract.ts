@@ -3,6 +3,7 @@ import type { Result } from './result';
 import { command, NoInput } from './command';
 import { operatorCommands, operatorEvents } from './operator-contract';
 import { workLayerCommands } from './work-layer-contract';
+import { sechroomProfileCommands } from './sechroom-profile-contract';
 
 import { OptionalProfileRefSchema, ProfileAddInputSchema, ProfileIdSchema, ProfileNameSchema, ProfileSummarySchema, withProfile } from './profiles';
 import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './runner';
@@ -134,6 +135,7 @@ export const commands = {
   'usage:get': command(NoInput, UsageSnapshotSchema),
   ...operatorCommands,
   ...workLayerCommands,
+  ...sechroomProfileCommands,
 } as const;
 
 export const events = {

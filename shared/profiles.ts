@@ -13,12 +13,12 @@ const ID_RULE = 'A profile id must be 1–40 characters: lowercase letters, digi
 /** A slug: also a folder name (`profiles/<id>/`) and a log tag. */
 export const ProfileIdSchema = z.string({ error: ID_RULE }).regex(/^[a-z0-9][a-z0-9-]{0,39}$/, { error: ID_RULE });
 
-/** The control plane a profile talks to: `rost` today; `sechroom` is reserved for its connector (issue 18). */
+/** The control plane a profile talks to: a Rost runner, or a Sechroom executor instance (issue 18). */
 export const CONNECTOR_KINDS = ['rost', 'sechroom'] as const;
 export const ConnectorKindSchema = z.enum(CONNECTOR_KINDS, { error: 'The connector must be rost or sechroom.' });
 export type ConnectorKind = z.infer<typeof ConnectorKindSchema>;
 /** The kinds this build can run a session for. */
-export const SUPPORTED_CONNECTOR_KINDS: readonly ConnectorKind[] = ['rost'];
+export const SUPPORTED_CONNECTOR_KINDS: readonly ConnectorKind[] = ['rost', 'sechroom'];
 
 export const ProfileNameSchema = z
   .string({ error: 'A profile name must be 1–60 characters.' })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeliveryRecordSchema } from './delivery';
 import { VERDICTS } from './protocol/sechroom';
 import { RUNTIME_IDS } from './runtimes';
 
@@ -57,6 +58,8 @@ export const TurnViewSchema = z.object({
   lifecyclePhase: z.string().nullable().optional(),
   /** Sechroom: the lease as the executor holds it (heartbeating, cancel asked, ended, left to expire, completed). */
   leaseState: z.enum(['held', 'cancel_requested', 'ended', 'left_to_expire', 'completed']).nullable().optional(),
+  /** Sechroom with git delivery: the task's branch, base, commit, push and PR (`delivery` is the result's outbox state). */
+  git: DeliveryRecordSchema.nullable().optional(),
 });
 export type TurnView = z.infer<typeof TurnViewSchema>;
 

@@ -36,6 +36,9 @@ import { rostSessionFactory } from './sessions/rost-factory';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
+import type { SechroomProfileConfig } from './sessions/sechroom-config';
+import { SechroomHost } from './sessions/sechroom-factory';
+import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
 import type { Settings } from '../../shared/settings';
 
@@ -81,6 +84,12 @@ export interface CoreOptions {
    * per-profile settings apply as overrides, never saved (the main profile's flags win).
    */
   profiles?: readonly { id: string; name: string; connector: ConnectorKind; overrides: SettingsPatch }[];
+  /** The main profile's connector (headless `--plane`): created so when missing, refused when it is another kind. */
+  profileConnector?: ConnectorKind;
+  /** Sechroom profiles' settings from the command line or a fleet import, by profile id (created when missing). */
+  sechroomProfiles?: Record<string, SechroomProfileConfig>;
+  /** The environment SECHROOM_TOKEN and CODEX_BIN are read from (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
@@ -241,6 +250,29 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     return update ? { event: 'turns:update', payload: update } : null;
   });
 
+  // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.
+  const sechroom = new SechroomHost({
+    dataDir: paths.dataDir,
+    clock,
+    log,
+    ...(options.random ? { random: options.random } : {}),
+    registry,
+    emit: (event) => hub.emit(event),
+    onChange: () => profiles.changed(),
+    secrets,
+    registerSecret,
+    knownSecrets: secretList,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    env: options.env ?? process.env,
+    runtimeEnv: options.runtimeEnv ?? {},
+    executor: localExecutor,
+    codexPath: async () => (await capabilities.get()).codex.path ?? null,
+    usageFor: (reservePercent) => sechroomUsage(usage.service, reservePercent),
+    appVersion: options.appVersion,
+    autoClaim: options.workAutoClaim !== false,
+    initial: options.sechroomProfiles ?? {},
+  });
+  await sechroom.sweep();
   const operator = new OperatorService({
     clock,
     log: log.child('operator'),
@@ -253,11 +285,13 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
     turns: () => registry.snapshot(),
+    workLayer: await sechroom.workViewAccess(profileStore.all()),
   });
 
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
   const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
   const factories: SessionFactories = {
+    sechroom: sechroom.factory,
     rost: rostSessionFactory({
       mainProfile,
       usage,
@@ -316,12 +350,16 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       ),
   });
   await profiles.openAll();
-  const wantedProfiles: { id: string; name: string; connector: ConnectorKind }[] = [
+  const wantedProfiles: { id: string; name: string; connector: ConnectorKind; strict?: boolean }[] = [
     ...(options.profiles ?? []),
-    { id: mainProfile, name: mainProfile, connector: 'rost' },
+    ...Object.keys(options.sechroomProfiles ?? {}).map((id) => ({ id, name: id, connector: 'sechroom' as const, strict: true })),
+    { id: mainProfile, name: mainProfile, connector: options.profileConnector ?? 'rost', strict: options.profileConnector !== undefined },
   ];
-  for (const wanted of wantedProfiles) {
-    if (!profileStore.all().some((p) => p.id === wanted.id)) await profiles.add(wanted);
+  for (const { strict, ...wanted } of wantedProfiles) {
+    const found = profileStore.all().find((p) => p.id === wanted.id);
+    if (!found) await profiles.add(wanted);
+    else if (strict && found.connector !== wanted.connector)
+      throw new Error(`Profile "${wanted.id}" is a ${found.connector} profile, not ${wanted.connector}.`);
   }
   await usage.start();
   const unsubscribeUsage = usage.service.onChange(() => profiles.sessions().forEach((s) => s.refreshStatus()));

@@ -1,7 +1,8 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
 import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { SettingKey } from '../../shared/settings';
-import { TURNS_PAGE_SIZE } from '../../shared/turns';
+import { PrUrlSchema } from '../../shared/delivery';
+import { TURNS_PAGE_SIZE, type TurnView } from '../../shared/turns';
 import type { PersistentSettingsStore } from './settings/settings-store';
 import { CommandFailure, type Handlers } from './dispatch';
 import type { Clock, DesktopPort, LogFeed } from './ports';
@@ -11,6 +12,7 @@ import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { SessionRegistry } from './sessions/session-registry';
 import type { QuitPolicy } from './quit-policy';
+import { createSechroomProfileHandlers } from './sessions/sechroom-commands';
 
 export interface CommandServices {
   appInfo: Omit<AppInfo, 'uptimeMs' | 'startedAt'>;
@@ -41,6 +43,12 @@ export function createHandlers(s: CommandServices): Handlers {
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
+      const turns = s.registry.snapshot();
+      const pr = recordedPrUrl(url, [...turns.active, ...turns.history]);
+      if (pr) {
+        await desktop.openExternal(pr);
+        return null;
+      }
       const origins = s.profiles
         .sessions()
         .flatMap((p) => openableOrigins(p.identity?.controlPlaneUrl ?? null, s.profiles.settingsOf(p.profile.id).get().controlPlaneUrl));
@@ -114,6 +122,7 @@ export function createHandlers(s: CommandServices): Handlers {
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
     ...createOperatorHandlers(s.operator),
+    ...createSechroomProfileHandlers(s.profiles),
   };
 }
 
@@ -140,6 +149,12 @@ function requireDesktop(s: CommandServices): DesktopPort {
  */
 export function openableOrigins(pairedControlPlane: string | null, settingsControlPlane: string): string[] {
   return [pairedControlPlane ?? settingsControlPlane];
+}
+
+/** A pull request a task's git delivery recorded, exactly (not any address on its host); null otherwise. */
+export function recordedPrUrl(url: string, turns: readonly Pick<TurnView, 'git'>[]): string | null {
+  if (!PrUrlSchema.safeParse(url).success) return null;
+  return turns.some((t) => t.git?.prUrl === url) ? url : null;
 }
 
 export function controlPlaneAddress(url: string, allowed: readonly (string | null | undefined)[]): string {

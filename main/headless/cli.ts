@@ -12,6 +12,7 @@ import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
+import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions } from './sechroom-plane';
 import { runModeLine, SeedLines } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { redactText } from '../../shared/redact';
@@ -36,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
     return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
   }
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${OVERRIDES_USAGE}\n`);
+    process.stdout.write(`${OVERRIDES_USAGE}\n${SECHROOM_USAGE}\n`);
     return 0;
   }
   const connections = MaxConnectionsSchema.safeParse(process.env.RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS || undefined);
@@ -44,7 +45,12 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('runner-tray headless: RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS must be an integer from 1 to 1000.\n');
     return 2;
   }
-  const resolved = resolveOverrides(process.env, argv);
+  const plane = await resolveSechroomPlane(process.env, argv);
+  if (!plane.ok) {
+    process.stderr.write(`runner-tray headless: ${plane.message}\n${SECHROOM_USAGE}\n`);
+    return 2;
+  }
+  const resolved = resolveOverrides(process.env, plane.rest);
   if (!resolved.ok) {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
     return 2;
@@ -69,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     ...(resolved.once ? { workAutoClaim: false } : {}),
     ...(resolved.profile ? { profile: resolved.profile } : {}),
     ...(listed?.ok ? { profiles: listed.profiles } : {}),
+    ...sechroomCoreOptions(plane, resolved.profile),
   });
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
   const lines = new SeedLines(core, process.stdout, path.join(profileDir(dataDir, core.runner.profile.id), 'runner-state.json'));
@@ -95,7 +102,10 @@ async function main(argv: string[]): Promise<number> {
   if (resolved.once) {
     // The core's timers do not hold the process open (the server does, in the other mode).
     const keepAlive = setInterval(() => undefined, 60_000);
-    const code = await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    const code =
+      plane.plane === 'sechroom'
+        ? await runSechroomOnce(core, process.stdout)
+        : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
     clearInterval(keepAlive);
     lines.close();
     offEvents();

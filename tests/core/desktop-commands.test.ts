@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlPlaneAddress, openableOrigins } from '../../main/core/commands';
+import { controlPlaneAddress, openableOrigins, recordedPrUrl } from '../../main/core/commands';
 import { CommandFailure } from '../../main/core/dispatch';
 
 describe('opening addresses for the operator', () => {
@@ -32,5 +32,22 @@ describe('whose addresses may be opened', () => {
     expect(controlPlaneAddress('https://other.example.com/device', openableOrigins(null, 'https://other.example.com'))).toBe(
       'https://other.example.com/device',
     );
+  });
+});
+
+describe('pull requests a delivery recorded', () => {
+  const pr = 'https://github.com/acme/widgets/pull/42';
+  const turns = [
+    { git: null },
+    {},
+    { git: { branch: 'task/x', base: { commit: 'a'.repeat(40), ref: 'main' }, commit: null, pushed: true, prUrl: pr, note: '', keptWorktree: null } },
+  ];
+
+  it('opens exactly a recorded PR address, nothing else on its host', () => {
+    expect(recordedPrUrl(pr, turns)).toBe(pr);
+    expect(recordedPrUrl('https://github.com/acme/widgets/pull/43', turns)).toBeNull();
+    expect(recordedPrUrl('https://github.com/evil', turns)).toBeNull();
+    expect(recordedPrUrl(`${pr}#x`, turns)).toBeNull();
+    expect(recordedPrUrl('javascript:alert(1)', [{ git: { ...turns[2]!.git!, prUrl: 'javascript:alert(1)' } }])).toBeNull();
   });
 });

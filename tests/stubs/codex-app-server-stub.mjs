@@ -10,11 +10,13 @@
 //   ignoreInterrupt: true → turn/interrupt is acknowledged but the turn never ends
 //   exitAfterTurn: true → the process exits right after the first turn/completed
 //   answer: the agent message text
+//   writeFile: { name, text } → the first turn of a thread writes that file in the thread's cwd
 //   noise: true → each turn also prints a line that is not JSON, a JSON line that is not
 //          JSON-RPC, and a server request of a method no client knows
 // STUB_ENV_FILE (a file name): at start the server writes its environment and working
 // folder there, relative to its working folder (inside a sandbox that is one it may write).
 import { appendFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 if (process.argv.includes('--version')) {
   process.stdout.write('codex-cli 0.171.0\n');
@@ -33,6 +35,7 @@ const logFile = process.env.STUB_LOG || null;
 let threads = 0;
 let turns = 0;
 const running = new Map(); // turnId -> { threadId, kind }
+const threadCwd = new Map(); // threadId -> the cwd thread/start gave
 const waiting = new Map(); // server request id -> resolve
 let nextServerId = 1000;
 
@@ -76,6 +79,10 @@ async function startTurn(threadId, turnId, text) {
   const resume = /Resume the interrupted work/.test(text);
   running.set(turnId, { threadId, kind });
   tokenUsage(threadId, turnId, turns);
+  if (scenario.writeFile && !nudge && !resume) {
+    writeFileSync(path.join(threadCwd.get(threadId) ?? process.cwd(), scenario.writeFile.name), scenario.writeFile.text);
+    note('item/completed', { threadId, turnId, item: { type: 'fileChange', id: `fc-${turnId}` }, completedAtMs: 1 });
+  }
   if (kind === 'hang' || (kind === 'hang-then-resume' && !resume)) return;
   if (kind === 'usage-limit') {
     return complete(threadId, turnId, 'failed', {
@@ -130,6 +137,7 @@ process.stdin.on('data', (chunk) => {
         break;
       case 'thread/start': {
         const id = `thread-${++threads}`;
+        threadCwd.set(id, msg.params?.cwd ?? process.cwd());
         reply({ thread: { id }, model: 'stub-model' });
         note('thread/started', { thread: { id } });
         break;

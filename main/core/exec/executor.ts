@@ -20,6 +20,7 @@ import { parseUsageLimit } from '../usage/limit-messages';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
 import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnContext, type TurnIsolationOptions } from './isolation';
+import type { IsolationSpec } from './isolation/spec';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
@@ -155,6 +156,21 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     return readingFromWire(answer.rateLimits);
   }
 
+  /**
+   * The isolated launch of a `codex app-server` for a connector's own turns (a Sechroom
+   * profile): the same private CODEX_HOME, clean environment and sandbox as a unit's, working
+   * in `cwd` (the instance root, or a task's git worktree with `widen` adding what git needs).
+   */
+  async codexAppServerLaunch(
+    binary: string,
+    env: Record<string, string>,
+    knownSecrets: readonly string[],
+    launch: { cwd: string; widen?: (spec: IsolationSpec) => IsolationSpec },
+  ): Promise<AppServerSpawnSpec> {
+    const profile = await this.appServerProfile(binary, env);
+    return (await this.appServerSpec(profile, binary, env, knownSecrets, launch)).spec;
+  }
+
   private appServers(): AppServerPool {
     this.pool ??= new AppServerPool({ log: this.log, clock: this.clock, clientVersion: this.options.clientVersion ?? '0', killGraceMs: this.killGraceMs });
     return this.pool;
@@ -212,15 +228,17 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     binary: string,
     env: Readonly<Record<string, string>>,
     knownSecrets: readonly string[],
+    launch: { cwd?: string; widen?: (spec: IsolationSpec) => IsolationSpec } = {},
   ): Promise<{ spec: AppServerSpawnSpec; level: IsolationLevel }> {
     const command = commandFor(binary, ['app-server']);
     const isolated = await isolateTurn({ ...profile.ctx, requestEnv: env }, profile.prepared, {
       command: command.command,
       args: command.args,
-      cwd: profile.dir.cwd,
+      cwd: launch.cwd ?? profile.dir.cwd,
       binary,
       ownEnv: [command.env],
       knownSecrets,
+      ...(launch.widen ? { widen: launch.widen } : {}),
     });
     return { spec: { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env }, level: isolated.level };
   }

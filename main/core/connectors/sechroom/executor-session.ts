@@ -13,6 +13,8 @@ import { BEGIN_TURN_TEXT, taskInstructions, taskTitle, type LoadedPack } from '.
 import { AuthExpiredError } from './sechroom-auth';
 import type { OutboxDelivery, SechroomOutbox } from './sechroom-outbox';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner, TurnDetail, TurnOutcome, TurnUsage } from './turn-runner';
+import type { TaskWorkspace, TaskWorkspacePort } from './task-workspace';
+import { completionSuffix } from '../../delivery/delivery-texts';
 import { turnEnd } from './completion';
 import { loadTask, type TaskLoaderDeps } from './task-loader';
 import { TurnRecords, type SechroomTurnRecord, type SessionSummary } from './turn-records';
@@ -35,6 +37,8 @@ export interface ExecutorSessionDeps {
   log: Logger;
   admission?: AdmissionPort;
   root?: RootReadyPort;
+  /** Git delivery: each task in its own worktree, delivered after the turn (absent: the turn runs in the root). */
+  workspace?: TaskWorkspacePort;
   /** Notes of claimed tasks on disk, so a restart can say which turns died with the process. */
   journal?: InflightJournal;
   /** `--once`: stop after the first claimed task. */
@@ -350,11 +354,19 @@ export class ExecutorSession {
   private async runClaimed(claim: ClaimedTask, record: SechroomTurnRecord, turn: AbortController, lossOf: () => LeaseLoss | null): Promise<void> {
     const task = await this.loadTask(claim, record, turn.signal);
     if (!task || turn.signal.aborted) return this.records.endWithoutCompletion(record, lossOf(), task ? 'interrupted before the turn started' : null);
-    const outcome = await this.runTurn(claim, record, task, turn.signal);
+    let space: TaskWorkspace | null = null;
+    try {
+      space = (await this.deps.workspace?.open(claim)) ?? null;
+    } catch (error) {
+      return this.records.abandon(record, errorText(error));
+    }
+    const outcome = await this.runTurn(claim, record, task, turn.signal, space?.cwd ?? this.deps.settings.root);
     const loss = lossOf();
-    if (loss || outcome.result.status === 'canceled')
+    if (loss || outcome.result.status === 'canceled') {
+      await space?.discard();
       return this.records.endWithoutCompletion(record, loss, outcome.result.status === 'canceled' ? outcome.result.reason : null);
-    await this.finish(claim, record, task.card, outcome);
+    }
+    await this.finish(claim, record, task.card, outcome, space);
   }
 
   /** The card, then its pack (a pack that fails: the card alone, with the seed's warning). Null: abandoned. */
@@ -370,7 +382,7 @@ export class ExecutorSession {
     return { card, pack };
   }
 
-  private async runTurn(claim: ClaimedTask, record: SechroomTurnRecord, task: { card: TaskCard; pack: LoadedPack | null }, signal: AbortSignal) {
+  private async runTurn(claim: ClaimedTask, record: SechroomTurnRecord, task: { card: TaskCard; pack: LoadedPack | null }, signal: AbortSignal, cwd: string) {
     const { settings } = this.deps;
     const details: TurnDetail[] = [];
     let usage: TurnUsage | null = null;
@@ -389,7 +401,7 @@ export class ExecutorSession {
         instructions: taskInstructions(task.card, task.pack),
         input: BEGIN_TURN_TEXT,
         tools,
-        cwd: settings.root,
+        cwd,
         model: settings.model ?? null,
         sandbox: settings.sandbox,
         turnTimeoutMs: settings.turnTimeoutSeconds * 1000,
@@ -409,10 +421,25 @@ export class ExecutorSession {
     return { result, tools, details, usage: finalUsage };
   }
 
-  private async finish(claim: ClaimedTask, record: SechroomTurnRecord, card: TaskCard, turn: Awaited<ReturnType<ExecutorSession['runTurn']>>): Promise<void> {
+  private async finish(
+    claim: ClaimedTask,
+    record: SechroomTurnRecord,
+    card: TaskCard,
+    turn: Awaited<ReturnType<ExecutorSession['runTurn']>>,
+    space: TaskWorkspace | null,
+  ): Promise<void> {
     const packet = turn.tools.closeout;
     const end = turnEnd({ claim, instanceId: this.instanceId, settings: this.deps.settings, card, decompositionId: record.decompositionId, packet, ...turn });
-    if (end.kind === 'abandon') return this.records.abandon(record, end.reason);
+    if (end.kind === 'abandon') {
+      await space?.discard();
+      return this.records.abandon(record, end.reason);
+    }
+    if (space && end.completion.kind === 'complete') {
+      // Delivery for every verdict, as the seed's; its note ends the completion text.
+      const git = await space.deliver({ verdict: end.verdict, title: taskTitle(card) });
+      end.completion.input.text += completionSuffix(git.note);
+      this.records.update(record, { git });
+    }
     await this.deps.outbox.enqueue(end.completion);
     this.records.update(record, { state: 'completing', verdict: end.verdict, summary: packet?.summary ?? null });
     if (end.telemetry) await this.deps.outbox.enqueue(end.telemetry);

@@ -8,6 +8,7 @@ import { laneOf, type InstanceSettings } from './instance-settings';
 import { AuthExpiredError } from './sechroom-auth';
 import { SechroomOutbox } from './sechroom-outbox';
 import { turnViewOf, type SessionSummary } from './turn-records';
+import type { TaskWorkspacePort } from './task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from './turn-runner';
 import type { WorkLayerClient } from './work-layer-client';
 
@@ -38,6 +39,7 @@ export interface SechroomRunnerSessionDeps {
   log: Logger;
   admission?: AdmissionPort;
   root?: RootReadyPort;
+  workspace?: TaskWorkspacePort;
   once?: boolean;
   offerWaitMs?: number;
   random?: () => number;
@@ -91,6 +93,7 @@ export class SechroomRunnerSession {
       journal: new InflightJournal(path.join(deps.dataDir, 'inflight')),
       ...(deps.admission ? { admission: deps.admission } : {}),
       ...(deps.root ? { root: deps.root } : {}),
+      ...(deps.workspace ? { workspace: deps.workspace } : {}),
       ...(deps.once ? { once: true } : {}),
       ...(deps.offerWaitMs ? { offerWaitMs: deps.offerWaitMs } : {}),
       ...(deps.random ? { random: deps.random } : {}),

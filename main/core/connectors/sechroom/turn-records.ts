@@ -1,3 +1,4 @@
+import type { DeliveryRecord } from '../../../../shared/delivery';
 import type { Verdict } from '../../../../shared/protocol/sechroom';
 import type { TurnView } from '../../../../shared/turns';
 import type { Clock, Logger } from '../../ports';
@@ -29,6 +30,8 @@ export interface SechroomTurnRecord {
   tokens: { input: number; output: number } | null;
   /** The closeout's summary (the completion text's first part). */
   summary: string | null;
+  /** Git delivery of the turn's changes (branch, commit, push, PR), once delivered. */
+  git?: DeliveryRecord | null;
 }
 
 export interface SessionSummary {
@@ -140,6 +143,7 @@ export class TurnRecords {
       endedAt: settled ? this.now() : null,
       tokens: null,
       summary: null,
+      git: null,
       ...fields,
     };
     this.byLease.set(record.leaseId, record);
@@ -199,5 +203,6 @@ export function turnViewOf(record: SechroomTurnRecord): TurnView {
     verdict: record.verdict,
     lifecyclePhase: record.phase,
     leaseState: record.lease,
+    git: record.git ?? null,
   };
 }

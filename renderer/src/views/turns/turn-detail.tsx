@@ -6,6 +6,7 @@ import { useCommand } from '../common/use-command';
 import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
 import { focusTurnRow } from './focus-turn';
+import { GitDeliveryFacts } from './git-delivery-facts';
 import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, sechroomFacts, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
@@ -58,6 +59,7 @@ export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; l
             </dd>
           </>
         ) : null}
+        {turn.git ? <GitDeliveryFacts git={turn.git} /> : null}
         <dt>Lease</dt>
         <dd>{turn.plane === 'sechroom' ? sechroomFacts(turn).join(' · ') || '—' : turn.lease ? LEASE_LABELS[turn.lease] : '—'}</dd>
         <dt>Turn id</dt>

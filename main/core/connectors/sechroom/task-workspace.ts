@@ -1,0 +1,23 @@
+import type { DeliveryRecord } from '../../../../shared/delivery';
+import type { Verdict } from '../../../../shared/protocol/sechroom';
+import type { ClaimedTask } from './claim-path';
+
+/*
+ * Where a claimed task's turn works, and what happens to its changes (issue 19): the host
+ * gives each task its own git worktree of the instance root and delivers it after the turn
+ * (delivery-wiring.ts). Without a workspace port the turn runs in the root as the seed's does.
+ */
+
+export interface TaskWorkspace {
+  /** The turn's working folder. */
+  readonly cwd: string;
+  /** After a turn that completes (any verdict): commit, push, PR; never throws. Its note ends the completion text. */
+  deliver(request: { verdict: Verdict; title: string }): Promise<DeliveryRecord>;
+  /** The turn is not completed (abandoned, canceled, lease lost): its worktree and branch go. */
+  discard(): Promise<void>;
+}
+
+export interface TaskWorkspacePort {
+  /** After the card loaded; throws when the task cannot run (the task is abandoned with the message). */
+  open(claim: ClaimedTask): Promise<TaskWorkspace>;
+}

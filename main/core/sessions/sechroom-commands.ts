@@ -1,0 +1,48 @@
+import { slugOf, type ProfileSummary } from '../../../shared/profiles';
+import type { SechroomConfigureInput, SechroomFleetImportInput } from '../../../shared/sechroom-profile-contract';
+import { FleetConfigError, readFleetConfig } from '../connectors/sechroom/fleet-config';
+import { CommandFailure } from '../dispatch';
+import { checkSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { SechroomSession } from './sechroom-session';
+import type { SessionRegistry } from './session-registry';
+
+/** `sechroom:configure` and `sechroom:fleet-import`: a Sechroom profile's settings, checked with the seed's messages. */
+export function createSechroomProfileHandlers(profiles: SessionRegistry) {
+  const sechroomSession = (id: string): SechroomSession => {
+    const session = profiles.get(id);
+    if (!(session instanceof SechroomSession)) throw new CommandFailure('wrong_connector', `Profile "${id}" is not a Sechroom profile.`, 'profile');
+    return session;
+  };
+  const checked = (input: unknown): SechroomProfileConfig => {
+    const result = checkSechroomConfig(input);
+    if (!result.ok) throw new CommandFailure('invalid_input', result.message, result.field || undefined);
+    return result.config;
+  };
+  return {
+    'sechroom:configure': async ({ profile, ...input }: SechroomConfigureInput): Promise<ProfileSummary> => {
+      const session = sechroomSession(profile);
+      await session.configure(checked(input));
+      return session.summary();
+    },
+    'sechroom:fleet-import': async ({ file, ...workLayer }: SechroomFleetImportInput): Promise<ProfileSummary[]> => {
+      let instances;
+      try {
+        instances = await readFleetConfig(file);
+      } catch (error) {
+        if (error instanceof FleetConfigError) throw new CommandFailure('invalid_input', error.message, 'file');
+        throw error;
+      }
+      // Every entry is checked before any profile changes: a bad fleet config imports nothing.
+      const configs = instances.map(({ settings }) => ({ id: slugOf(settings.instanceKey), config: checked({ ...workLayer, instance: settings }) }));
+      const out: ProfileSummary[] = [];
+      for (const { id, config } of configs) {
+        if (!id) throw new CommandFailure('invalid_input', `fleet instance '${config.instance.instanceKey}' has no letters or digits for a profile id`, 'file');
+        if (!profiles.list().some((p) => p.id === id)) await profiles.add({ id, name: config.instance.instanceKey, connector: 'sechroom' });
+        const session = sechroomSession(id);
+        await session.configure(config);
+        out.push(session.summary());
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,415 @@
+import type { HostEvent } from '../../../shared/contract';
+import { errorText } from '../../../shared/errors';
+import type { Profile, ProfileSummary } from '../../../shared/profiles';
+import { redactText } from '../../../shared/redact';
+import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../shared/runner';
+import type { RunnerStatus } from '../../../shared/status';
+import type { TurnView } from '../../../shared/turns';
+import { CommandFailure } from '../dispatch';
+import type { FetchLike } from '../connectors/http-json';
+import { laneOf } from '../connectors/sechroom/instance-settings';
+import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
+import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
+import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
+import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
+import type { Clock, Logger } from '../ports';
+import type { RunnerIdentity } from '../runner/runner-state-store';
+import type { SecretStore } from '../secrets/secret-store';
+import type { TurnRegistry } from '../work/turn-registry';
+import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { SechroomSignIn } from './sechroom-sign-in';
+import { sechroomStatus } from './sechroom-status';
+import type { RunOneOutcome, RunnerSession } from './session';
+
+/** What one Sechroom profile's turns run on: built by the host for its settings. */
+export interface SechroomPlumbing {
+  turns: SechroomTurnRunner & { stop?(): Promise<void> };
+  workspace?: TaskWorkspacePort;
+  root?: RootReadyPort;
+  admission?: AdmissionPort;
+}
+
+export interface SechroomSessionDeps {
+  profile: Profile;
+  /** The profile's folder: sechroom.json, the outbox, the in-flight journal. */
+  dir: string;
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  registry: TurnRegistry;
+  emit(event: HostEvent): void;
+  onChange(): void;
+  secrets: SecretStore | null;
+  secretStorage: SecretStorageInfo;
+  registerSecret(secret: string): void;
+  knownSecrets(): readonly string[];
+  fetch?: FetchLike;
+  /** `SECHROOM_TOKEN`: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
+  envToken: string | null;
+  /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
+  initial?: SechroomProfileConfig;
+  plumbing(config: SechroomProfileConfig): SechroomPlumbing;
+  /** false: claim only for `runOne` (the headless `--once`). */
+  autoClaim: boolean;
+}
+
+/**
+ * A Sechroom profile as a host's RunnerSession (the registry knows nothing of the connector):
+ * its Work Layer settings, its sign-in (device flow, tokens in the secret store under the
+ * profile's account, or `SECHROOM_TOKEN`), the executor session's loop, and every task as a
+ * row of the Turns view.
+ */
+export class SechroomSession implements RunnerSession {
+  private config: SechroomProfileConfig | null = null;
+  private configProblem: string | null = null;
+  private runner: SechroomRunnerSession | null = null;
+  private plumbing: SechroomPlumbing | null = null;
+  private readonly signIn: SechroomSignIn;
+  private last: SechroomSessionSnapshot | null = null;
+  private readonly turnIds = new Set<string>();
+  private readonly idleWaiters = new Set<() => void>();
+  private readonly beatListeners = new Set<() => void>();
+  private started = false;
+  private pausedByOperator = false;
+  private holding = false;
+  private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
+  private name: string;
+  private lastStatusJson = '';
+
+  constructor(private readonly deps: SechroomSessionDeps) {
+    this.name = deps.profile.name;
+    this.signIn = new SechroomSignIn({
+      profile: deps.profile.id,
+      envToken: deps.envToken,
+      secrets: deps.secrets,
+      secretStorage: deps.secretStorage,
+      registerSecret: deps.registerSecret,
+      knownSecrets: deps.knownSecrets,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      clock: deps.clock,
+      log: deps.log,
+      ...(deps.random ? { random: deps.random } : {}),
+      onChange: () => this.changed(),
+    });
+  }
+
+  get profile(): Profile {
+    return { ...this.deps.profile, name: this.name };
+  }
+
+  /** The profile's Sechroom settings (null until set). */
+  get settings(): SechroomProfileConfig | null {
+    return this.config;
+  }
+
+  get identity(): RunnerIdentity | null {
+    const instance = this.instanceId;
+    if (!instance || !this.config) return null;
+    return { runnerId: instance, tenantId: this.config.tenant, name: this.config.instance.instanceKey, controlPlaneUrl: this.config.baseUrl, pairedAt: '' };
+  }
+
+  get paused(): boolean {
+    return this.pausedByOperator;
+  }
+
+  get activeCount(): number {
+    return this.turnIds.size;
+  }
+
+  get undelivered(): number {
+    return this.last?.outboxPending ?? 0;
+  }
+
+  private get instanceId(): string | null {
+    const status = this.last?.status;
+    return status && 'instanceId' in status ? status.instanceId : null;
+  }
+
+  /** Nothing to stop: a crashed host's task turns are reported by the executor session's in-flight journal, their leases left to expire. */
+  async stopLeftovers(): Promise<void> {}
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    try {
+      if (this.deps.initial) await saveSechroomConfig(this.deps.dir, this.deps.initial);
+      this.config = this.deps.initial ?? (await loadSechroomConfig(this.deps.dir));
+    } catch (error) {
+      this.configProblem = errorText(error);
+      this.deps.log.error(`the Sechroom settings of this profile cannot be used: ${this.configProblem}`);
+    }
+    await this.open(this.deps.autoClaim);
+    this.changed();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    this.signIn.cancel();
+    await this.close();
+  }
+
+  /** New settings (the `sechroom:configure` command): saved, then the loop starts again with them. */
+  async configure(config: SechroomProfileConfig): Promise<void> {
+    await saveSechroomConfig(this.deps.dir, config);
+    this.config = config;
+    this.configProblem = null;
+    this.signIn.reset();
+    await this.close();
+    if (this.started) await this.open(this.deps.autoClaim);
+    this.changed();
+  }
+
+  /** The device flow against the Work Layer's OAuth; with `SECHROOM_TOKEN` set there is nothing to sign in to. */
+  startPairing(): Promise<PairingState> {
+    return this.signIn.start(this.requireConfig(), () => {
+      if (this.started && !this.runner) void this.open(this.deps.autoClaim).then(() => this.changed());
+    });
+  }
+
+  cancelPairing(): void {
+    this.signIn.cancel();
+  }
+
+  importState(): Promise<{ runnerId: string; notes: string[] }> {
+    return Promise.reject(new CommandFailure('unsupported', 'A Sechroom profile has no runner state file to import; sign in or set SECHROOM_TOKEN.'));
+  }
+
+  /** Signs out of the Work Layer: the loop stops (deregistering the instance), the stored tokens go. */
+  async unpair(): Promise<void> {
+    await this.close();
+    await this.signIn.signOut();
+    this.changed();
+  }
+
+  async pause(): Promise<void> {
+    this.pausedByOperator = true;
+    this.runner?.pause();
+    this.changed();
+  }
+
+  async resume(): Promise<void> {
+    this.pausedByOperator = false;
+    if (!this.holding) this.runner?.resume();
+    this.changed();
+  }
+
+  rename(name: string): void {
+    this.name = name;
+    this.changed();
+  }
+
+  reconfigure(): void {
+    this.changed();
+  }
+
+  refreshStatus(): void {
+    this.changed();
+  }
+
+  runtimesChanged(): void {
+    this.changed();
+  }
+
+  ownsTurn(id: string): boolean {
+    return this.turnIds.has(id);
+  }
+
+  /** A Sechroom task is canceled on the Work Layer (the Work view), which tells the executor through its lease. */
+  cancelTurn(): boolean {
+    return false;
+  }
+
+  /** Quitting now: the loop stops with no drain time (the turn's lease is left to expire). */
+  cancelAll(): number {
+    const running = this.turnIds.size;
+    if (running > 0) void this.close();
+    return running;
+  }
+
+  whenIdle(): Promise<void> {
+    if (this.turnIds.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.add(resolve));
+  }
+
+  holdClaims(): void {
+    this.holding = true;
+    this.runner?.pause();
+    this.changed();
+  }
+
+  releaseClaims(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    if (!this.pausedByOperator) this.runner?.resume();
+    this.changed();
+  }
+
+  setStopping(stopping: { deadline: number; mode: 'after-turns' | 'now' } | null): void {
+    this.stopping = stopping;
+    this.changed();
+  }
+
+  async drain(): Promise<{ canceled: number }> {
+    this.holding = true;
+    const running = this.turnIds.size;
+    // The executor session's own drain: the instance's drain timeout, then the turn is interrupted.
+    await this.close();
+    return { canceled: Math.min(running, this.turnIds.size) };
+  }
+
+  /** `--once` as the seed's: one claimed task run to its end, its completion tried once. */
+  async runOne(): Promise<RunOneOutcome> {
+    await this.close();
+    await this.open(true, true);
+    const runner = this.runner;
+    if (!runner) return { claimed: false, error: this.status().reason };
+    const summary = await runner.finished;
+    const pending = this.last?.outboxPending ?? 0;
+    return {
+      claimed: summary.processed > 0,
+      error: summary.abandoned > 0 ? 'the task was abandoned' : pending > 0 ? 'the completion could not be delivered yet (it stays queued)' : null,
+    };
+  }
+
+  onHeartbeat(listener: () => void): () => void {
+    this.beatListeners.add(listener);
+    return () => this.beatListeners.delete(listener);
+  }
+
+  status(): RunnerStatus {
+    const status = sechroomStatus({
+      config: this.config,
+      configProblem: this.configProblem,
+      signedIn: this.signIn.signedIn,
+      pairing: this.signIn.pairing,
+      snapshot: this.last,
+      paused: this.pausedByOperator,
+      active: this.turnIds.size,
+      stopping: this.stopping,
+      started: this.started,
+    });
+    return { ...status, reason: redactText(status.reason, this.deps.knownSecrets()) };
+  }
+
+  snapshot(): RunnerSnapshot {
+    const config = this.config;
+    const identity = this.identity;
+    return {
+      profile: this.deps.profile.id,
+      status: this.status(),
+      pairing: this.signIn.pairing,
+      identity: identity
+        ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
+        : null,
+      secretStorage: this.deps.secretStorage,
+      heartbeat: {
+        lastOkAt: null,
+        nextAt: null,
+        consecutiveFailures: 0,
+        longPoll: false,
+        intervalMs: (config?.instance.heartbeatIntervalSeconds ?? 30) * 1000,
+      },
+      runtimes: null,
+      modelAccount: { alias: config ? laneOf(config.instance) : 'default', state: this.last?.status.state ?? 'unknown' },
+      sessions: { active: this.turnIds.size, max: 1 },
+      results: { undelivered: this.undelivered },
+      paused: this.pausedByOperator ? { until: null } : null,
+    };
+  }
+
+  summary(): ProfileSummary {
+    return {
+      ...this.profile,
+      controlPlaneUrl: this.config?.baseUrl ?? '',
+      status: this.status(),
+      runnerId: this.instanceId,
+      paused: this.pausedByOperator,
+      active: this.turnIds.size,
+    };
+  }
+
+  // ---- the executor session's life ----
+
+  private async open(autoClaim: boolean, once = false): Promise<void> {
+    const config = this.config;
+    if (!config || this.runner || (!autoClaim && !once)) return;
+    const tokens = await this.signIn.source(config);
+    if (!tokens) return;
+    this.plumbing = this.deps.plumbing(config);
+    const runner = new SechroomRunnerSession({
+      settings: config.instance,
+      client: new WorkLayerClient({ baseUrl: config.baseUrl, tenant: config.tenant, tokens, ...this.fetchOption(), knownSecrets: this.deps.knownSecrets }),
+      turns: this.plumbing.turns,
+      dataDir: this.deps.dir,
+      clock: this.deps.clock,
+      log: this.deps.log,
+      ...(this.deps.random ? { random: this.deps.random } : {}),
+      ...(this.plumbing.admission ? { admission: this.plumbing.admission } : {}),
+      ...(this.plumbing.root ? { root: this.plumbing.root } : {}),
+      ...(this.plumbing.workspace ? { workspace: this.plumbing.workspace } : {}),
+      ...(once ? { once: true } : {}),
+    });
+    runner.onEvent((event) => {
+      if (event.event === 'turn') this.turnChanged(event.turn);
+      else {
+        const wasLive = this.last?.status.state === 'live';
+        this.last = event.snapshot;
+        if (event.snapshot.status.state === 'live' && !wasLive) this.beatListeners.forEach((listener) => listener());
+        this.changed();
+      }
+    });
+    this.runner = runner;
+    if (this.pausedByOperator || this.holding) runner.pause();
+    await runner.start();
+  }
+
+  private async close(): Promise<void> {
+    const runner = this.runner;
+    const plumbing = this.plumbing;
+    this.runner = null;
+    this.plumbing = null;
+    if (runner) await runner.stop();
+    await plumbing?.turns.stop?.().catch((error: unknown) => this.deps.log.warn(`could not stop the codex app-server: ${errorText(error)}`));
+  }
+
+  private requireConfig(): SechroomProfileConfig {
+    if (!this.config) throw new CommandFailure('not_configured', 'Set this profile’s Work Layer and instance first (sechroom:configure).');
+    return this.config;
+  }
+
+  private fetchOption(): { fetch?: FetchLike } {
+    return this.deps.fetch ? { fetch: this.deps.fetch } : {};
+  }
+
+  private turnChanged(turn: TurnView): void {
+    const view: TurnView = { ...turn, profile: this.deps.profile.id };
+    const { registry } = this.deps;
+    if (view.endedAt === null) {
+      this.turnIds.add(view.id);
+      if (registry.get(view.id)) registry.patch(view.id, view);
+      else registry.add(view);
+    } else {
+      this.turnIds.delete(view.id);
+      if (registry.get(view.id)) registry.finish(view.id, view);
+      else if (!registry.patchHistory(view.id, view)) registry.addFinished(view);
+      if (this.turnIds.size === 0) {
+        const waiters = [...this.idleWaiters];
+        this.idleWaiters.clear();
+        waiters.forEach((done) => done());
+      }
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    const snapshot = this.snapshot();
+    this.deps.emit({ event: 'runner:snapshot', payload: snapshot });
+    const json = JSON.stringify(snapshot.status);
+    if (json !== this.lastStatusJson) {
+      this.lastStatusJson = json;
+      this.deps.emit({ event: 'runner:status', payload: { ...snapshot.status, profile: this.deps.profile.id } });
+    }
+    this.deps.onChange();
+  }
+}

@@ -1,0 +1,172 @@
+import { slugOf } from '../../shared/profiles';
+import { FleetConfigError, readFleetConfig } from '../core/connectors/sechroom/fleet-config';
+import { checkSechroomConfig, type SechroomProfileConfig } from '../core/sessions/sechroom-config';
+
+/*
+ * `--plane sechroom` (default `rost`): the single-profile flags describe a Sechroom profile
+ * — `--control-plane` is the Work Layer base URL, the rest are `sechroom executor run`'s own
+ * flag names — or `--fleet-config <file>` imports the seed's fleet config, one profile per
+ * instance. Every value goes through the profile's settings schema (the seed's messages).
+ * The flags this module does not know are left for the host's own (resolveOverrides).
+ */
+
+export const SECHROOM_USAGE =
+  '       runner-tray-headless --plane sechroom --control-plane <work layer url> --tenant <id> [--account <name>] --instance-key <key> --root <dir> ' +
+  '[--lane <id>] [--connector <id>] [--capability <key>]... [--ttl <s>] [--poll-interval <s>] [--heartbeat-interval <s>] [--turn-timeout <s>] ' +
+  '[--resume-turn-timeout <s>] [--drain-timeout <s>] [--usage-reserve <percent>] [--model <id>] [--sandbox <mode>] [--no-deliver] [--no-pr] [--once]\n' +
+  '       runner-tray-headless --plane sechroom --control-plane <work layer url> --tenant <id> --fleet-config <file>\n' +
+  '       runner-tray-headless [Rost flags] --fleet-config <file> (beside the Rost profile; SECHROOM_BASE_URL names the Work Layer)\n' +
+  '       (SECHROOM_TOKEN: a pre-minted bearer; CODEX_BIN: the codex to run; SECHROOM_TENANT for --tenant)';
+
+/** Seed flag → instance setting. */
+const INSTANCE_FLAGS: Readonly<Record<string, string>> = {
+  '--instance-key': 'instanceKey',
+  '--lane': 'laneId',
+  '--connector': 'connectorId',
+  '--relay': 'relayId',
+  '--root': 'root',
+  '--ttl': 'ttlSeconds',
+  '--refresh-after': 'refreshAfterSeconds',
+  '--poll-interval': 'pollIntervalSeconds',
+  '--heartbeat-interval': 'heartbeatIntervalSeconds',
+  '--turn-timeout': 'turnTimeoutSeconds',
+  '--resume-turn-timeout': 'resumeTurnTimeoutSeconds',
+  '--drain-timeout': 'drainTimeoutSeconds',
+  '--usage-reserve': 'usageReservePercent',
+  '--model': 'model',
+  '--sandbox': 'sandbox',
+  '--codex-bin': 'codexBin',
+};
+const WORK_LAYER_FLAGS = new Set(['--control-plane', '--tenant', '--account', '--fleet-config', '--capability']);
+const SWITCHES = new Set(['--no-deliver', '--no-pr']);
+
+export type SechroomPlane =
+  | { ok: true; plane: 'rost'; rest: string[]; profiles: { id: string; config: SechroomProfileConfig }[] }
+  | { ok: true; plane: 'sechroom'; rest: string[]; profiles: { id: string; config: SechroomProfileConfig }[] }
+  | { ok: false; message: string };
+
+/** `--plane` and the Sechroom flags out of argv; the rest is the host's. A fleet config is read here. */
+export async function resolveSechroomPlane(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): Promise<SechroomPlane> {
+  const rest: string[] = [];
+  let plane: string | undefined;
+  const values = new Map<string, string>();
+  const capabilities: string[] = [];
+  const switches = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    const eq = token.startsWith('--') ? token.indexOf('=') : -1;
+    const name = eq > 0 ? token.slice(0, eq) : token;
+    const takes = name === '--plane' || WORK_LAYER_FLAGS.has(name) || INSTANCE_FLAGS[name] !== undefined;
+    if (SWITCHES.has(name)) {
+      if (eq > 0) return { ok: false, message: `${name} takes no value.` };
+      switches.add(name);
+      continue;
+    }
+    if (!takes) {
+      rest.push(token);
+      continue;
+    }
+    let value = eq > 0 ? token.slice(eq + 1) : argv[i + 1];
+    if (eq <= 0) {
+      if (value === undefined || value.startsWith('--')) return { ok: false, message: `${name} needs a value.` };
+      i += 1;
+    }
+    value = value!;
+    if (name === '--plane') plane = value;
+    else if (name === '--capability') capabilities.push(value);
+    else values.set(name, value);
+  }
+  const chosen = plane ?? 'rost';
+  if (chosen !== 'rost' && chosen !== 'sechroom') return { ok: false, message: '--plane must be rost or sechroom.' };
+  if (chosen === 'rost') {
+    const allowed = new Set(['--control-plane', '--fleet-config', '--tenant', '--account', '--no-deliver', '--no-pr']);
+    const stray = [...values.keys(), ...switches, ...(capabilities.length ? ['--capability'] : [])].find((flag) => !allowed.has(flag));
+    if (stray) return { ok: false, message: `${stray} is a Sechroom flag: add --plane sechroom.` };
+    // The Rost plane's own --control-plane goes back to the host's flags.
+    const url = values.get('--control-plane');
+    const own = url === undefined ? rest : [...rest, '--control-plane', url];
+    if (!values.has('--fleet-config')) {
+      const sechroomOnly = [...values.keys(), ...switches].find((flag) => flag !== '--control-plane');
+      if (sechroomOnly) return { ok: false, message: `${sechroomOnly} is a Sechroom flag: add --plane sechroom.` };
+      return { ok: true, plane: 'rost', rest: own, profiles: [] };
+    }
+    // A fleet beside a Rost profile: SECHROOM_BASE_URL names the Work Layer (--control-plane is Rost's).
+    values.delete('--control-plane');
+    const fleet = await sechroomProfiles(env, values, switches);
+    return fleet.ok ? { ok: true, plane: 'rost', rest: own, profiles: fleet.profiles } : fleet;
+  }
+  const profiles = await sechroomProfiles(env, values, switches, capabilities);
+  return profiles.ok ? { ok: true, plane: 'sechroom', rest, profiles: profiles.profiles } : profiles;
+}
+
+async function sechroomProfiles(
+  env: Readonly<Record<string, string | undefined>>,
+  values: Map<string, string>,
+  switches: Set<string>,
+  capabilities: string[] = [],
+): Promise<{ ok: true; profiles: { id: string; config: SechroomProfileConfig }[] } | { ok: false; message: string }> {
+  const workLayer = {
+    baseUrl: values.get('--control-plane') ?? env.SECHROOM_BASE_URL,
+    tenant: values.get('--tenant') ?? env.SECHROOM_TENANT,
+    ...(values.has('--account') ? { account: values.get('--account') } : {}),
+    deliver: !switches.has('--no-deliver'),
+    raisePr: !switches.has('--no-pr'),
+  };
+  if (workLayer.baseUrl === undefined)
+    return { ok: false, message: '--control-plane (the Work Layer base URL; SECHROOM_BASE_URL beside a Rost profile) is required.' };
+  const fleet = values.get('--fleet-config');
+  if (fleet !== undefined) {
+    const own = [...values.keys()].find((flag) => INSTANCE_FLAGS[flag] !== undefined);
+    if (own) return { ok: false, message: `${own} cannot be used with --fleet-config (each instance's settings are in the file).` };
+    try {
+      const instances = await readFleetConfig(fleet);
+      const profiles: { id: string; config: SechroomProfileConfig }[] = [];
+      for (const { settings } of instances) {
+        const checked = checkSechroomConfig({ ...workLayer, instance: settings });
+        if (!checked.ok) return { ok: false, message: checked.message };
+        const id = slugOf(settings.instanceKey);
+        if (!id || profiles.some((p) => p.id === id))
+          return { ok: false, message: `fleet instance '${settings.instanceKey}' does not make a profile id of its own` };
+        profiles.push({ id, config: checked.config });
+      }
+      return { ok: true, profiles };
+    } catch (error) {
+      if (error instanceof FleetConfigError) return { ok: false, message: error.message };
+      throw error;
+    }
+  }
+  const instance: Record<string, unknown> = {};
+  for (const [flag, setting] of Object.entries(INSTANCE_FLAGS)) if (values.has(flag)) instance[setting] = values.get(flag);
+  if (capabilities.length) instance.capabilityKeys = capabilities;
+  if (env.CODEX_BIN && instance.codexBin === undefined) instance.codexBin = env.CODEX_BIN;
+  const checked = checkSechroomConfig({ ...workLayer, instance });
+  if (!checked.ok) return { ok: false, message: checked.message };
+  const id = slugOf(checked.config.instance.instanceKey);
+  if (!id) return { ok: false, message: '--instance-key must have a letter or digit in it (it names the profile).' };
+  return { ok: true, profiles: [{ id, config: checked.config }] };
+}
+
+/** What the core is started with for the plane: the Sechroom profiles and which one the flags are about. */
+export function sechroomCoreOptions(plane: Extract<SechroomPlane, { ok: true }>, profile: string | undefined) {
+  if (plane.plane === 'rost') return plane.profiles.length ? { sechroomProfiles: Object.fromEntries(plane.profiles.map((p) => [p.id, p.config])) } : {};
+  const main = profile ?? plane.profiles[0]!.id;
+  const configs = plane.profiles.length === 1 ? [{ id: main, config: plane.profiles[0]!.config }] : plane.profiles;
+  return {
+    profile: main,
+    profileConnector: 'sechroom' as const,
+    sechroomProfiles: Object.fromEntries(configs.map((p) => [p.id, p.config])),
+  };
+}
+
+/** `--once` on the Sechroom plane, as `sechroom executor run --once`: one claimed task to its end; 1 when it failed. */
+export async function runSechroomOnce(
+  core: { work: { runOne(): Promise<{ claimed: boolean; error: string | null }> } },
+  out: { write(text: string): unknown },
+) {
+  const ran = await core.work.runOne();
+  if (ran.error) {
+    out.write(`${ran.error}\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { slug } from '../../main/core/delivery/delivery-texts';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import { gitOrigin, type GitOrigin } from './git-origin';
+
+// `npm run headless -- --plane sechroom … --once`: the seed's `sechroom executor run --once`
+// on the headless host, against the emulator's Work Layer, with SECHROOM_TOKEN and CODEX_BIN
+// (the scripted app-server), the task delivered to its branch on a local bare origin.
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+
+let emu: RunningEmulator | null = null;
+let repo: GitOrigin | null = null;
+afterEach(async () => {
+  await emu?.close();
+  repo?.cleanup();
+  emu = repo = null;
+});
+
+function headless(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main/headless/cli.ts', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1', RUNNER_TRAY_CLAUDE_BIN: FAKE, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
+
+describe('headless --plane sechroom', () => {
+  it('--once claims one task, runs it in its worktree, delivers its branch and completes with the note; exit 0', async () => {
+    emu = await startEmulator({});
+    const git = gitOrigin();
+    repo = git;
+    const minted = emu.sechroom.mintToken();
+    const task = emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export invoices as CSV.' });
+    const { code, output } = await headless(
+      [
+        '--plane',
+        'sechroom',
+        '--control-plane',
+        emu.sechroomUrl,
+        '--tenant',
+        minted.tenant,
+        '--instance-key',
+        'codex-a',
+        '--root',
+        git.root,
+        '--poll-interval',
+        '1',
+        '--no-pr',
+        '--once',
+      ],
+      {
+        RUNNER_TRAY_DATA_DIR: path.join(git.dir, 'data'),
+        SECHROOM_TOKEN: minted.access_token,
+        CODEX_BIN: APP_SERVER_STUB,
+        CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'closeout-on-nudge', writeFile: { name: 'export.csv', text: 'id,total\n' } }),
+      },
+    );
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).not.toContain(minted.access_token);
+    const branch = `task/${slug(task.memoryId)}`;
+    const [completion] = emu.sechroom.listCompletions({ memory_id: task.memoryId });
+    expect(completion).toMatchObject({ verdict: 'pass', source: 'codex-a' });
+    expect(completion!.text).toContain(`\n\nDelivery: `);
+    expect(completion!.text).toContain(branch);
+    expect(git.git(git.origin, 'show', `${branch}:export.csv`)).toBe('id,total\n');
+    expect(emu.sechroom.listInstances()[0]).toMatchObject({ instanceKey: 'codex-a', status: 'deregistered' });
+  });
+
+  it('refuses a bad flag with the seed’s message and exits 2', async () => {
+    const { code, output } = await headless(['--plane', 'sechroom', '--control-plane', 'http://127.0.0.1:1/sechroom', '--tenant', 't', '--root', '/r'], {});
+    expect(code).toBe(2);
+    expect(output).toContain('--instance-key is required');
+  });
+});

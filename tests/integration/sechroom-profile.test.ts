@@ -1,0 +1,204 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
+import { TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
+import { slug } from '../../main/core/delivery/delivery-texts';
+import type { ProfileSummary } from '../../shared/profiles';
+import type { PairingState } from '../../shared/runner';
+import type { TurnView } from '../../shared/turns';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import { filesUnder, startHarness, type Harness } from './core-harness';
+import { gitOrigin, type GitOrigin } from './git-origin';
+
+// A Rost profile and a Sechroom profile in one host: the real core, the real emulator
+// (Rost and its `/sechroom` Work Layer), each completing its own work. The Sechroom turn
+// runs on the scripted codex app-server (tests/stubs) in the task's git worktree, and is
+// delivered to `task/<slug>` on a local bare origin.
+
+const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+
+let h: Harness | null = null;
+let emu: RunningEmulator | null = null;
+let repo: GitOrigin | null = null;
+afterEach(async () => {
+  await h?.close();
+  await emu?.close();
+  repo?.cleanup();
+  h = emu = repo = null;
+});
+
+function finished(harness: Harness, match: (t: TurnView) => boolean): Promise<TurnView> {
+  return harness.waitForEvent('turns:update', (u) => u.finished.some(match), 30_000).then((u) => u.finished.find(match)!);
+}
+
+describe('a Rost profile and a Sechroom profile in one host', () => {
+  it('each completes its own work; the Sechroom task is delivered to its branch and its completion carries the note', async () => {
+    const git = gitOrigin();
+    repo = git;
+    const scenario = { turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'exported\n' } };
+    emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000 } });
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      settings: { maxSessions: 2 },
+      core: {
+        runtimeBinaries: { claude: FAKE, codex: FAKE },
+        runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) },
+        env: { ...process.env, SECHROOM_TOKEN: minted.access_token },
+      },
+    });
+
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.profile === 'default' && s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+
+    const added = await h.invoke<ProfileSummary>('profiles:add', { name: 'Work', connector: 'sechroom' });
+    expect(added).toMatchObject({ id: 'work', connector: 'sechroom', status: { state: 'unpaired' } });
+    // The seed's validation and messages.
+    const bad = await h.core.host.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, heartbeatIntervalSeconds: 120 },
+    });
+    expect(bad).toMatchObject({ ok: false, error: { message: '--heartbeat-interval must be shorter than the 120s lease TTL' } });
+    const configured = await h.invoke<ProfileSummary>('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    expect(configured).toMatchObject({ id: 'work', connector: 'sechroom', controlPlaneUrl: h.emu.sechroomUrl });
+    await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null && p.status.state === 'idle'));
+
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:rost-done' });
+    const task = h.emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export invoices as CSV.', acceptance: 'A CSV downloads.' });
+    const [rost, sechroom] = await Promise.all([finished(h, (t) => t.id === unit.id), finished(h, (t) => t.plane === 'sechroom' && t.phase === 'succeeded')]);
+    expect(rost).toMatchObject({ profile: 'default', phase: 'succeeded' });
+    const branch = `task/${slug(task.memoryId)}`;
+    expect(sechroom).toMatchObject({
+      profile: 'work',
+      title: 'Add CSV export',
+      verdict: 'pass',
+      leaseState: 'completed',
+      git: { branch, pushed: true, prUrl: null, base: { ref: 'main' }, keptWorktree: null },
+    });
+
+    // The Work Layer has the completion, its text ending with the delivery note.
+    const [completion] = h.emu.sechroom.listCompletions({ memory_id: task.memoryId });
+    expect(completion).toMatchObject({ verdict: 'pass' });
+    expect(completion!.text).toMatch(new RegExp(`\\n\\nDelivery: .*${branch.replace('/', '\\/')}`));
+    expect(completion!.text).toContain(sechroom.git!.note);
+    // The branch is on origin with the seed's message; the operator's checkout never saw the file.
+    const subject = git.git(git.origin, 'log', '-1', '--format=%s%n%b', branch);
+    expect(subject).toContain(`task(${task.memoryId}): Add CSV export [verdict:pass]`);
+    expect(subject).toContain('Delivered-By: sechroom executor run (codex-a)');
+    expect(git.git(git.origin, 'show', `${branch}:CHANGES.md`)).toBe('exported\n');
+    expect(() => readFileSync(path.join(git.root, 'CHANGES.md'))).toThrow();
+    expect(git.git(git.root, 'status', '--porcelain')).toBe('');
+    expect(git.git(git.root, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+
+    const detail = await h.invoke<TurnView>('turns:detail', { id: sechroom.id });
+    expect(detail.git).toMatchObject({ branch, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const list = await h.invoke<ProfileSummary[]>('profiles:list');
+    expect(list.map((p) => [p.id, p.connector])).toEqual([
+      ['default', 'rost'],
+      ['work', 'sechroom'],
+    ]);
+    // After a restart the operator's Work view reads the Sechroom profile's Work Layer with its sign-in.
+    await h.restart();
+    const board = await h.invoke<unknown>('work:board');
+    expect(JSON.stringify(board)).toContain(task.memoryId);
+  });
+
+  it('imports the seed’s fleet config as one Sechroom profile per instance (sechroom:fleet-import); a bad one imports nothing', async () => {
+    const git = gitOrigin();
+    repo = git;
+    h = await startHarness({});
+    const file = path.join(git.dir, 'fleet.json');
+    writeFileSync(file, JSON.stringify({ instances: [] }));
+    const workLayer = { baseUrl: h.emu.sechroomUrl, tenant: 'tn_1' };
+    expect(await h.core.host.invoke('sechroom:fleet-import', { file, ...workLayer })).toMatchObject({
+      ok: false,
+      error: { message: FLEET_NEEDS_INSTANCES },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instances: [
+          { instanceKey: 'codex-a', root: 'root', lane: 'l1' },
+          { instanceKey: 'codex-b', root: git.root, ttl: 5 },
+        ],
+      }),
+    );
+    expect(await h.core.host.invoke('sechroom:fleet-import', { file, ...workLayer })).toMatchObject({
+      ok: false,
+      error: { message: `fleet instance 'codex-b': ${TTL_RANGE}` },
+    });
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).map((p) => p.id)).toEqual(['default']);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instances: [
+          { instanceKey: 'codex-a', root: 'root', lane: 'l1' },
+          { instanceKey: 'codex-b', root: git.root },
+        ],
+      }),
+    );
+    const imported = await h.invoke<ProfileSummary[]>('sechroom:fleet-import', { file, ...workLayer });
+    expect(imported.map((p) => [p.id, p.connector, p.controlPlaneUrl, p.status.state])).toEqual([
+      ['codex-a', 'sechroom', h.emu.sechroomUrl, 'unpaired'],
+      ['codex-b', 'sechroom', h.emu.sechroomUrl, 'unpaired'],
+    ]);
+    const stored = JSON.parse(readFileSync(path.join(h.dataDir, 'profiles', 'codex-a', 'sechroom.json'), 'utf8'));
+    expect(stored).toMatchObject({
+      baseUrl: h.emu.sechroomUrl,
+      tenant: 'tn_1',
+      instance: { instanceKey: 'codex-a', laneId: 'l1', root: path.join(git.dir, 'root') },
+    });
+    // Kept across a restart.
+    await h.restart();
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).map((p) => [p.id, p.connector])).toEqual([
+      ['default', 'rost'],
+      ['codex-a', 'sechroom'],
+      ['codex-b', 'sechroom'],
+    ]);
+  });
+
+  it('signs in by the Work Layer device flow (pairing:start on the profile), keeps the tokens under the profile, and registers', async () => {
+    const git = gitOrigin();
+    repo = git;
+    h = await startHarness({});
+    const operator = h.emu.sechroom.mintToken();
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: operator.tenant,
+      account: 'ops',
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1 },
+    });
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status).toMatchObject({
+      state: 'unpaired',
+      reason: expect.stringContaining('Sign in to the Work Layer'),
+    });
+    const started = await h.invoke<PairingState>('pairing:start', { profile: 'work' });
+    if (started.phase !== 'waiting') throw new Error(`not waiting: ${JSON.stringify(started)}`);
+    h.emu.admin.decideOAuthDeviceCode(started.userCode, operator.operator_id, 'approve');
+    await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null && p.status.state === 'idle'));
+    expect(h.emu.sechroom.listInstances()).toMatchObject([{ instanceKey: 'codex-a', status: 'live' }]);
+    // The grant is in the secret store (the file store here) under this profile's account, never in its folder.
+    const holding = filesUnder(h.dataDir).filter((f) => f.text.includes('work.ops'));
+    expect(holding.map((f) => f.file)).toEqual([expect.stringMatching(/secret/)]);
+    expect(readFileSync(path.join(h.dataDir, 'profiles', 'work', 'sechroom.json'), 'utf8')).not.toMatch(/token/i);
+    // Signing out deregisters the instance and forgets the grant.
+    await h.invoke('runner:unpair', { profile: 'work', force: false });
+    expect(h.emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
+    expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status.state).toBe('unpaired');
+  });
+});

@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HEARTBEAT_TOO_LONG, TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
+import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
+import { resolveSechroomPlane, sechroomCoreOptions } from '../../main/headless/sechroom-plane';
+
+const base = ['--plane', 'sechroom', '--control-plane', 'http://127.0.0.1:7457/sechroom/', '--tenant', 'tn_1'];
+let dir = '';
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = '';
+});
+
+describe('headless --plane sechroom', () => {
+  it('makes the single-profile flags a Sechroom profile with the seed flag names; the host keeps its own flags', async () => {
+    const plane = await resolveSechroomPlane({ CODEX_BIN: '/opt/codex' }, [
+      ...base,
+      '--instance-key',
+      'Codex-A',
+      '--root',
+      '/work/repo',
+      '--lane',
+      'lane-1',
+      '--connector',
+      'conn_1',
+      '--capability',
+      'ui',
+      '--capability=db',
+      '--ttl',
+      '300',
+      '--poll-interval=2',
+      '--heartbeat-interval',
+      '20',
+      '--turn-timeout',
+      '600',
+      '--usage-reserve',
+      '5',
+      '--no-deliver',
+      '--no-pr',
+      '--once',
+      '--data-dir',
+      '/tmp/d',
+    ]);
+    if (!plane.ok || plane.plane !== 'sechroom') throw new Error(JSON.stringify(plane));
+    expect(plane.rest).toEqual(['--once', '--data-dir', '/tmp/d']);
+    expect(plane.profiles).toEqual([
+      {
+        id: 'codex-a',
+        config: expect.objectContaining({
+          baseUrl: 'http://127.0.0.1:7457/sechroom',
+          tenant: 'tn_1',
+          account: 'default',
+          deliver: false,
+          raisePr: false,
+          instance: expect.objectContaining({
+            instanceKey: 'Codex-A',
+            root: '/work/repo',
+            laneId: 'lane-1',
+            connectorId: 'conn_1',
+            capabilityKeys: ['ui', 'db'],
+            ttlSeconds: 300,
+            pollIntervalSeconds: 2,
+            heartbeatIntervalSeconds: 20,
+            turnTimeoutSeconds: 600,
+            usageReservePercent: 5,
+            codexBin: '/opt/codex',
+          }),
+        }),
+      },
+    ]);
+    expect(sechroomCoreOptions(plane, undefined)).toMatchObject({
+      profile: 'codex-a',
+      profileConnector: 'sechroom',
+      sechroomProfiles: { 'codex-a': plane.profiles[0]!.config },
+    });
+    expect(sechroomCoreOptions(plane, 'work')).toMatchObject({ profile: 'work', sechroomProfiles: { work: plane.profiles[0]!.config } });
+  });
+
+  it('refuses bad values with the seed’s messages, and Sechroom flags without --plane sechroom', async () => {
+    const root = ['--instance-key', 'a', '--root', '/r'];
+    expect(await resolveSechroomPlane({}, [...base, ...root, '--heartbeat-interval', '120'])).toEqual({ ok: false, message: HEARTBEAT_TOO_LONG });
+    expect(await resolveSechroomPlane({}, [...base, ...root, '--ttl', 'soon'])).toEqual({ ok: false, message: TTL_RANGE });
+    expect(await resolveSechroomPlane({}, [...base, '--root', '/r'])).toEqual({ ok: false, message: '--instance-key is required' });
+    expect(await resolveSechroomPlane({}, ['--plane', 'sechroom', '--tenant', 't', ...root])).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('--control-plane'),
+    });
+    expect(await resolveSechroomPlane({}, ['--plane', 'forge'])).toEqual({ ok: false, message: '--plane must be rost or sechroom.' });
+    expect(await resolveSechroomPlane({}, ['--lane', 'x'])).toEqual({ ok: false, message: '--lane is a Sechroom flag: add --plane sechroom.' });
+    // Rost stays the default: its flags go through untouched.
+    expect(await resolveSechroomPlane({}, ['--control-plane', 'http://cp', '--once'])).toEqual({
+      ok: true,
+      plane: 'rost',
+      rest: ['--once', '--control-plane', 'http://cp'],
+      profiles: [],
+    });
+  });
+
+  it('imports the seed’s fleet config as one profile per instance', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'rt-fleet-'));
+    const file = path.join(dir, 'fleet.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instances: [
+          { instanceKey: 'codex-a', root: 'a', lane: 'l1' },
+          { instanceKey: 'codex-b', root: '/abs/b', pollInterval: 3 },
+        ],
+      }),
+    );
+    const plane = await resolveSechroomPlane({}, [...base, '--fleet-config', file]);
+    if (!plane.ok || plane.plane !== 'sechroom') throw new Error(JSON.stringify(plane));
+    expect(plane.profiles.map((p) => [p.id, p.config.instance.root, p.config.instance.laneId ?? null, p.config.instance.pollIntervalSeconds])).toEqual([
+      ['codex-a', path.join(dir, 'a'), 'l1', 5],
+      ['codex-b', '/abs/b', null, 3],
+    ]);
+    expect(sechroomCoreOptions(plane, undefined)).toMatchObject({ profile: 'codex-a', sechroomProfiles: { 'codex-a': {}, 'codex-b': {} } });
+    // Beside a Rost profile: --control-plane stays Rost's, SECHROOM_BASE_URL and SECHROOM_TENANT name the Work Layer.
+    const beside = await resolveSechroomPlane({ SECHROOM_BASE_URL: 'http://127.0.0.1:7457/sechroom', SECHROOM_TENANT: 'tn_2' }, [
+      '--control-plane',
+      'http://127.0.0.1:7457',
+      '--fleet-config',
+      file,
+    ]);
+    if (!beside.ok || beside.plane !== 'rost') throw new Error(JSON.stringify(beside));
+    expect(beside.rest).toEqual(['--control-plane', 'http://127.0.0.1:7457']);
+    expect(beside.profiles.map((p) => [p.id, p.config.baseUrl, p.config.tenant])).toEqual([
+      ['codex-a', 'http://127.0.0.1:7457/sechroom', 'tn_2'],
+      ['codex-b', 'http://127.0.0.1:7457/sechroom', 'tn_2'],
+    ]);
+    expect(sechroomCoreOptions(beside, undefined)).toEqual({
+      sechroomProfiles: { 'codex-a': beside.profiles[0]!.config, 'codex-b': beside.profiles[1]!.config },
+    });
+    expect(await resolveSechroomPlane({}, ['--fleet-config', file])).toMatchObject({ ok: false, message: expect.stringContaining('SECHROOM_BASE_URL') });
+    writeFileSync(file, JSON.stringify({ instances: [] }));
+    expect(await resolveSechroomPlane({}, [...base, '--fleet-config', file])).toEqual({ ok: false, message: FLEET_NEEDS_INSTANCES });
+    expect(await resolveSechroomPlane({}, [...base, '--fleet-config', file, '--root', '/r'])).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('--root cannot be used'),
+    });
+  });
+});
