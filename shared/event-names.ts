@@ -14,6 +14,7 @@ const everyOf =
 export const EVENT_NAME_LIST = everyOf<EventName>()([
   'runner:status',
   'runner:snapshot',
+  'profiles:changed',
   'telemetry:sample',
   'turns:update',
   'runner:notice',
