@@ -9,6 +9,7 @@ export const EXPECTED_SKIPS = new Map([
   ['tests/e2e/screenshots.spec.ts', 'on demand'],
   ['tests/e2e/requests-screenshots.spec.ts', 'on demand'],
   ['tests/e2e/usage.spec.ts', 'on demand'],
+  ['tests/e2e/work-screenshots.spec.ts', 'on demand'],
 ]);
 
 const posix = (file) => file.split(path.sep).join('/');
