@@ -93,9 +93,18 @@ export class CapabilityDetector {
     return this.inflight;
   }
 
-  /** Before this run's first detection: the last run's, if its binaries are unchanged, while detection runs. */
+  /**
+   * Before this run's first detection: the last run's, if its binaries are unchanged,
+   * taken as this run's (claims may use it at once) until the detection under way ends.
+   */
   private async fromLastRun(): Promise<Capabilities> {
-    this.remembered ??= this.cache!.load();
+    this.remembered ??= this.cache!.load().then((last) => {
+      if (last && !this.cached) {
+        this.cached = last;
+        this.detectedAt = this.clock.now();
+      }
+      return last;
+    });
     const detecting = this.refresh();
     return (await this.remembered) ?? detecting;
   }

@@ -53,6 +53,8 @@ describe('runtime detection remembered between runs', () => {
     const second = s.detector();
     // The CLIs do not answer (held), yet the first heartbeat has what to say.
     expect((await second.get()).claude).toMatchObject({ installed: true, version: '2.1.197', path: s.claude });
+    // …and so do claims: what the work side reads before this run's detection ends.
+    expect(second.peek()?.claude).toMatchObject({ installed: true, version: '2.1.197' });
     s.release();
   });
 
