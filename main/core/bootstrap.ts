@@ -377,6 +377,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
         ) || 1,
     }),
     emit: (event) => hub.emit(event),
+    idlePeriodMs: () => Math.min(...profiles.sessions().map((s) => s.snapshot().heartbeat.intervalMs)),
   });
   const sessionsService = {
     start: async () => {
@@ -403,6 +404,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     log,
     logFeed: logging,
     status: () => profiles.status(),
+    watch: () => sampler.watch(),
     // The history loads first (the sessions add restart reports to it) and is flushed last.
     services: [historyService, sampler, sessionsService, operator],
     handlers: createHandlers({

@@ -18,6 +18,8 @@ export interface HostOptions {
   log: Logger;
   logFeed: LogFeed;
   status(): RunnerStatus;
+  /** A window shows the live figures until the returned release is called (capacity is sampled every 5 s meanwhile). */
+  watch?(): () => void;
   /** Started in order, stopped in reverse. */
   services: Service[];
 }
@@ -28,6 +30,11 @@ export interface Host {
   /** Batches of events, for the IPC and WebSocket bridges and the tray. */
   subscribe(listener: (batch: HostEvent[]) => void): () => void;
   status(): RunnerStatus;
+  /**
+   * A window (an Electron window, a browser tab) shows the live figures: call the returned
+   * release when it goes. While none does, the host samples capacity only at heartbeat time.
+   */
+  watch(): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -46,6 +53,7 @@ export function createHost(options: HostOptions): Host {
     invoke,
     subscribe: (listener) => hub.subscribe(listener),
     status: () => options.status(),
+    watch: () => options.watch?.() ?? (() => {}),
     async start() {
       if (started) return;
       started = true;

@@ -135,6 +135,7 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
     devTools: !app.isPackaged,
     log: shellLog,
     iconPath: path.join(files.iconsDir, 'app.png'),
+    watch: () => core.host.watch(),
   });
   const ipc = new IpcDoor({ electron, host: core.host, senders: mainWindow, log: shellLog });
   const tray = new TrayController({

@@ -11,6 +11,8 @@ export interface MainWindowOptions {
   log: Logger;
   /** The app icon for the window (Linux and Windows; macOS uses the bundle's). */
   iconPath?: string;
+  /** The core's live-figures watch (Host.watch), held while the window is open. */
+  watch?: () => () => void;
 }
 
 /**
@@ -106,12 +108,15 @@ export class MainWindow {
     // Captured now: after 'closed' the webContents can no longer be asked for its id.
     const contentsId = window.webContents.id;
     this.trusted.set(contentsId, window.webContents);
+    // While it is open the core samples capacity every 5 s for its charts.
+    const unwatch = this.options.watch?.() ?? null;
 
     window.once('ready-to-show', () => {
       window.show();
       this.stealFocusOnMac();
     });
     window.on('closed', () => {
+      unwatch?.();
       this.trusted.delete(contentsId);
       if (this.window === window) this.window = null;
     });

@@ -160,6 +160,8 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     // connection; ws reports it here, and unheard it would end the process.
     ws.on('error', (error) => log.info('a window connection was dropped', { error: errorText(error) }));
     const unsubscribe = host.subscribe((events: HostEvent[]) => send(ws, { type: 'events', events }));
+    // A connected window shows the live figures: capacity is sampled every 5 s while one is.
+    const unwatch = host.watch();
     const limit = new RateLimit(commandsPerSecond, commandsPerSecond * 2);
     let alive = true;
     const ping = setInterval(() => {
@@ -172,6 +174,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     ws.on('close', () => {
       clearInterval(ping);
       unsubscribe();
+      unwatch();
     });
     ws.on('message', (data, isBinary) => {
       if (ws.readyState !== ws.OPEN) return;

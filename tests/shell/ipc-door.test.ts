@@ -119,3 +119,29 @@ describe('layering inside the shell', () => {
     expect(importers).toEqual(['main.ts']);
   });
 });
+
+describe('the window and the live figures', () => {
+  it('holds the core’s watch while it is open (capacity every 5 s for its charts) and lets go when it closes', () => {
+    const fresh = createFakeElectron();
+    let watching = 0;
+    const win = new MainWindow({
+      electron: fresh.api,
+      preloadPath: '/app/preload.cjs',
+      platform: 'linux',
+      devTools: false,
+      log: testCore.core.log,
+      watch: () => {
+        watching++;
+        return () => watching--;
+      },
+    });
+    expect(watching).toBe(0);
+    win.show();
+    win.show(); // shown again: the same window, one watch
+    expect(watching).toBe(1);
+    win.close();
+    expect(watching).toBe(0);
+    win.show();
+    expect(watching).toBe(1);
+  });
+});

@@ -66,6 +66,7 @@ export function createTestCore(): TestCore {
   const emit = (batch: HostEvent[]) => listeners.forEach((listener) => listener(batch));
   const host: Host = {
     invoke,
+    watch: () => () => {},
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
