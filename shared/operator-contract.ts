@@ -23,7 +23,7 @@ export const operatorCommands = {
   'operator:cancel-sign-in': command(NoInput, OperatorStatusSchema),
   /** Revokes the tokens at the control plane (RFC 7009), then deletes them here. */
   'operator:sign-out': command(NoInput, SignOutResultSchema),
-  'requests:list': command(z.union([z.undefined(), z.object({ limit: z.number().int().min(1).max(500).optional() }).strict()]), RequestBoardSchema),
+  'requests:list': command(z.union([z.undefined(), z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict()]), RequestBoardSchema),
   'requests:show': command(z.object({ id: z.uuid() }).strict(), RequestDetailViewSchema),
   'requests:pause': command(LifecycleInputSchema, LifecycleOutcomeSchema),
   'requests:resume': command(LifecycleInputSchema, LifecycleOutcomeSchema),

@@ -111,7 +111,7 @@ export type ChangesetSummary = z.infer<typeof ChangesetSummarySchema>;
 // ---- command inputs (strict, as the seed's are) and outputs ----
 
 export const RequestListInputSchema = z.strictObject({
-  limit: z.number().int().min(1).max(500).optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
 });
 export const RequestListOutputSchema = z.object({ requests: z.array(BuildRequestSummarySchema) });
 export type RequestListOutput = z.infer<typeof RequestListOutputSchema>;

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandName, HostEvent } from '../../shared/contract';
 import type { OperatorStatus, RequestBoard, RequestDetailView, RequestSummaryView } from '../../shared/operator';
 import type { Result } from '../../shared/result';
@@ -117,6 +117,15 @@ async function settle() {
     for (let i = 0; i < 5; i++) await Promise.resolve();
   });
 }
+
+// happy-dom lays nothing out: give elements a height, or the virtualized board draws no rows.
+const clientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
+beforeAll(() => {
+  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 600 });
+});
+afterAll(() => {
+  if (clientHeight) Object.defineProperty(HTMLElement.prototype, 'clientHeight', clientHeight);
+});
 
 describe('the requests view', () => {
   it('renders control-plane text as text, never as HTML, on the board and in the detail', async () => {

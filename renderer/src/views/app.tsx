@@ -1,30 +1,30 @@
-import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { useHostStore } from '../store';
-import { ActivityView } from './activity/activity-view';
 import { ConnectionBanner } from './connection-banner';
 import { DashboardView } from './dashboard/dashboard-view';
 import { useDocumentStatus } from './document-status';
 import { NavTabs, panelId, tabId } from './nav-tabs';
-import { PairingView } from './pairing/pairing-view';
 import { ProfileSwitcher } from './profiles/profile-switcher';
 import { StatusHeader } from './status-header';
-import { TurnsView } from './turns/turns-view';
 import { useRouteFromHash, type RouteId } from './use-route';
 
-// Loaded when first opened: the first view's script stays small.
-const RequestsView = lazy(async () => ({ default: (await import('./requests')).RequestsView }));
-const SettingsView = lazy(async () => ({ default: (await import('./settings/settings-view')).SettingsView }));
-const WorkView = lazy(async () => ({ default: (await import('./work')).WorkView }));
-
-const VIEWS: Record<RouteId, () => ReactNode> = {
-  dashboard: () => <DashboardView />,
-  turns: () => <TurnsView />,
-  pairing: () => <PairingView />,
-  activity: () => <ActivityView />,
-  requests: () => <RequestsView />,
-  work: () => <WorkView />,
-  settings: () => <SettingsView />,
+// Only the dashboard (a paired machine's first view) is in the first script. The rest,
+// the pairing view included (an unpaired machine's first view, known only once the host
+// says so), load when first opened: from the host's own origin that takes a few
+// milliseconds, and the panel stays empty meanwhile (no "Loading…" to flash).
+const LAZY: Partial<Record<RouteId, ComponentType>> = {
+  turns: lazy(async () => ({ default: (await import('./turns/turns-view')).TurnsView })),
+  pairing: lazy(async () => ({ default: (await import('./pairing/pairing-view')).PairingView })),
+  activity: lazy(async () => ({ default: (await import('./activity/activity-view')).ActivityView })),
+  requests: lazy(async () => ({ default: (await import('./requests')).RequestsView })),
+  work: lazy(async () => ({ default: (await import('./work')).WorkView })),
+  settings: lazy(async () => ({ default: (await import('./settings/settings-view')).SettingsView })),
 };
+
+function RouteView({ route }: { route: RouteId }): ReactNode {
+  const Lazy = LAZY[route];
+  return Lazy ? <Lazy /> : <DashboardView />;
+}
 
 /** Views that fill the window and scroll inside (their lists and output), not as a page. */
 const FILL_VIEWS: ReadonlySet<RouteId> = new Set(['turns', 'activity']);
@@ -67,7 +67,9 @@ export function App() {
       </nav>
       <main className={FILL_VIEWS.has(route) ? 'content content-fill' : 'content'}>
         <div className="tabpanel" id={panelId(route)} role="tabpanel" aria-labelledby={tabId(route)} tabIndex={-1}>
-          <Suspense fallback={null}>{VIEWS[route]()}</Suspense>
+          <Suspense fallback={null}>
+            <RouteView route={route} />
+          </Suspense>
         </div>
       </main>
     </div>

@@ -1,4 +1,5 @@
-import { useMemo } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef } from 'react';
 import type { RequestSummaryView } from '../../../../shared/operator';
 import { REQUEST_STATUSES, type RequestStatus } from '../../../../shared/protocol';
 import { useHostStore } from '../../store';
@@ -17,8 +18,6 @@ export function RequestBoard() {
   const board = useRequestsStore((s) => s.board);
   const error = useRequestsStore((s) => s.boardError);
   const filter = useRequestsStore((s) => s.filter);
-  const handoffs = useRequestsStore((s) => s.handoffs);
-  const here = useWorkingHere();
   const now = useNow(1000);
   usePolling(loadBoard, BOARD_EVERY_MS);
 
@@ -52,7 +51,7 @@ export function RequestBoard() {
       ) : shown.length === 0 ? (
         <p className="req-empty">{filter === 'all' ? 'No build requests in this tenant yet.' : `No ${STATUS_LABEL[filter].toLowerCase()} requests.`}</p>
       ) : (
-        <div className="req-table" role="table" aria-label="Build requests" data-testid="request-board">
+        <div className="req-table" role="table" aria-label="Build requests" aria-rowcount={shown.length + 1} data-testid="request-board">
           <div className="req-row req-row-head" role="row">
             <span role="columnheader">Request</span>
             <span role="columnheader">Status</span>
@@ -61,11 +60,52 @@ export function RequestBoard() {
             <span role="columnheader">Ceilings</span>
             <span role="columnheader">Age</span>
           </div>
-          {shown.map((r) => (
-            <BoardRow key={r.id} request={r} runningHere={here.get(r.id) ?? 0} awaiting={Boolean(handoffs[r.id])} now={now} />
-          ))}
+          <BoardRows shown={shown} now={now} />
         </div>
       )}
+    </div>
+  );
+}
+
+/** A row's height before it is measured: two title lines beside three compact ceilings. */
+const ROW_ESTIMATE_PX = 62;
+
+/**
+ * The rows, virtualized: 1,000 requests cost the DOM only the rows in view (and a few
+ * either side, so Tab reaches the next row's button and the browser scrolls it in).
+ * Rows differ in height (a title wraps, badges), so each is measured once drawn.
+ */
+function BoardRows({ shown, now }: { shown: RequestSummaryView[]; now: number }) {
+  const here = useWorkingHere();
+  const handoffs = useRequestsStore((s) => s.handoffs);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
+  const virtualizer = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_ESTIMATE_PX,
+    overscan: 2,
+    getItemKey: (index) => shown[index]!.id,
+  });
+  return (
+    <div ref={scrollRef} className="req-scroll" role="rowgroup" data-testid="request-board-scroll">
+      <div className="vlist-sizer" role="presentation" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const r = shown[item.index]!;
+          return (
+            <BoardRow
+              key={item.key}
+              request={r}
+              runningHere={here.get(r.id) ?? 0}
+              awaiting={Boolean(handoffs[r.id])}
+              now={now}
+              index={item.index}
+              start={item.start}
+              measure={virtualizer.measureElement}
+            />
+          );
+        })}
+      </div>
     </div>
   );
 }
@@ -79,11 +119,25 @@ function FilterButton({ value, label, count }: { value: RequestStatus | 'all'; l
   );
 }
 
-function BoardRow({ request: r, runningHere, awaiting, now }: { request: RequestSummaryView; runningHere: number; awaiting: boolean; now: number }) {
+interface BoardRowProps {
+  request: RequestSummaryView;
+  runningHere: number;
+  awaiting: boolean;
+  now: number;
+  index: number;
+  start: number;
+  measure: (element: Element | null) => void;
+}
+
+function BoardRow({ request: r, runningHere, awaiting, now, index, start, measure }: BoardRowProps) {
   return (
     <div
-      className={runningHere > 0 ? 'req-row req-row-here' : 'req-row'}
+      ref={measure}
+      data-index={index}
+      className={runningHere > 0 ? 'req-row req-row-here req-row-virtual' : 'req-row req-row-virtual'}
+      style={{ transform: `translateY(${start}px)` }}
       role="row"
+      aria-rowindex={index + 2}
       data-testid="request-row"
       data-request-id={r.id}
       onClick={() => selectRequest(r.id)}

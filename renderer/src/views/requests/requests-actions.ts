@@ -16,8 +16,11 @@ export async function loadOperator(): Promise<void> {
   else set({ operatorError: result.error });
 }
 
+/** As many as the contract allows: the board is virtualized, so 1,000 rows cost what 10 do. */
+const BOARD_LIMIT = 1000;
+
 export async function loadBoard(): Promise<void> {
-  const result = await getBridge().invoke('requests:list', {});
+  const result = await getBridge().invoke('requests:list', { limit: BOARD_LIMIT });
   if (result.ok) set({ board: result.value, boardError: null });
   else {
     set({ boardError: result.error });
