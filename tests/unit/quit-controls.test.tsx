@@ -73,7 +73,8 @@ describe("the window's quit controls", () => {
     render(<PauseControl />);
     fireEvent.click(screen.getByTestId('pause-menu'));
     fireEvent.click(screen.getByText('Pause for…'));
-    fireEvent.change(screen.getByTestId('pause-note'), { target: { value: 'deploy window' } });
+    // The custom pause form loads when first opened.
+    fireEvent.change(await screen.findByTestId('pause-note'), { target: { value: 'deploy window' } });
     fireEvent.click(screen.getByTestId('pause-custom-submit'));
     await settle();
     expect(calls).toEqual([{ name: 'runner:pause', input: { minutes: 45, note: 'deploy window', profile: 'default' } }]);

@@ -21,6 +21,7 @@ function hostWithSlowCommand() {
   const host = {
     status: () => ({ state: 'idle' }),
     subscribe: () => () => undefined,
+    watch: () => () => undefined,
     invoke: (name: unknown) => (name === 'turns:list' ? slow : Promise.resolve({ ok: true, value: name })),
   } as unknown as Host;
   return { host, release: (value: Result<unknown>) => release(value) };
