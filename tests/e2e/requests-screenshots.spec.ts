@@ -27,7 +27,11 @@ async function open(browser: Browser, scheme: 'light' | 'dark'): Promise<Page> {
 }
 
 async function shoot(page: Page, name: string, scheme: string): Promise<void> {
-  await page.waitForTimeout(500);
+  // Shot once the fonts are in and the page has painted twice (nothing is animating: animations are off).
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  });
   // The strict CSP refuses injected styles; the caret is hidden by the screenshot itself.
   await page.screenshot({ path: `${OUT}/requests-${name}-${scheme}.png`, caret: 'hide', animations: 'disabled' });
 }

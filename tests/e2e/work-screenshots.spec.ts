@@ -31,7 +31,11 @@ async function open(browser: Browser, scheme: 'light' | 'dark'): Promise<Page> {
 }
 
 async function shoot(page: Page, name: string, scheme: string): Promise<void> {
-  await page.waitForTimeout(500);
+  // Shot once the fonts are in and the page has painted twice (nothing is animating: animations are off).
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  });
   await page.screenshot({ path: `${OUT}/work-${name}-${scheme}.png`, caret: 'hide', animations: 'disabled' });
 }
 
