@@ -132,12 +132,12 @@ export class RunnerService {
     });
     // A new max_sessions or an unpause can make held work assignable.
     this.ctx.notifyWork();
-    const { nextHeartbeatMs, longPollMaxMs } = this.ctx.config;
+    const { nextHeartbeatMs, longPollMaxMs, claimCarriesHeartbeat } = this.ctx.config;
     return {
       runner_id: runner.id,
       server_time: iso(now),
       next_heartbeat_ms: nextHeartbeatMs,
-      ...(longPollMaxMs > 0 ? { claim: { long_poll_max_ms: longPollMaxMs } } : {}),
+      ...(longPollMaxMs > 0 ? { claim: { long_poll_max_ms: longPollMaxMs, ...(claimCarriesHeartbeat ? { carries_heartbeat: true } : {}) } } : {}),
     };
   }
 
