@@ -25,8 +25,8 @@ export interface ClaimLoopDeps {
   longPollMaxMs(): number | null;
   interactiveClaimMs(): number;
   claim(options: ClaimOptions): Promise<ClaimedWork | null>;
-  /** Runs a claimed unit to its end (never rejects). */
-  launch(unit: ClaimedWork): Promise<void>;
+  /** Runs a claimed unit to its end (never rejects); `slotFree` may come earlier: the runtime is done, the rest is bookkeeping. */
+  launch(unit: ClaimedWork, slotFree?: () => void): Promise<void>;
   /** A 401 on a claim. */
   revoked(): void;
 }
@@ -185,10 +185,15 @@ export class ClaimLoop extends ClaimLoopBase {
 
   private launch(unit: ClaimedWork, release: () => void): void {
     this.turns++;
-    void this.deps.launch(unit).finally(() => {
+    let freed = false;
+    // The slot comes back the moment the runtime is done (or at the latest when the turn ends), and the loop looks again.
+    const free = () => {
+      if (freed) return;
+      freed = true;
       this.turns--;
       release();
       this.nudge();
-    });
+    };
+    void this.deps.launch(unit, free).finally(free);
   }
 }

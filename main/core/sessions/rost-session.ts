@@ -199,8 +199,8 @@ export class RostSession implements RunnerSession {
         if (unit) log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
         return unit;
       },
-      launch: async (unit: Parameters<UnitLauncher['launch']>[0]) => {
-        await this.launcher.launch(unit);
+      launch: async (unit: Parameters<UnitLauncher['launch']>[0], slotFree?: () => void) => {
+        await this.launcher.launch(unit, slotFree);
       },
       revoked: () => void this.identityKeeper.markRevoked(),
     };

@@ -107,6 +107,32 @@ describe('a profile claim loop', () => {
     await loop.stop();
   });
 
+  it('claims again the moment a turn frees its slot, without waiting for the turn to be recorded, and frees it once', async () => {
+    const r = rig({ max: 1 });
+    const frees = new Map<string, () => void>();
+    r.deps.launch = (u, slotFree) =>
+      new Promise<void>((resolve) => {
+        r.running.set(u.id, resolve);
+        frees.set(u.id, slotFree!);
+      });
+    const loop = new ClaimLoop(r.deps);
+    r.push('a', 'b', 'c');
+    loop.start();
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['a']);
+    // The runtime is done; its result is still being written (the launch has not ended).
+    frees.get('a')!();
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['a', 'b']);
+    // The end of a's launch does not free a second slot.
+    r.finish('a');
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['b']);
+    await r.clock.advanceAsync(60_000);
+    expect([...r.running.keys()]).toEqual(['b']);
+    await loop.stop();
+  });
+
   it('calls a long-poll off when paused and claims nothing until resumed', async () => {
     const r = rig();
     const loop = new ClaimLoop(r.deps);
