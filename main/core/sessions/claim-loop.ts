@@ -194,6 +194,11 @@ export class ClaimLoop extends ClaimLoopBase {
       release();
       this.nudge();
     };
-    void this.deps.launch(unit, free).finally(free);
+    // Without a long-poll a claim sent before the result lands finds the server still counting the unit (an empty
+    // answer, then a wait of the interactive interval): then the slot comes back at the turn's end.
+    const early = () => {
+      if (this.deps.longPollMaxMs() !== null) free();
+    };
+    void this.deps.launch(unit, early).finally(free);
   }
 }

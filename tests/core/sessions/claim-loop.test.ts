@@ -133,6 +133,29 @@ describe('a profile claim loop', () => {
     await loop.stop();
   });
 
+  it('without a long-poll the slot comes back at the turn end (the server still counts the unit until its result lands)', async () => {
+    const r = rig({ max: 1, longPoll: null });
+    const frees = new Map<string, () => void>();
+    r.deps.launch = (u, slotFree) =>
+      new Promise<void>((resolve) => {
+        r.running.set(u.id, resolve);
+        frees.set(u.id, slotFree!);
+      });
+    const loop = new ClaimLoop(r.deps);
+    r.push('a', 'b');
+    loop.start();
+    loop.heartbeat();
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['a']);
+    frees.get('a')!();
+    await r.clock.advanceAsync(5_000);
+    expect([...r.running.keys()]).toEqual(['a']);
+    r.finish('a');
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['b']);
+    await loop.stop();
+  });
+
   it('calls a long-poll off when paused and claims nothing until resumed', async () => {
     const r = rig();
     const loop = new ClaimLoop(r.deps);
