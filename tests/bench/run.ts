@@ -40,10 +40,9 @@ async function pickup(emu: RunningEmulator, runner: BenchRunner, samples: number
   return out;
 }
 
-async function throughput(emu: RunningEmulator, runner: BenchRunner, units: number): Promise<number> {
-  runner.executor.durationMs = 1_000;
+/** Enqueues `units` turns for the runner and resolves when it has finished them all. */
+async function runUnits(emu: RunningEmulator, runner: BenchRunner, units: number): Promise<void> {
   const ids = new Set<string>();
-  const started = performance.now();
   for (let i = 0; i < units; i++) ids.add(emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'bench', target_runner_id: runner.runnerId }).id);
   await new Promise<void>((resolve) => {
     const off = runner.harness.core.host.subscribe((batch) => {
@@ -54,28 +53,24 @@ async function throughput(emu: RunningEmulator, runner: BenchRunner, units: numb
       }
     });
   });
+}
+
+async function throughput(emu: RunningEmulator, runner: BenchRunner, units: number): Promise<number> {
+  runner.executor.durationMs = 1_000;
+  const started = performance.now();
+  await runUnits(emu, runner, units);
   runner.executor.durationMs = 0;
   return (performance.now() - started) / 1000;
 }
 
 /**
  * A runner at its session limit with work queued: from each turn's end (the runtime hands
- * back its outcome; the slot frees once the turn is finished) to the next claim request leaving.
+ * back its outcome, which frees the slot) to the next claim request leaving.
  */
 async function reclaim(emu: RunningEmulator, runner: BenchRunner, samples: number): Promise<number[]> {
   const ends: number[] = [];
   runner.executor.onEnd = (_id, at) => ends.push(at);
-  const ids = new Set<string>();
-  for (let i = 0; i <= samples; i++) ids.add(emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'bench', target_runner_id: runner.runnerId }).id);
-  await new Promise<void>((resolve) => {
-    const off = runner.harness.core.host.subscribe((batch) => {
-      for (const e of batch) if (e.event === 'turns:update') for (const t of e.payload.finished) ids.delete(t.id);
-      if (ids.size === 0) {
-        off();
-        resolve();
-      }
-    });
-  });
+  await runUnits(emu, runner, samples + 1);
   runner.executor.onEnd = () => undefined;
   return ends.slice(0, -1).map((end) => (runner.claimTimes.find((t) => t > end) ?? NaN) - end);
 }
