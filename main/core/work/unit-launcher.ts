@@ -307,6 +307,8 @@ export class UnitLauncher {
         this.awaitingDelivery.set(key, run);
         delivery = { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null };
         const queued = this.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
+        // What the turn says about its runtime (the breaker) is known before the next claim.
+        this.learnFromOutcome({ result: outcome.result, view: outcome.view }, Date.parse(now));
         this.turnDone(unit.id, slotFree);
         await queued;
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
@@ -317,7 +319,6 @@ export class UnitLauncher {
       // A note of the process still being written must land before the note is removed.
       await spawnNoted;
       await this.journal.clear(unit.id);
-      if (outcome?.result) this.learnFromOutcome({ result: outcome.result, view: outcome.view }, Date.parse(now));
       delivery = this.deliveries.get(run.key) ?? delivery;
       this.deliveries.delete(run.key);
       this.deps.registry.finish(unit.id, { ...(outcome?.view ?? failedView('revoked')), endedAt: new Date(this.deps.clock.now()).toISOString(), delivery });
