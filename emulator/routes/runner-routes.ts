@@ -72,6 +72,8 @@ export function runnerRoutes(s: Services): RouteDef[] {
         s.ctx.events.emit('claim.held', { runner_id: runner.id, interactive_only: interactiveOnly, wait_ms: waitMs });
         const payload = await s.waiters.wait(runner.id, interactiveOnly, waitMs, ctx.signal, runtimes);
         if (!payload && ctx.signal.aborted) s.ctx.events.emit('claim.abandoned', { runner_id: runner.id });
+        // Revoked while held: 401, as any request with that secret now gets.
+        if (!payload) auth(ctx);
         return claimed(payload, beat);
       },
     },

@@ -220,6 +220,17 @@ describe('long-poll', () => {
     expect(emu.admin.listHeartbeats({ runner_id: r.runner_id }).length).toBe(before);
   });
 
+  it('answers a held claim 401 the moment its runner is revoked', async () => {
+    emu = await launch();
+    const r = await runnerWith(emu);
+    const held = emu.admin.waitForEvent('claim.held');
+    const pending = claim(emu, r.secret, { wait_ms: 60_000 });
+    await held;
+    emu.admin.revokeRunner(r.runner_id);
+    expect((await pending).status).toBe(401);
+    expect(emu.admin.heldClaims()).toBe(0);
+  });
+
   it('wakes when capacity frees up', async () => {
     emu = await launch();
     const r = await runnerWith(emu); // default account: one session
