@@ -2,6 +2,8 @@
 export interface EmulatorConfig {
   /** `claim.long_poll_max_ms` advertised on heartbeats; 0 turns long-poll off. */
   longPollMaxMs: number;
+  /** Advertise `claim.carries_heartbeat` and record a heartbeat a claim carries [v1]; false plays a server without it. */
+  claimCarriesHeartbeat: boolean;
   /** `next_heartbeat_ms` hint on heartbeats. */
   nextHeartbeatMs: number;
   /** Default `lease.heartbeat_ms` of a claimed unit. */
@@ -33,7 +35,8 @@ export interface EmulatorConfig {
 }
 
 export const DEFAULT_CONFIG: EmulatorConfig = {
-  longPollMaxMs: 25_000,
+  longPollMaxMs: 60_000,
+  claimCarriesHeartbeat: true,
   nextHeartbeatMs: 30_000,
   leaseHeartbeatMs: 15_000,
   leaseTtlFactor: 3,

@@ -46,7 +46,10 @@ export function createServices(ctx: EmulatorContext): Services {
   const effects = new ForgeWorkEffects(ctx, forge);
   const scheduler = new Scheduler(ctx, runners, units, effects);
   const runtime = new UnitRuntime(ctx, units, effects);
-  const waiters = new ClaimWaiters((runnerId, interactiveOnly, runtimes) => scheduler.tryClaim(runnerId, interactiveOnly, runtimes));
+  const waiters = new ClaimWaiters(
+    (runnerId, interactiveOnly, runtimes) => scheduler.tryClaim(runnerId, interactiveOnly, runtimes),
+    (runnerId) => runners.get(runnerId)?.revoked_at === null,
+  );
   ctx.notifyWork = () => waiters.notify();
   const lifecycle = new ForgeLifecycle(ctx, forge, units);
   const confirmations = new ConfirmationService(ctx, lifecycle);

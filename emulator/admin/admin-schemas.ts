@@ -43,6 +43,7 @@ const positive = z.number().int().positive();
 const nonNegative = z.number().int().nonnegative();
 export const ConfigPatchSchema = z.strictObject({
   longPollMaxMs: nonNegative.max(600_000).exactOptional(),
+  claimCarriesHeartbeat: z.boolean().exactOptional(),
   nextHeartbeatMs: z.number().int().min(1000).exactOptional(),
   leaseHeartbeatMs: z.number().int().min(50).exactOptional(),
   leaseTtlFactor: z.number().min(1).max(100).exactOptional(),

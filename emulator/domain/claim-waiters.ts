@@ -18,7 +18,11 @@ export class ClaimWaiters {
   private waiters: Waiter[] = [];
   private scheduled = false;
 
-  constructor(private readonly tryClaim: (runnerId: string, interactiveOnly: boolean, runtimes: readonly string[] | null) => ClaimedPayload | null) {}
+  constructor(
+    private readonly tryClaim: (runnerId: string, interactiveOnly: boolean, runtimes: readonly string[] | null) => ClaimedPayload | null,
+    /** false once the runner's secret is revoked: its held claims end at once (and are answered 401). */
+    private readonly mayHold: (runnerId: string) => boolean = () => true,
+  ) {}
 
   wait(
     runnerId: string,
@@ -63,7 +67,7 @@ export class ClaimWaiters {
   private drain(): void {
     for (const waiter of [...this.waiters]) {
       if (!this.waiters.includes(waiter)) continue;
-      if (waiter.signal.aborted) {
+      if (waiter.signal.aborted || !this.mayHold(waiter.runnerId)) {
         this.finish(waiter, null);
         continue;
       }

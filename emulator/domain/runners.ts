@@ -84,6 +84,8 @@ export class RunnerService {
     const info = this.ctx.db.prepare('UPDATE runners SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.ctx.now(), id);
     if (!info.changes) throw new HttpError(404, 'not_found', 'unknown or already revoked runner');
     this.ctx.events.emit('runner.unpaired', { runner_id: id, by });
+    // Its held claims end now, answered 401: the runner learns of the revocation at once, not after a long-poll.
+    this.ctx.notifyWork();
   }
 
   get(id: string): RunnerRecord | undefined {
@@ -132,12 +134,12 @@ export class RunnerService {
     });
     // A new max_sessions or an unpause can make held work assignable.
     this.ctx.notifyWork();
-    const { nextHeartbeatMs, longPollMaxMs } = this.ctx.config;
+    const { nextHeartbeatMs, longPollMaxMs, claimCarriesHeartbeat } = this.ctx.config;
     return {
       runner_id: runner.id,
       server_time: iso(now),
       next_heartbeat_ms: nextHeartbeatMs,
-      ...(longPollMaxMs > 0 ? { claim: { long_poll_max_ms: longPollMaxMs } } : {}),
+      ...(longPollMaxMs > 0 ? { claim: { long_poll_max_ms: longPollMaxMs, ...(claimCarriesHeartbeat ? { carries_heartbeat: true } : {}) } } : {}),
     };
   }
 

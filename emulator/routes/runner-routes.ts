@@ -5,8 +5,11 @@ import {
   ResultRequestSchema,
   StartRequestSchema,
   UNIT_ID_FIELD,
+  type ClaimRequest,
+  type HeartbeatResponse,
   type UnitKind,
 } from '../../shared/protocol';
+import type { RunnerRecord } from '../domain/runners';
 import type { ClaimedPayload } from '../domain/scheduler';
 import { HttpError, empty, json, type Reply } from '../http/reply';
 import type { RequestCtx, RouteDef } from '../http/router';
@@ -35,9 +38,17 @@ function checkIdField(kind: UnitKind, id: string, body: { turn_execution_id?: st
 /** Protocol §2–4: heartbeat, claim (with long-poll), start, lease heartbeat, result. */
 export function runnerRoutes(s: Services): RouteDef[] {
   const auth = (ctx: RequestCtx) => s.runners.authenticate(ctx.req.headers.authorization);
-  const claimed = (payload: ClaimedPayload | null): Reply => {
-    if (payload) return json(200, { [payload.kind]: payload.unit });
+  const claimed = (payload: ClaimedPayload | null, beat: HeartbeatResponse | null): Reply => {
+    const heartbeat = beat ? { heartbeat: beat } : {};
+    if (payload) return json(200, { [payload.kind]: payload.unit, ...heartbeat });
+    if (beat) return json(200, heartbeat);
     return s.ctx.config.emptyClaim === '204' ? empty(204) : json(200, {});
+  };
+  /** [v1] A long-poll claim may carry the heartbeat: recorded as one when it arrives (a server without it ignores the field). */
+  const carriedBeat = (runner: RunnerRecord, body: ClaimRequest): HeartbeatResponse | null => {
+    const { claimCarriesHeartbeat, longPollMaxMs } = s.ctx.config;
+    if (!body.heartbeat || !claimCarriesHeartbeat || longPollMaxMs <= 0 || !body.wait_ms) return null;
+    return s.runners.heartbeat(runner, body.heartbeat);
   };
   return [
     {
@@ -51,16 +62,19 @@ export function runnerRoutes(s: Services): RouteDef[] {
       handler: async (ctx) => {
         const runner = auth(ctx);
         const body = parseWith(ClaimRequestSchema, ctx.body);
+        const beat = carriedBeat(runner, body);
         const interactiveOnly = body.interactive_only === true;
         // [v1] a runner that says what it can run gets only that; a seed client says nothing.
         const runtimes = s.ctx.config.honourClaimRuntimes ? (body.runtimes ?? null) : null;
         const now = s.scheduler.tryClaim(runner.id, interactiveOnly, runtimes);
         const waitMs = Math.min(body.wait_ms ?? 0, s.ctx.config.longPollMaxMs);
-        if (now || waitMs <= 0) return claimed(now);
+        if (now || waitMs <= 0) return claimed(now, beat);
         s.ctx.events.emit('claim.held', { runner_id: runner.id, interactive_only: interactiveOnly, wait_ms: waitMs });
         const payload = await s.waiters.wait(runner.id, interactiveOnly, waitMs, ctx.signal, runtimes);
         if (!payload && ctx.signal.aborted) s.ctx.events.emit('claim.abandoned', { runner_id: runner.id });
-        return claimed(payload);
+        // Revoked while held: 401, as any request with that secret now gets.
+        if (!payload) auth(ctx);
+        return claimed(payload, beat);
       },
     },
     {

@@ -77,8 +77,12 @@ export const HeartbeatResponseSchema = z.object({
   server_time: IsoTimeSchema,
   /** Hint for the next heartbeat delay. [v1] */
   next_heartbeat_ms: z.number().int().min(1000).optional(),
-  /** Present when the server supports long-poll claims. [v1] */
-  claim: z.object({ long_poll_max_ms: z.number().int().nonnegative() }).optional(),
+  /**
+   * Present when the server supports long-poll claims. [v1] `carries_heartbeat`: a long-poll
+   * claim may carry the heartbeat body (`heartbeat`), recorded as a heartbeat and answered
+   * in the claim's `heartbeat` field, so an idle runner sends one request per long-poll. [v1]
+   */
+  claim: z.object({ long_poll_max_ms: z.number().int().nonnegative(), carries_heartbeat: z.boolean().optional() }).optional(),
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoTimeSchema, OpaqueIdSchema } from './common';
+import { HeartbeatRequestSchema, HeartbeatResponseSchema } from './heartbeat';
 
 export const UNIT_KINDS = ['turn_execution', 'work_order'] as const;
 export const UnitKindSchema = z.enum(UNIT_KINDS);
@@ -22,7 +23,10 @@ export const ClaimRequestSchema = z.object({
     .array(z.enum(['claude', 'codex']))
     .max(2)
     .optional(),
+  /** The heartbeat, carried on a long-poll claim: only when the heartbeat advertised `claim.carries_heartbeat`. [v1] */
+  heartbeat: HeartbeatRequestSchema.optional(),
 });
+export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
 
 /**
  * The largest prompt a unit may carry, in UTF-8 bytes, as the runtime receives it (the
@@ -83,6 +87,8 @@ export type ClaimedUnit = z.infer<typeof ClaimedUnitSchema>;
 export const ClaimResponseSchema = z.object({
   turn_execution: ClaimedUnitSchema.optional(),
   work_order: ClaimedUnitSchema.optional(),
+  /** The answer to a heartbeat the claim carried (then `{}` becomes `{ heartbeat }`, never a 204). [v1] */
+  heartbeat: HeartbeatResponseSchema.optional(),
 });
 
 /** The id field the seed sends with a unit's start and result: `turn_execution_id` or `work_order_id`. [seed] */

@@ -11,6 +11,8 @@ import { startHarness, type Harness } from '../integration/core-harness';
 export class TimedFakeExecutor implements UnitExecutor {
   durationMs = 0;
   onExecute: (unitId: string, at: number) => void = () => undefined;
+  /** The moment the runtime handed back its outcome: the turn's end. */
+  onEnd: (unitId: string, at: number) => void = () => undefined;
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     this.onExecute(request.unitId, performance.now());
@@ -24,6 +26,7 @@ export class TimedFakeExecutor implements UnitExecutor {
         });
       });
     }
+    this.onEnd(request.unitId, performance.now());
     return {
       status: request.signal.aborted ? 'canceled' : 'succeeded',
       reason: request.signal.aborted ? 'canceled' : 'exit',
@@ -47,6 +50,8 @@ export interface BenchRunner {
   /** Control-plane requests this runner made, by path. */
   requests: Map<string, number>;
   requestCount(): number;
+  /** When each claim request left (performance.now()). */
+  claimTimes: number[];
 }
 
 /** A real core on the shared emulator, paired, with a request counter on its fetch. */
@@ -58,8 +63,10 @@ export async function startBenchRunner(
 ): Promise<BenchRunner> {
   const executor = new TimedFakeExecutor();
   const requests = new Map<string, number>();
+  const claimTimes: number[] = [];
   const countingFetch = (input: string, init: RequestInit) => {
     const path = new URL(input).pathname.replace(/\/[0-9a-f-]{36}\//, '/:id/');
+    if (path.endsWith('/claim')) claimTimes.push(performance.now());
     requests.set(path, (requests.get(path) ?? 0) + 1);
     return fetch(input, init);
   };
@@ -78,6 +85,7 @@ export async function startBenchRunner(
     runnerId: paired.identity!.runnerId,
     requests,
     requestCount: () => [...requests.values()].reduce((a, b) => a + b, 0),
+    claimTimes,
   };
 }
 

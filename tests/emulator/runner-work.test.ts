@@ -32,7 +32,7 @@ describe('heartbeat', () => {
       },
     });
     const hb = HeartbeatResponseSchema.parse(res.json);
-    expect(hb).toMatchObject({ runner_id: r.runner_id, next_heartbeat_ms: 30_000, claim: { long_poll_max_ms: 25_000 } });
+    expect(hb).toMatchObject({ runner_id: r.runner_id, next_heartbeat_ms: 30_000, claim: { long_poll_max_ms: 60_000, carries_heartbeat: true } });
     expect(Date.parse(hb.server_time)).not.toBeNaN();
     const [obs] = emu.admin.listHeartbeats({ runner_id: r.runner_id });
     expect(obs).toMatchObject({ cpu_count: 8, max_sessions: 2, model_account_alias: 'team', model_account_state: 'ok', runtimes: ['claude'] });
@@ -190,6 +190,45 @@ describe('long-poll', () => {
     expect(emu.admin.heldClaims()).toBe(0);
     const unit = emu.admin.enqueueTurnExecution({});
     expect((await claim(emu, r.secret)).json.turn_execution.id).toBe(unit.id);
+  });
+
+  it('records a heartbeat a long-poll claim carries and answers it, empty or with a unit [v1]', async () => {
+    emu = await launch({ config: { longPollMaxMs: 100 } });
+    const r = await runnerWith(emu);
+    const before = emu.admin.listHeartbeats({ runner_id: r.runner_id }).length;
+    const idle = await claim(emu, r.secret, { wait_ms: 100, heartbeat: { telemetry: { ...telemetry, active_sessions: 0 } } });
+    expect(idle.status).toBe(200);
+    expect(ClaimResponseSchema.parse(idle.json)).toMatchObject({
+      heartbeat: { runner_id: r.runner_id, claim: { long_poll_max_ms: 100, carries_heartbeat: true } },
+    });
+    expect(idle.json.turn_execution).toBeUndefined();
+    const unit = emu.admin.enqueueTurnExecution({});
+    const busy = await claim(emu, r.secret, { wait_ms: 100, heartbeat: { telemetry: { ...telemetry, active_sessions: 1 } } });
+    expect(busy.json).toMatchObject({ turn_execution: { id: unit.id }, heartbeat: { runner_id: r.runner_id } });
+    const beats = emu.admin.listHeartbeats({ runner_id: r.runner_id });
+    expect(beats.length - before).toBe(2);
+    expect(beats[0]).toMatchObject({ max_sessions: 2 });
+  });
+
+  it('a server without the carried heartbeat ignores it and answers as before', async () => {
+    emu = await launch({ config: { longPollMaxMs: 100, claimCarriesHeartbeat: false } });
+    const r = await runnerWith(emu);
+    const hb = HeartbeatResponseSchema.parse((await emu.call('/api/runner/heartbeat', { token: r.runner_secret, body: {} })).json);
+    expect(hb.claim).toEqual({ long_poll_max_ms: 100 });
+    const before = emu.admin.listHeartbeats({ runner_id: r.runner_id }).length;
+    expect((await claim(emu, r.secret, { wait_ms: 100, heartbeat: { telemetry } })).status).toBe(204);
+    expect(emu.admin.listHeartbeats({ runner_id: r.runner_id }).length).toBe(before);
+  });
+
+  it('answers a held claim 401 the moment its runner is revoked', async () => {
+    emu = await launch();
+    const r = await runnerWith(emu);
+    const held = emu.admin.waitForEvent('claim.held');
+    const pending = claim(emu, r.secret, { wait_ms: 60_000 });
+    await held;
+    emu.admin.revokeRunner(r.runner_id);
+    expect((await pending).status).toBe(401);
+    expect(emu.admin.heldClaims()).toBe(0);
   });
 
   it('wakes when capacity frees up', async () => {

@@ -14,7 +14,11 @@ afterEach(async () => {
 
 describe('the headless terminal, as journalctl shows it', () => {
   it('one line per status change, one per outage (not per retry), one per finished turn', async () => {
-    h = await startHarness({ core: { runtimeBinaries: { claude: FAKE, codex: FAKE } }, emulator: { config: { longPollMaxMs: 1000 } } });
+    // The outage is played on the heartbeat route alone: a server whose held claim carries no heartbeat, so beats go there.
+    h = await startHarness({
+      core: { runtimeBinaries: { claude: FAKE, codex: FAKE } },
+      emulator: { config: { longPollMaxMs: 1000, claimCarriesHeartbeat: false } },
+    });
     const lines: string[] = [];
     const reporter = new TerminalReporter({ write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) });
     h.core.host.subscribe((batch) => reporter.onEvents(batch));

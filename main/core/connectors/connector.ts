@@ -31,6 +31,8 @@ export interface ClaimOptions {
   waitMs?: number;
   /** The runtimes this runner can run now (`runtimeReadiness`); the server may ignore it. [v1] */
   runtimes?: readonly ('claude' | 'codex')[];
+  /** The heartbeat carried on a long-poll claim, with the taker of its answer: only when the server advertised it. [v1] */
+  heartbeat?: { body: HeartbeatRequest; answered(response: HeartbeatResponse): void };
   signal?: AbortSignal;
 }
 

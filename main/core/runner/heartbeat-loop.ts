@@ -38,6 +38,9 @@ export class HeartbeatLoop {
   private running = false;
   private failures = 0;
   private inFlight: Promise<void> | null = null;
+  /** Long-poll claims carrying the heartbeat under way [v1]: no beat of its own is timed while one is held. */
+  private holds = 0;
+  private dueAt = 0;
 
   constructor(private readonly deps: HeartbeatLoopDeps) {}
 
@@ -49,6 +52,7 @@ export class HeartbeatLoop {
     if (this.running) return;
     this.running = true;
     this.failures = 0;
+    this.holds = 0;
     const generation = ++this.generation;
     this.schedule(0, generation);
   }
@@ -57,6 +61,7 @@ export class HeartbeatLoop {
     if (!this.running) return;
     this.running = false;
     this.generation++;
+    this.holds = 0;
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
   }
@@ -67,8 +72,34 @@ export class HeartbeatLoop {
     this.schedule(0, this.generation);
   }
 
+  /** A claim carrying the heartbeat is under way: it is the beat, so none is timed until it is answered. [v1] */
+  hold(): void {
+    if (!this.running) return;
+    this.holds++;
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The carrying claim ended: its heartbeat's answer counts as a good beat; without one the cadence resumes where it was. */
+  release(answer: HeartbeatResponse | null): void {
+    if (!this.running || this.holds === 0) return;
+    this.holds--;
+    if (answer) {
+      this.failures = 0;
+      const delay = jittered(this.nextDelay(answer.next_heartbeat_ms), JITTER, this.deps.random);
+      this.deps.onSuccess(answer, this.deps.clock.now() + delay);
+      this.schedule(delay, this.generation);
+    } else if (this.holds === 0 && !this.inFlight) {
+      this.schedule(Math.max(0, this.dueAt - this.deps.clock.now()), this.generation);
+    }
+  }
+
   private schedule(delayMs: number, generation: number): void {
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.dueAt = this.deps.clock.now() + delayMs;
+    // While a carrying claim is held only a beat asked for now (beatNow) goes out.
+    if (this.holds > 0 && delayMs > 0) return;
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = null;
       this.inFlight = this.beat(generation).finally(() => (this.inFlight = null));

@@ -1,11 +1,13 @@
-import type { HeartbeatRequest } from '../../../shared/protocol';
+import type { HeartbeatRequest, HeartbeatResponse } from '../../../shared/protocol';
 import type { RunnerSnapshot } from '../../../shared/runner';
 import type { ControlPlaneFault } from '../../../shared/status';
-import type { RunnerConnector, RunnerCredentials } from '../connectors/connector';
+import type { ClaimOptions, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import type { Clock, Logger } from '../ports';
 import { HeartbeatLoop } from './heartbeat-loop';
 import { iso } from './pause-state';
 import { faultReason } from './runner-status';
+
+type CarriedHeartbeat = NonNullable<ClaimOptions['heartbeat']>;
 
 export interface HeartbeatTrackerDeps {
   clock: Clock;
@@ -28,6 +30,7 @@ export class HeartbeatTracker {
   private nextAt: number | null = null;
   private failures = 0;
   private longPollMaxMs: number | null = null;
+  private carries = false;
   offline: { retryAt: number; message: string; fault?: ControlPlaneFault } | null = null;
 
   constructor(private readonly deps: HeartbeatTrackerDeps) {}
@@ -38,6 +41,26 @@ export class HeartbeatTracker {
   /** The server's long-poll limit from the last beat, or null (then claims keep the seed's cadence). */
   get longPoll(): number | null {
     return this.longPollMaxMs;
+  }
+  /** The last beat said a long-poll claim may carry the heartbeat [v1]. */
+  get carriesHeartbeat(): boolean {
+    return this.carries;
+  }
+
+  /**
+   * Runs a long-poll claim that carries the heartbeat [v1]: the loop times no beat of its own
+   * while it is held, and the claim's heartbeat answer counts as a good beat.
+   */
+  async carrying<T>(claim: (heartbeat: CarriedHeartbeat) => Promise<T>): Promise<T> {
+    const body = await this.deps.body();
+    const loop = this.loop;
+    loop?.hold();
+    let answer: HeartbeatResponse | null = null;
+    try {
+      return await claim({ body, answered: (response) => (answer = response) });
+    } finally {
+      if (loop && this.loop === loop) loop.release(answer);
+    }
   }
 
   start(connector: RunnerConnector): void {
@@ -55,7 +78,8 @@ export class HeartbeatTracker {
         this.nextAt = nextAt;
         this.failures = 0;
         this.offline = null;
-        this.longPollMaxMs = response.claim?.long_poll_max_ms ?? null;
+        this.longPollMaxMs = response.claim?.long_poll_max_ms || null;
+        this.carries = this.longPollMaxMs !== null && response.claim?.carries_heartbeat === true;
         this.deps.onChange();
         this.deps.onBeat();
       },
@@ -78,6 +102,7 @@ export class HeartbeatTracker {
     this.lastOkAt = this.nextAt = null;
     this.failures = 0;
     this.longPollMaxMs = null;
+    this.carries = false;
   }
 
   beatNow(): void {

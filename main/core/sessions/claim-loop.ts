@@ -25,8 +25,8 @@ export interface ClaimLoopDeps {
   longPollMaxMs(): number | null;
   interactiveClaimMs(): number;
   claim(options: ClaimOptions): Promise<ClaimedWork | null>;
-  /** Runs a claimed unit to its end (never rejects). */
-  launch(unit: ClaimedWork): Promise<void>;
+  /** Runs a claimed unit to its end (never rejects); `slotFree` may come earlier: the runtime is done, the rest is bookkeeping. */
+  launch(unit: ClaimedWork, slotFree?: () => void): Promise<void>;
   /** A 401 on a claim. */
   revoked(): void;
 }
@@ -185,10 +185,20 @@ export class ClaimLoop extends ClaimLoopBase {
 
   private launch(unit: ClaimedWork, release: () => void): void {
     this.turns++;
-    void this.deps.launch(unit).finally(() => {
+    let freed = false;
+    // The slot comes back the moment the runtime is done (or at the latest when the turn ends), and the loop looks again.
+    const free = () => {
+      if (freed) return;
+      freed = true;
       this.turns--;
       release();
       this.nudge();
-    });
+    };
+    // Without a long-poll a claim sent before the result lands finds the server still counting the unit (an empty
+    // answer, then a wait of the interactive interval): then the slot comes back at the turn's end.
+    const early = () => {
+      if (this.deps.longPollMaxMs() !== null) free();
+    };
+    void this.deps.launch(unit, early).finally(free);
   }
 }

@@ -6,7 +6,7 @@ import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../s
 import { redactText } from '../../../shared/redact';
 import { effectiveCadence, type Settings } from '../../../shared/settings';
 import type { RunnerStatus } from '../../../shared/status';
-import type { RunnerConnector } from '../connectors/connector';
+import type { ClaimOptions, RunnerConnector } from '../connectors/connector';
 import type { Clock, Logger, PlatformInfo } from '../ports';
 import type { Capabilities, CapabilityDetector } from '../runner/capabilities';
 import { buildHeartbeat } from '../runner/heartbeat-body';
@@ -192,12 +192,15 @@ export class RostSession implements RunnerSession {
         const target = this.identityKeeper.current;
         const runtimes = this.runtimes.claimable();
         if (!target || runtimes.length === 0) return null;
-        const unit = await target.connector.claim(target.credentials, { ...options, runtimes });
+        const claim = (heartbeat?: ClaimOptions['heartbeat']) =>
+          target.connector.claim(target.credentials, { ...options, runtimes, ...(heartbeat ? { heartbeat } : {}) });
+        // [v1] Where offered, the held claim carries the heartbeat: one request per long-poll while idle.
+        const unit = options.waitMs !== undefined && this.heartbeat.carriesHeartbeat ? await this.heartbeat.carrying(claim) : await claim();
         if (unit) log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
         return unit;
       },
-      launch: async (unit: Parameters<UnitLauncher['launch']>[0]) => {
-        await this.launcher.launch(unit);
+      launch: async (unit: Parameters<UnitLauncher['launch']>[0], slotFree?: () => void) => {
+        await this.launcher.launch(unit, slotFree);
       },
       revoked: () => void this.identityKeeper.markRevoked(),
     };

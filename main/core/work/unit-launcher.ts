@@ -216,7 +216,12 @@ export class UnitLauncher {
   }
 
   /** Runs one claimed unit to its end; never rejects. `refused`: why the unit was refused (the seed's `--once` exits 1 then). */
-  async launch(unit: ClaimedWork): Promise<{ refused: string | null }> {
+  /**
+   * Runs a claimed unit to its end. `slotFree` is called once the runtime is done and its
+   * result is on its way (in the outbox, its POST sent): the next claim need not wait for
+   * the durable write and the journal, which go on here.
+   */
+  async launch(unit: ClaimedWork, slotFree: () => void = () => {}): Promise<{ refused: string | null }> {
     const host = this.deps.host;
     const target = host.current();
     const controlPlaneUrl = host.controlPlaneUrl();
@@ -301,13 +306,19 @@ export class UnitLauncher {
         const key = outcome.result.idempotency_key;
         this.awaitingDelivery.set(key, run);
         delivery = { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null };
-        await this.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
+        const queued = this.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
+        // What the turn says about its runtime (the breaker) is known before the next claim.
+        this.learnFromOutcome({ result: outcome.result, view: outcome.view }, Date.parse(now));
+        this.turnDone(unit.id, slotFree);
+        await queued;
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
-      } else run.releaseLease();
+      } else {
+        run.releaseLease();
+        this.turnDone(unit.id, slotFree);
+      }
       // A note of the process still being written must land before the note is removed.
       await spawnNoted;
       await this.journal.clear(unit.id);
-      if (outcome?.result) this.learnFromOutcome({ result: outcome.result, view: outcome.view }, Date.parse(now));
       delivery = this.deliveries.get(run.key) ?? delivery;
       this.deliveries.delete(run.key);
       this.deps.registry.finish(unit.id, { ...(outcome?.view ?? failedView('revoked')), endedAt: new Date(this.deps.clock.now()).toISOString(), delivery });
@@ -320,11 +331,17 @@ export class UnitLauncher {
     } finally {
       releaseToken?.();
       this.pending--;
-      this.runs.delete(unit.id);
-      host.activeChanged(this.runs.size);
+      this.turnDone(unit.id, slotFree);
       for (const check of [...this.settled]) check();
     }
     return { refused };
+  }
+
+  /** The unit's runtime is done: it no longer counts as running, and its slot frees (once). */
+  private turnDone(unitId: string, slotFree: () => void): void {
+    if (!this.runs.delete(unitId)) return;
+    this.deps.host.activeChanged(this.runs.size);
+    slotFree();
   }
 
   /**

@@ -110,4 +110,38 @@ describe('heartbeat loop', () => {
     expect(beats()).toEqual([]);
     expect(clock.timerCount).toBe(0);
   });
+
+  it('times no beat while a claim carrying the heartbeat is held; its answer is the beat [v1]', async () => {
+    const { clock, loop, beats } = setup();
+    loop.start();
+    await clock.advanceAsync(1_000, 500);
+    expect(beats()).toEqual([0]);
+    // Idle: each 60 s long-poll carries the beat and the next claim is sent at once.
+    for (let i = 0; i < 3; i++) {
+      loop.hold();
+      await clock.advanceAsync(60_000, 500);
+      loop.release({ runner_id: 'r1', server_time: new Date(clock.now()).toISOString() });
+    }
+    expect(beats()).toEqual([0]);
+    // No claim under way (all slots busy, paused): the beat's own cadence, from the last answer.
+    await clock.advanceAsync(31_000, 500);
+    expect(beats()).toEqual([0, 211_000]);
+    loop.stop();
+  });
+
+  it('resumes its cadence where it was when a carrying claim brings no answer, and beatNow still beats at once', async () => {
+    const { clock, loop, beats } = setup();
+    loop.start();
+    await clock.advanceAsync(10_000, 500);
+    loop.hold();
+    loop.beatNow();
+    await clock.advanceAsync(1_000, 500);
+    expect(beats()).toEqual([0, 10_000]);
+    await clock.advanceAsync(49_000, 500);
+    expect(beats()).toEqual([0, 10_000]);
+    loop.release(null); // failed or called off: the beat due at 40 s goes out now
+    await clock.advanceAsync(1_000, 500);
+    expect(beats()).toEqual([0, 10_000, 60_000]);
+    loop.stop();
+  });
 });

@@ -86,6 +86,17 @@ function rig(options: { max?: number; longPoll?: number | null; machineCap?: num
   };
 }
 
+/** Launches that hand the test their early slot release (the runtime done, the turn still being recorded). */
+function earlyFrees(r: ReturnType<typeof rig>): Map<string, () => void> {
+  const frees = new Map<string, () => void>();
+  r.deps.launch = (u, slotFree) =>
+    new Promise<void>((resolve) => {
+      r.running.set(u.id, resolve);
+      frees.set(u.id, slotFree!);
+    });
+  return frees;
+}
+
 describe('a profile claim loop', () => {
   it('long-polls one claim at a time and launches up to max sessions, then waits for a slot', async () => {
     const r = rig({ max: 2 });
@@ -104,6 +115,45 @@ describe('a profile claim loop', () => {
     r.finish('a');
     await r.settle();
     expect([...r.running.keys()]).toEqual(['b', 'c']);
+    await loop.stop();
+  });
+
+  it('claims again the moment a turn frees its slot, without waiting for the turn to be recorded, and frees it once', async () => {
+    const r = rig({ max: 1 });
+    const frees = earlyFrees(r);
+    const loop = new ClaimLoop(r.deps);
+    r.push('a', 'b', 'c');
+    loop.start();
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['a']);
+    // The runtime is done; its result is still being written (the launch has not ended).
+    frees.get('a')!();
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['a', 'b']);
+    // The end of a's launch does not free a second slot.
+    r.finish('a');
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['b']);
+    await r.clock.advanceAsync(60_000);
+    expect([...r.running.keys()]).toEqual(['b']);
+    await loop.stop();
+  });
+
+  it('without a long-poll the slot comes back at the turn end (the server still counts the unit until its result lands)', async () => {
+    const r = rig({ max: 1, longPoll: null });
+    const frees = earlyFrees(r);
+    const loop = new ClaimLoop(r.deps);
+    r.push('a', 'b');
+    loop.start();
+    loop.heartbeat();
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['a']);
+    frees.get('a')!();
+    await r.clock.advanceAsync(5_000);
+    expect([...r.running.keys()]).toEqual(['a']);
+    r.finish('a');
+    await r.settle();
+    expect([...r.running.keys()]).toEqual(['b']);
     await loop.stop();
   });
 

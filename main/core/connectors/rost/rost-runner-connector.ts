@@ -102,6 +102,7 @@ export class RostRunnerConnector implements RunnerConnector {
     if (options.interactiveOnly) body.interactive_only = true;
     if (options.waitMs !== undefined) body.wait_ms = options.waitMs;
     if (options.runtimes) body.runtimes = options.runtimes;
+    if (options.heartbeat) body.heartbeat = options.heartbeat.body;
     const res = await this.http.request({
       method: 'POST',
       path,
@@ -113,6 +114,7 @@ export class RostRunnerConnector implements RunnerConnector {
     if (res.status === 204 || (res.status === 200 && res.body === null)) return null;
     if (res.status !== 200) throw this.http.rejected(path, res);
     const parsed = this.http.parse(path, res, ClaimResponseSchema);
+    if (parsed.heartbeat && options.heartbeat) options.heartbeat.answered(parsed.heartbeat);
     if (parsed.turn_execution) return { ...parsed.turn_execution, kind: 'turn_execution' };
     if (parsed.work_order) return { ...parsed.work_order, kind: 'work_order' };
     return null;
