@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../shared/protocol';
 import { redactText } from '../../../shared/redact';
@@ -10,16 +9,14 @@ import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
 import { claudeJsonReport } from './claude-result';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
-import { AppServerPool } from './codex-app-server/server-pool';
+import { AppServerLauncher } from './codex-app-server/app-server-launcher';
+import type { AppServerPool } from './codex-app-server/server-pool';
 import type { AppServerSpawnSpec } from './codex-app-server/spawn';
-import type { IsolationLevel } from '../../../shared/isolation';
-import { RateLimitsReadResultSchema } from './codex-app-server/protocol';
-import { readingFromWire } from './codex-app-server/rate-limits';
 import type { RateLimitReading } from '../../../shared/usage';
 import { parseUsageLimit } from '../usage/limit-messages';
 import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
-import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnContext, type TurnIsolationOptions } from './isolation';
+import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
 import type { IsolationSpec } from './isolation/spec';
 import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
@@ -67,13 +64,6 @@ const DEFAULT_ISOLATION: TurnIsolationOptions = {
   hidden: [],
 };
 
-/** A codex app-server's own folder (CODEX_HOME, its turns' folders) and its prepared isolation. */
-interface AppServerProfile {
-  dir: TurnDir;
-  ctx: TurnContext;
-  prepared: PreparedTurn;
-}
-
 const OUTPUT_EMIT_INTERVAL_MS = 250;
 
 const RequestSchema = z.object({
@@ -113,9 +103,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly allowedTools: readonly string[];
   private readonly activeDirs = new Set<string>();
   private readonly isolation: TurnIsolationOptions;
-  private pool: AppServerPool | null;
-  /** One prepared app-server profile per binary, request env and isolation choice (see appServerProfile). */
-  private readonly appServerProfiles = new Map<string, Promise<AppServerProfile>>();
+  /** The long-lived codex app-servers of the app-server driver and the usage probe. */
+  private readonly appServers: AppServerLauncher;
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -126,121 +115,39 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
     this.isolation = options.isolation ?? DEFAULT_ISOLATION;
-    this.pool = options.appServerPool ?? null;
+    this.appServers = new AppServerLauncher({
+      workRoot: options.workRoot,
+      isolation: this.isolation,
+      log: this.log,
+      clock: this.clock,
+      killGraceMs: this.killGraceMs,
+      clientVersion: options.clientVersion ?? '0',
+      activeDirs: this.activeDirs,
+      ...(options.appServerPool ? { pool: options.appServerPool } : {}),
+    });
   }
 
   /** Stops the long-lived codex app-servers (at quit) and removes their folders. */
   async stop(): Promise<void> {
-    await this.pool?.stopAll();
-    const profiles = await Promise.allSettled(this.appServerProfiles.values());
-    this.appServerProfiles.clear();
-    for (const settled of profiles) {
-      if (settled.status !== 'fulfilled') continue;
-      await removeTurnDir(settled.value.dir.root).catch((error: unknown) =>
-        this.log.error('could not remove the app-server folder', { dir: settled.value.dir.root, error: errorText(error) }),
-      );
-      this.activeDirs.delete(settled.value.dir.root);
-    }
+    await this.appServers.stop();
   }
 
   /**
    * Asks codex's app-server for the account's current windows (the usage probe). Null when
    * the account has none (an API-key account: codex answers "authentication required").
-   * The probe uses the same isolated server profile as turns with this environment.
    */
-  async readCodexRateLimits(binary: string, env: Record<string, string>, knownSecrets: readonly string[]): Promise<RateLimitReading | null> {
-    const profile = await this.appServerProfile(binary, env);
-    const server = await this.appServerSpec(profile, binary, env, knownSecrets);
-    const connection = await this.appServers().acquire(server.spec);
-    const answer = RateLimitsReadResultSchema.parse(await connection.request('account/rateLimits/read', undefined, 30_000));
-    return readingFromWire(answer.rateLimits);
+  readCodexRateLimits(binary: string, env: Record<string, string>, knownSecrets: readonly string[]): Promise<RateLimitReading | null> {
+    return this.appServers.readRateLimits(binary, env, knownSecrets);
   }
 
-  /**
-   * The isolated launch of a `codex app-server` for a connector's own turns (a Sechroom
-   * profile): the same private CODEX_HOME, clean environment and sandbox as a unit's, working
-   * in `cwd` (the instance root, or a task's git worktree with `widen` adding what git needs).
-   */
-  async codexAppServerLaunch(
+  /** The isolated launch of a `codex app-server` for a connector's own turns (see AppServerLauncher.launchFor). */
+  codexAppServerLaunch(
     binary: string,
     env: Record<string, string>,
     knownSecrets: readonly string[],
     launch: { cwd: string; widen?: (spec: IsolationSpec) => IsolationSpec },
   ): Promise<AppServerSpawnSpec> {
-    const profile = await this.appServerProfile(binary, env);
-    return (await this.appServerSpec(profile, binary, env, knownSecrets, launch)).spec;
-  }
-
-  private appServers(): AppServerPool {
-    this.pool ??= new AppServerPool({ log: this.log, clock: this.clock, clientVersion: this.options.clientVersion ?? '0', killGraceMs: this.killGraceMs });
-    return this.pool;
-  }
-
-  /**
-   * The private state of the codex app-server for this binary and environment, prepared
-   * once per profile, not per turn. The exec driver prepares a private CODEX_HOME inside
-   * each turn's directory and deletes it with the turn; an app-server is long-lived and
-   * serves many turns, so its CODEX_HOME must outlive any one turn and must not change
-   * between turns (the pool keys servers by their launch, environment included: a per-turn
-   * CODEX_HOME would start a new server for every unit). So each profile gets a folder of
-   * its own under the work root (named like a turn folder, so a crash's leftovers are swept
-   * at the next start), holding the private CODEX_HOME (generated config.toml, the
-   * operator's auth.json) and the folders of the turns that server runs, which the sandbox
-   * makes writable as a whole. Units of one profile share the process anyway; units of
-   * other profiles and exec turns stay outside. A change of the isolation choice (the
-   * sandbox probe's level, "use my own settings") is a new profile, hence a new server.
-   */
-  private async appServerProfile(binary: string, env: Readonly<Record<string, string>>): Promise<AppServerProfile> {
-    const tools = await this.isolation.tools();
-    const ownConfig = this.isolation.ownConfig();
-    const sortedEnv = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1));
-    const key = createHash('sha256')
-      .update(JSON.stringify([binary, sortedEnv, tools.level, ownConfig]))
-      .digest('hex')
-      .slice(0, 16);
-    let profile = this.appServerProfiles.get(key);
-    if (!profile) {
-      profile = (async () => {
-        const dir = await createTurnDir(this.options.workRoot, `codex-app-server-${key}`);
-        this.activeDirs.add(dir.root);
-        const ctx = { runtime: 'codex' as const, workRoot: this.options.workRoot, turnRoot: dir.root, requestEnv: env, options: this.isolation };
-        return { dir, ctx, prepared: await prepareTurn(ctx) };
-      })();
-      this.appServerProfiles.set(key, profile);
-      // A profile that could not be prepared is tried again by the next turn.
-      profile.catch(() => {
-        if (this.appServerProfiles.get(key) === profile) this.appServerProfiles.delete(key);
-      });
-    }
-    return profile;
-  }
-
-  /**
-   * The server's launch through the isolation module: the clean environment (no RUNNER_*
-   * or other runner variables), the profile's private CODEX_HOME and, where bubblewrap or
-   * sandbox-exec is available, the sandbox around `codex app-server`. Built for every turn
-   * (cheap, and it follows the known secrets), it comes out the same for one profile, so
-   * the pool hands back the live server. `--ignore-rules` (exec's prepared option) is not
-   * an app-server option; the private CODEX_HOME holds no rules of the operator's.
-   */
-  private async appServerSpec(
-    profile: AppServerProfile,
-    binary: string,
-    env: Readonly<Record<string, string>>,
-    knownSecrets: readonly string[],
-    launch: { cwd?: string; widen?: (spec: IsolationSpec) => IsolationSpec } = {},
-  ): Promise<{ spec: AppServerSpawnSpec; level: IsolationLevel }> {
-    const command = commandFor(binary, ['app-server']);
-    const isolated = await isolateTurn({ ...profile.ctx, requestEnv: env }, profile.prepared, {
-      command: command.command,
-      args: command.args,
-      cwd: launch.cwd ?? profile.dir.cwd,
-      binary,
-      ownEnv: [command.env],
-      knownSecrets,
-      ...(launch.widen ? { widen: launch.widen } : {}),
-    });
-    return { spec: { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env }, level: isolated.level };
+    return this.appServers.launchFor(binary, env, knownSecrets, launch);
   }
 
   private async codexDriver(request: ExecutionRequest): Promise<'exec' | 'app-server'> {
@@ -296,13 +203,12 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     let spawned = false;
     try {
       if (request.runtime === 'codex' && (await this.codexDriver(request)) === 'app-server') {
-        const profile = await this.appServerProfile(request.binary, request.env ?? {});
-        const server = await this.appServerSpec(profile, request.binary, request.env ?? {}, request.knownSecrets);
+        const server = await this.appServers.forTurn(request.binary, request.env ?? {}, request.knownSecrets);
         // The turn's folder lives in its server's folder: the server's sandbox can write there.
-        turn = await createTurnDir(profile.dir.root, request.unitId);
+        turn = await createTurnDir(server.dir, request.unitId);
         spawned = true;
         return await runCodexAppServer(request, turn.cwd, {
-          pool: this.appServers(),
+          pool: server.pool,
           server: server.spec,
           isolation: server.level,
           clock: this.clock,
