@@ -201,4 +201,33 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(h.emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
     expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status.state).toBe('unpaired');
   });
+
+  it('keeps a Sechroom profile’s pause and its note across a restart (the instance registered) and claims on resume', async () => {
+    const git = gitOrigin();
+    repo = git;
+    emu = await startEmulator({});
+    const minted = emu.sechroom.mintToken();
+    const scenario = { turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'resumed\n' } };
+    h = await startHarness({
+      emu,
+      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+    });
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('runner:pause', { profile: 'work', minutes: null, note: 'lunch' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    await h.restart();
+    const paused = await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null));
+    expect(paused.find((p) => p.id === 'work')).toMatchObject({ paused: true, status: { state: 'paused', note: 'lunch', by: 'you' } });
+    const task = emu.sechroom.createTask({ title: 'After lunch', objective: 'Resume.' });
+    await h.invoke('runner:resume', { profile: 'work' });
+    const done = await finished(h, (t) => t.plane === 'sechroom' && t.phase === 'succeeded');
+    expect(done).toMatchObject({ profile: 'work', title: 'After lunch', verdict: 'pass' });
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toHaveLength(1);
+  });
 });

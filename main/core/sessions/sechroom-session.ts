@@ -13,7 +13,8 @@ import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
 import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
 import type { Clock, Logger } from '../ports';
-import type { RunnerIdentity } from '../runner/runner-state-store';
+import { PauseState } from '../runner/pause-state';
+import type { RunnerIdentity, RunnerStateStore } from '../runner/runner-state-store';
 import type { SecretStore } from '../secrets/secret-store';
 import type { TurnRegistry } from '../work/turn-registry';
 import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
@@ -46,6 +47,8 @@ export interface SechroomSessionDeps {
   fetch?: FetchLike;
   /** `SECHROOM_TOKEN`: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
   envToken: string | null;
+  /** The profile's state file: its pause is kept there. */
+  state: RunnerStateStore;
   /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
   initial?: SechroomProfileConfig;
   plumbing(config: SechroomProfileConfig): SechroomPlumbing;
@@ -70,7 +73,7 @@ export class SechroomSession implements RunnerSession {
   private readonly idleWaiters = new Set<() => void>();
   private readonly beatListeners = new Set<() => void>();
   private started = false;
-  private pausedByOperator = false;
+  private readonly pauseState: PauseState;
   private holding = false;
   private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private name: string;
@@ -78,6 +81,16 @@ export class SechroomSession implements RunnerSession {
 
   constructor(private readonly deps: SechroomSessionDeps) {
     this.name = deps.profile.name;
+    this.pauseState = new PauseState({
+      clock: deps.clock,
+      log: deps.log,
+      state: deps.state,
+      onChange: (paused) => {
+        if (paused) this.runner?.pause();
+        else if (!this.holding) this.runner?.resume();
+        this.changed();
+      },
+    });
     this.signIn = new SechroomSignIn({
       profile: deps.profile.id,
       envToken: deps.envToken,
@@ -109,7 +122,7 @@ export class SechroomSession implements RunnerSession {
   }
 
   get paused(): boolean {
-    return this.pausedByOperator;
+    return this.pauseState.current !== null;
   }
 
   get activeCount(): number {
@@ -131,6 +144,7 @@ export class SechroomSession implements RunnerSession {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.pauseState.restore();
     try {
       if (this.deps.initial) await saveSechroomConfig(this.deps.dir, this.deps.initial);
       this.config = this.deps.initial ?? (await loadSechroomConfig(this.deps.dir));
@@ -145,6 +159,7 @@ export class SechroomSession implements RunnerSession {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.pauseState.stop();
     this.signIn.cancel();
     await this.close();
   }
@@ -182,16 +197,13 @@ export class SechroomSession implements RunnerSession {
     this.changed();
   }
 
-  async pause(): Promise<void> {
-    this.pausedByOperator = true;
-    this.runner?.pause();
-    this.changed();
+  /** Claims nothing new (a task in flight goes on); kept in the profile's state file, a timed one ends by itself. */
+  pause(minutes: number | null, note: string | null): Promise<void> {
+    return this.pauseState.pause(minutes, note);
   }
 
   async resume(): Promise<void> {
-    this.pausedByOperator = false;
-    if (!this.holding) this.runner?.resume();
-    this.changed();
+    await this.pauseState.resume();
   }
 
   rename(name: string): void {
@@ -241,7 +253,7 @@ export class SechroomSession implements RunnerSession {
   releaseClaims(): void {
     if (!this.holding) return;
     this.holding = false;
-    if (!this.pausedByOperator) this.runner?.resume();
+    if (!this.paused) this.runner?.resume();
     this.changed();
   }
 
@@ -284,7 +296,7 @@ export class SechroomSession implements RunnerSession {
       signedIn: this.signIn.signedIn,
       pairing: this.signIn.pairing,
       snapshot: this.last,
-      paused: this.pausedByOperator,
+      paused: this.pauseState.current,
       active: this.turnIds.size,
       stopping: this.stopping,
       started: this.started,
@@ -314,7 +326,7 @@ export class SechroomSession implements RunnerSession {
       modelAccount: { alias: config ? laneOf(config.instance) : 'default', state: this.last?.status.state ?? 'unknown' },
       sessions: { active: this.turnIds.size, max: 1 },
       results: { undelivered: this.undelivered },
-      paused: this.pausedByOperator ? { until: null } : null,
+      paused: this.pauseState.view(),
     };
   }
 
@@ -324,7 +336,7 @@ export class SechroomSession implements RunnerSession {
       controlPlaneUrl: this.config?.baseUrl ?? '',
       status: this.status(),
       runnerId: this.instanceId,
-      paused: this.pausedByOperator,
+      paused: this.paused,
       active: this.turnIds.size,
     };
   }
@@ -360,7 +372,7 @@ export class SechroomSession implements RunnerSession {
       }
     });
     this.runner = runner;
-    if (this.pausedByOperator || this.holding) runner.pause();
+    if (this.paused || this.holding) runner.pause();
     await runner.start();
   }
 
