@@ -230,4 +230,31 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(done).toMatchObject({ profile: 'work', title: 'After lunch', verdict: 'pass' });
     expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toHaveLength(1);
   });
+
+  it('turns:cancel on a running Sechroom task interrupts its turn: no completion, the row says so, no branch pushed', async () => {
+    const git = gitOrigin();
+    repo = git;
+    emu = await startEmulator({});
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+    });
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });
+    const running = await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.plane === 'sechroom' && t.phase === 'running'), 15_000);
+    const id = running.active.find((t) => t.plane === 'sechroom')!.id;
+    await h.invoke('turns:cancel', { id });
+    const ended = await finished(h, (t) => t.id === id);
+    expect(ended).toMatchObject({ profile: 'work', phase: 'failed', leaseState: 'left_to_expire', reason: expect.stringContaining('ABANDONED') });
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
+    expect(git.git(git.origin, 'for-each-ref', 'refs/heads/task/')).toBe('');
+  });
 });

@@ -227,9 +227,9 @@ export class SechroomSession implements RunnerSession {
     return this.turnIds.has(id);
   }
 
-  /** A Sechroom task is canceled on the Work Layer (the Work view), which tells the executor through its lease. */
-  cancelTurn(): boolean {
-    return false;
+  /** The operator cancels a task here: its turn is interrupted, nothing is completed, its lease is left to expire (the Work view cancels on the Work Layer). */
+  cancelTurn(id: string): boolean {
+    return this.runner?.interrupt(id) ?? false;
   }
 
   /** Quitting now: the loop stops with no drain time (the turn's lease is left to expire). */
