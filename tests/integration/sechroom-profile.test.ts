@@ -257,4 +257,30 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
     expect(git.git(git.origin, 'for-each-ref', 'refs/heads/task/')).toBe('');
   });
+
+  it('quitting now interrupts a running Sechroom task at once: no completion, the instance deregistered, the lease left to expire', async () => {
+    const git = gitOrigin();
+    repo = git;
+    emu = await startEmulator({});
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+    });
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      // The instance would give a draining turn 10 minutes; quitting now does not wait for it.
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, drainTimeoutSeconds: 600, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });
+    await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.plane === 'sechroom' && t.phase === 'running'), 15_000);
+    await h.core.quit('now');
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
+    expect(emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
+    expect(emu.sechroom.listLeases({ memory_id: task.memoryId })).toMatchObject([{ status: 'active' }]);
+  });
 });

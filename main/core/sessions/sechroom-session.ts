@@ -233,10 +233,11 @@ export class SechroomSession implements RunnerSession {
   }
 
   /** Quitting now: the loop stops with no drain time (the turn's lease is left to expire). */
+  /** Quitting now: every task here is interrupted (nothing completed, leases left to expire). */
   cancelAll(): number {
-    const running = this.turnIds.size;
-    if (running > 0) void this.close();
-    return running;
+    const running = [...this.turnIds];
+    for (const id of running) this.runner?.interrupt(id);
+    return running.length;
   }
 
   whenIdle(): Promise<void> {
@@ -262,12 +263,19 @@ export class SechroomSession implements RunnerSession {
     this.changed();
   }
 
-  async drain(): Promise<{ canceled: number }> {
+  /** The last step of a quit: up to `limitMs` for the task in flight, then it is interrupted; the loop deregisters. */
+  async drain(limitMs: number): Promise<{ canceled: number }> {
     this.holding = true;
-    const running = this.turnIds.size;
-    // The executor session's own drain: the instance's drain timeout, then the turn is interrupted.
+    this.runner?.pause();
+    this.changed();
+    if (this.turnIds.size > 0 && limitMs > 0) {
+      let timer: ReturnType<Clock['setTimeout']> | null = null;
+      await Promise.race([this.whenIdle(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, limitMs)))]);
+      if (timer !== null) this.deps.clock.clearTimeout(timer);
+    }
+    const canceled = this.cancelAll();
     await this.close();
-    return { canceled: Math.min(running, this.turnIds.size) };
+    return { canceled };
   }
 
   /** `--once` as the seed's: one claimed task run to its end, its completion tried once. */
