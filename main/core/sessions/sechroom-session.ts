@@ -110,11 +110,6 @@ export class SechroomSession implements RunnerSession {
     return { ...this.deps.profile, name: this.name };
   }
 
-  /** The profile's Sechroom settings (null until set). */
-  get settings(): SechroomProfileConfig | null {
-    return this.config;
-  }
-
   get identity(): RunnerIdentity | null {
     const instance = this.instanceId;
     if (!instance || !this.config) return null;
