@@ -1,10 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
 import { TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';
+import { GitDelivery } from '../../main/core/delivery/git-delivery';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
@@ -282,5 +283,20 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
     expect(emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
     expect(emu.sechroom.listLeases({ memory_id: task.memoryId })).toMatchObject([{ status: 'active' }]);
+  });
+
+  it('the host sweeps at start the task worktrees a crash left behind (worktree and branch gone, the checkout untouched)', async () => {
+    const git = gitOrigin();
+    repo = git;
+    h = await startHarness({});
+    // What a host that died mid-task leaves: a worktree on its task branch, and its note.
+    const crashed = new GitDelivery({ stateDir: path.join(h.dataDir, 'delivery'), log: h.core.log });
+    const tree = await crashed.start(git.root, 'mem_crashed');
+    writeFileSync(path.join(tree.path, 'half-done.txt'), 'half\n');
+    expect(git.git(git.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/task/').trim()).toBe('task/mem-crashed');
+    await h.restart();
+    expect(existsSync(tree.path)).toBe(false);
+    expect(git.git(git.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/task/').trim()).toBe('');
+    expect(git.git(git.root, 'status', '--porcelain')).toBe('');
   });
 });
