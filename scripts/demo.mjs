@@ -2,7 +2,9 @@
 // `npm run demo`: the whole thing in one command. Builds the renderer, starts the control
 // plane emulator with its demo seed (a turn execution every 20–40 s) on 127.0.0.1:7457,
 // and the app pointed at it: the desktop app when the Electron binary is installed, else
-// the headless host (which opens the browser when there is a display). Ctrl-C stops both.
+// the headless host (which opens the browser when there is a display). The headless host
+// also runs a Sechroom profile beside the Rost one (the emulator's Work Layer, a local git
+// origin for its task branches). Ctrl-C stops both.
 // The package.json line: "demo": "node scripts/demo.mjs" (flags after `--`).
 //
 //   --fake-runtime  run turns with scripts/demo-runtime.mjs (no claude/codex sign-in
@@ -18,7 +20,7 @@
 // Ctrl-C lets the running turns finish and their results reach the emulator first
 // (scripts/demo-stop.mjs); Ctrl-C again cancels them.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -188,12 +190,71 @@ if (electron) {
 } else {
   const env = values['fake-runtime'] ? { RUNNER_TRAY_CLAUDE_BIN: path.join(root, 'scripts/demo-runtime.mjs') } : {};
   const portArgs = appPort !== null ? ['--port', String(appPort)] : [];
+  const sechroom = await sechroomPlane();
   app = start(
     'app',
     process.execPath,
-    [...tsx, 'main/headless/cli.ts', '--control-plane', controlPlane, '--data-dir', dataDir, '--allow-file-secret-store', '--open', ...portArgs],
-    env,
+    [
+      ...tsx,
+      'main/headless/cli.ts',
+      '--control-plane',
+      controlPlane,
+      '--data-dir',
+      dataDir,
+      '--allow-file-secret-store',
+      '--open',
+      ...portArgs,
+      ...sechroom.args,
+    ],
+    { ...env, ...sechroom.env },
   );
+}
+
+/**
+ * The Sechroom plane beside the Rost one: a bearer minted by the emulator's Work Layer, a
+ * git checkout whose origin is a local bare repository (task branches are pushed there),
+ * and a fleet config of one instance; the host gets them as `--fleet-config` with
+ * SECHROOM_BASE_URL, SECHROOM_TENANT and SECHROOM_TOKEN. With --fake-runtime its turns run
+ * on the scripted codex app-server, which writes a file and closes out.
+ */
+async function sechroomPlane() {
+  const dir = path.join(demoDir, 'sechroom');
+  const origin = path.join(dir, 'origin.git');
+  const checkout = path.join(dir, 'checkout');
+  const git = (cwd, ...args) => {
+    const result = spawnSync('git', args, { cwd, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`git ${args[0]} failed: ${result.stderr}`);
+  };
+  if (!existsSync(checkout)) {
+    mkdirSync(dir, { recursive: true });
+    git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
+    git(dir, 'clone', '--quiet', origin, checkout);
+    git(checkout, 'config', 'user.name', 'Runner Tray demo');
+    git(checkout, 'config', 'user.email', 'demo@runner-tray.invalid');
+    git(checkout, 'checkout', '--quiet', '-b', 'main');
+    writeFileSync(path.join(checkout, 'README.md'), '# acme billing (demo)\n');
+    git(checkout, 'add', 'README.md');
+    git(checkout, 'commit', '--quiet', '-m', 'demo start');
+    git(checkout, 'push', '--quiet', 'origin', 'main');
+  }
+  const fleet = path.join(dir, 'fleet.json');
+  writeFileSync(fleet, `${JSON.stringify({ instances: [{ instanceKey: 'demo-codex', root: checkout, pollInterval: 2 }] }, null, 2)}\n`);
+  const minted = await fetch(`${controlPlane}/_emulator/sechroom/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  }).then((res) => (res.ok ? res.json() : Promise.reject(new Error(`the emulator did not mint a Sechroom token (${res.status})`))));
+  const stub = values['fake-runtime']
+    ? {
+        CODEX_BIN: path.join(root, 'tests/stubs/codex-app-server-stub.mjs'),
+        CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'Done by the demo stand-in.\n' } }),
+      }
+    : {};
+  return {
+    // The demo has no GitHub: branches are pushed to the local origin, no pull request is raised.
+    args: ['--fleet-config', fleet, '--no-pr'],
+    env: { SECHROOM_BASE_URL: `${controlPlane}/sechroom`, SECHROOM_TENANT: minted.tenant, SECHROOM_TOKEN: minted.access_token, ...stub },
+  };
 }
 
 console.log(`
@@ -205,7 +266,14 @@ console.log(`
     (Ada Admin), and enter the code.
  3. Watch the dashboard: the emulator hands out a turn every 20–40 s.
 ${values['fake-runtime'] ? '    Turns run with a stand-in runtime (no model is called).' : '    Turns run with your claude/codex; without them they fail, honestly.\n    Try `npm run demo -- --fake-runtime` to see them succeed.'}
-
+${
+  electron
+    ? ''
+    : ` 4. The Sechroom plane runs beside it (profile demo-codex, no sign-in needed):
+    its tasks arrive from ${controlPlane}/sechroom, show in Turns and Work,
+    and land on task/<id> branches in .tmp/demo/sechroom/origin.git.
+`
+}
  Ctrl-C stops everything once the running turns finished (Ctrl-C again:
  cancel them). Data lives in ${values['data-dir'] ? dataDir : '.tmp/demo'} (--fresh starts over).
 ──────────────────────────────────────────────────────────────────────

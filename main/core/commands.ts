@@ -51,7 +51,13 @@ export function createHandlers(s: CommandServices): Handlers {
       }
       const origins = s.profiles
         .sessions()
-        .flatMap((p) => openableOrigins(p.identity?.controlPlaneUrl ?? null, s.profiles.settingsOf(p.profile.id).get().controlPlaneUrl));
+        // A Sechroom profile's control plane is its Work Layer (its sign-in page is there), not the settings' Rost URL.
+        .flatMap((p) =>
+          openableOrigins(
+            p.identity?.controlPlaneUrl ?? null,
+            p.profile.connector === 'sechroom' ? p.summary().controlPlaneUrl : s.profiles.settingsOf(p.profile.id).get().controlPlaneUrl,
+          ),
+        );
       await desktop.openExternal(controlPlaneAddress(url, origins));
       return null;
     },

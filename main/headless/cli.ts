@@ -170,8 +170,8 @@ async function main(argv: string[]): Promise<number> {
   // A server has nobody at a window: start pairing at once and show the code here.
   if (!core.runner.identity) {
     const started = resolved.userCode
-      ? await core.host.invoke('pairing:start-with-code', { code: resolved.userCode })
-      : await core.host.invoke('pairing:start', undefined);
+      ? await core.host.invoke('pairing:start-with-code', { code: resolved.userCode, profile: core.runner.profile.id })
+      : await core.host.invoke('pairing:start', { profile: core.runner.profile.id });
     if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
   } else if (resolved.userCode) {
     process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);

@@ -81,4 +81,59 @@ describe('headless --plane sechroom', () => {
     expect(code).toBe(2);
     expect(output).toContain('--instance-key is required');
   });
+
+  it('without SECHROOM_TOKEN, the server signs the Sechroom profile in by the device flow, printing the code, and registers once approved', async () => {
+    emu = await startEmulator({});
+    const git = gitOrigin();
+    repo = git;
+    const operator = emu.sechroom.mintToken();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'main/headless/cli.ts',
+        '--plane',
+        'sechroom',
+        '--control-plane',
+        emu.sechroomUrl,
+        '--tenant',
+        operator.tenant,
+        '--instance-key',
+        'codex-a',
+        '--root',
+        git.root,
+        '--port',
+        '0',
+      ],
+      {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          SECHROOM_TOKEN: '',
+          RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1',
+          RUNNER_TRAY_DATA_DIR: path.join(git.dir, 'data'),
+          RUNNER_TRAY_CLAUDE_BIN: FAKE,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      let output = '';
+      const code = await new Promise<string>((resolve) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const found = /enter the code\s+(\S+)/.exec(output);
+          if (found) resolve(found[1]!);
+        });
+      });
+      expect(output).toContain(`open ${new URL(emu.sechroomUrl).origin}`);
+      emu.admin.decideOAuthDeviceCode(code, operator.operator_id, 'approve');
+      await expect.poll(() => emu!.sechroom.listInstances().map((i) => i.status), { timeout: 15_000 }).toEqual(['live']);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 40_000);
 });

@@ -1,10 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
 import { TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';
+import { GitDelivery } from '../../main/core/delivery/git-delivery';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
@@ -200,5 +201,102 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     await h.invoke('runner:unpair', { profile: 'work', force: false });
     expect(h.emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
     expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status.state).toBe('unpaired');
+  });
+
+  it('keeps a Sechroom profile’s pause and its note across a restart (the instance registered) and claims on resume', async () => {
+    const git = gitOrigin();
+    repo = git;
+    emu = await startEmulator({});
+    const minted = emu.sechroom.mintToken();
+    const scenario = { turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'resumed\n' } };
+    h = await startHarness({
+      emu,
+      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+    });
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('runner:pause', { profile: 'work', minutes: null, note: 'lunch' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    await h.restart();
+    const paused = await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null));
+    expect(paused.find((p) => p.id === 'work')).toMatchObject({ paused: true, status: { state: 'paused', note: 'lunch', by: 'you' } });
+    const task = emu.sechroom.createTask({ title: 'After lunch', objective: 'Resume.' });
+    await h.invoke('runner:resume', { profile: 'work' });
+    const done = await finished(h, (t) => t.plane === 'sechroom' && t.phase === 'succeeded');
+    expect(done).toMatchObject({ profile: 'work', title: 'After lunch', verdict: 'pass' });
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toHaveLength(1);
+  });
+
+  it('turns:cancel on a running Sechroom task interrupts its turn: no completion, the row says so, no branch pushed', async () => {
+    const git = gitOrigin();
+    repo = git;
+    emu = await startEmulator({});
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+    });
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });
+    const running = await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.plane === 'sechroom' && t.phase === 'running'), 15_000);
+    const id = running.active.find((t) => t.plane === 'sechroom')!.id;
+    await h.invoke('turns:cancel', { id });
+    const ended = await finished(h, (t) => t.id === id);
+    expect(ended).toMatchObject({ profile: 'work', phase: 'failed', leaseState: 'left_to_expire', reason: expect.stringContaining('ABANDONED') });
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
+    expect(git.git(git.origin, 'for-each-ref', 'refs/heads/task/')).toBe('');
+  });
+
+  it('quitting now interrupts a running Sechroom task at once: no completion, the instance deregistered, the lease left to expire', async () => {
+    const git = gitOrigin();
+    repo = git;
+    emu = await startEmulator({});
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+    });
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: emu.sechroomUrl,
+      tenant: minted.tenant,
+      // The instance would give a draining turn 10 minutes; quitting now does not wait for it.
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, drainTimeoutSeconds: 600, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });
+    await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.plane === 'sechroom' && t.phase === 'running'), 15_000);
+    await h.core.quit('now');
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
+    expect(emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
+    expect(emu.sechroom.listLeases({ memory_id: task.memoryId })).toMatchObject([{ status: 'active' }]);
+  });
+
+  it('the host sweeps at start the task worktrees a crash left behind (worktree and branch gone, the checkout untouched)', async () => {
+    const git = gitOrigin();
+    repo = git;
+    h = await startHarness({});
+    // What a host that died mid-task leaves: a worktree on its task branch, and its note.
+    const crashed = new GitDelivery({ stateDir: path.join(h.dataDir, 'delivery'), log: h.core.log });
+    const tree = await crashed.start(git.root, 'mem_crashed');
+    writeFileSync(path.join(tree.path, 'half-done.txt'), 'half\n');
+    expect(git.git(git.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/task/').trim()).toBe('task/mem-crashed');
+    await h.restart();
+    expect(existsSync(tree.path)).toBe(false);
+    expect(git.git(git.root, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/task/').trim()).toBe('');
+    expect(git.git(git.root, 'status', '--porcelain')).toBe('');
   });
 });

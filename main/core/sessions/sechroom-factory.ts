@@ -72,6 +72,7 @@ export class SechroomHost {
     return new SechroomSession({
       profile: context.profile,
       dir: context.dir,
+      state: context.state,
       clock: deps.clock,
       log: context.log,
       ...(deps.random ? { random: deps.random } : {}),

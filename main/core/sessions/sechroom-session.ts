@@ -13,7 +13,8 @@ import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
 import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
 import type { Clock, Logger } from '../ports';
-import type { RunnerIdentity } from '../runner/runner-state-store';
+import { PauseState } from '../runner/pause-state';
+import type { RunnerIdentity, RunnerStateStore } from '../runner/runner-state-store';
 import type { SecretStore } from '../secrets/secret-store';
 import type { TurnRegistry } from '../work/turn-registry';
 import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
@@ -46,6 +47,8 @@ export interface SechroomSessionDeps {
   fetch?: FetchLike;
   /** `SECHROOM_TOKEN`: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
   envToken: string | null;
+  /** The profile's state file: its pause is kept there. */
+  state: RunnerStateStore;
   /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
   initial?: SechroomProfileConfig;
   plumbing(config: SechroomProfileConfig): SechroomPlumbing;
@@ -70,7 +73,7 @@ export class SechroomSession implements RunnerSession {
   private readonly idleWaiters = new Set<() => void>();
   private readonly beatListeners = new Set<() => void>();
   private started = false;
-  private pausedByOperator = false;
+  private readonly pauseState: PauseState;
   private holding = false;
   private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private name: string;
@@ -78,6 +81,16 @@ export class SechroomSession implements RunnerSession {
 
   constructor(private readonly deps: SechroomSessionDeps) {
     this.name = deps.profile.name;
+    this.pauseState = new PauseState({
+      clock: deps.clock,
+      log: deps.log,
+      state: deps.state,
+      onChange: (paused) => {
+        if (paused) this.runner?.pause();
+        else if (!this.holding) this.runner?.resume();
+        this.changed();
+      },
+    });
     this.signIn = new SechroomSignIn({
       profile: deps.profile.id,
       envToken: deps.envToken,
@@ -97,11 +110,6 @@ export class SechroomSession implements RunnerSession {
     return { ...this.deps.profile, name: this.name };
   }
 
-  /** The profile's Sechroom settings (null until set). */
-  get settings(): SechroomProfileConfig | null {
-    return this.config;
-  }
-
   get identity(): RunnerIdentity | null {
     const instance = this.instanceId;
     if (!instance || !this.config) return null;
@@ -109,7 +117,7 @@ export class SechroomSession implements RunnerSession {
   }
 
   get paused(): boolean {
-    return this.pausedByOperator;
+    return this.pauseState.current !== null;
   }
 
   get activeCount(): number {
@@ -131,6 +139,7 @@ export class SechroomSession implements RunnerSession {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.pauseState.restore();
     try {
       if (this.deps.initial) await saveSechroomConfig(this.deps.dir, this.deps.initial);
       this.config = this.deps.initial ?? (await loadSechroomConfig(this.deps.dir));
@@ -145,6 +154,7 @@ export class SechroomSession implements RunnerSession {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.pauseState.stop();
     this.signIn.cancel();
     await this.close();
   }
@@ -182,16 +192,13 @@ export class SechroomSession implements RunnerSession {
     this.changed();
   }
 
-  async pause(): Promise<void> {
-    this.pausedByOperator = true;
-    this.runner?.pause();
-    this.changed();
+  /** Claims nothing new (a task in flight goes on); kept in the profile's state file, a timed one ends by itself. */
+  pause(minutes: number | null, note: string | null): Promise<void> {
+    return this.pauseState.pause(minutes, note);
   }
 
   async resume(): Promise<void> {
-    this.pausedByOperator = false;
-    if (!this.holding) this.runner?.resume();
-    this.changed();
+    await this.pauseState.resume();
   }
 
   rename(name: string): void {
@@ -215,16 +222,17 @@ export class SechroomSession implements RunnerSession {
     return this.turnIds.has(id);
   }
 
-  /** A Sechroom task is canceled on the Work Layer (the Work view), which tells the executor through its lease. */
-  cancelTurn(): boolean {
-    return false;
+  /** The operator cancels a task here: its turn is interrupted, nothing is completed, its lease is left to expire (the Work view cancels on the Work Layer). */
+  cancelTurn(id: string): boolean {
+    return this.runner?.interrupt(id) ?? false;
   }
 
   /** Quitting now: the loop stops with no drain time (the turn's lease is left to expire). */
+  /** Quitting now: every task here is interrupted (nothing completed, leases left to expire). */
   cancelAll(): number {
-    const running = this.turnIds.size;
-    if (running > 0) void this.close();
-    return running;
+    const running = [...this.turnIds];
+    for (const id of running) this.runner?.interrupt(id);
+    return running.length;
   }
 
   whenIdle(): Promise<void> {
@@ -241,7 +249,7 @@ export class SechroomSession implements RunnerSession {
   releaseClaims(): void {
     if (!this.holding) return;
     this.holding = false;
-    if (!this.pausedByOperator) this.runner?.resume();
+    if (!this.paused) this.runner?.resume();
     this.changed();
   }
 
@@ -250,12 +258,19 @@ export class SechroomSession implements RunnerSession {
     this.changed();
   }
 
-  async drain(): Promise<{ canceled: number }> {
+  /** The last step of a quit: up to `limitMs` for the task in flight, then it is interrupted; the loop deregisters. */
+  async drain(limitMs: number): Promise<{ canceled: number }> {
     this.holding = true;
-    const running = this.turnIds.size;
-    // The executor session's own drain: the instance's drain timeout, then the turn is interrupted.
+    this.runner?.pause();
+    this.changed();
+    if (this.turnIds.size > 0 && limitMs > 0) {
+      let timer: ReturnType<Clock['setTimeout']> | null = null;
+      await Promise.race([this.whenIdle(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, limitMs)))]);
+      if (timer !== null) this.deps.clock.clearTimeout(timer);
+    }
+    const canceled = this.cancelAll();
     await this.close();
-    return { canceled: Math.min(running, this.turnIds.size) };
+    return { canceled };
   }
 
   /** `--once` as the seed's: one claimed task run to its end, its completion tried once. */
@@ -284,7 +299,7 @@ export class SechroomSession implements RunnerSession {
       signedIn: this.signIn.signedIn,
       pairing: this.signIn.pairing,
       snapshot: this.last,
-      paused: this.pausedByOperator,
+      paused: this.pauseState.current,
       active: this.turnIds.size,
       stopping: this.stopping,
       started: this.started,
@@ -314,7 +329,7 @@ export class SechroomSession implements RunnerSession {
       modelAccount: { alias: config ? laneOf(config.instance) : 'default', state: this.last?.status.state ?? 'unknown' },
       sessions: { active: this.turnIds.size, max: 1 },
       results: { undelivered: this.undelivered },
-      paused: this.pausedByOperator ? { until: null } : null,
+      paused: this.pauseState.view(),
     };
   }
 
@@ -324,7 +339,7 @@ export class SechroomSession implements RunnerSession {
       controlPlaneUrl: this.config?.baseUrl ?? '',
       status: this.status(),
       runnerId: this.instanceId,
-      paused: this.pausedByOperator,
+      paused: this.paused,
       active: this.turnIds.size,
     };
   }
@@ -360,7 +375,7 @@ export class SechroomSession implements RunnerSession {
       }
     });
     this.runner = runner;
-    if (this.pausedByOperator || this.holding) runner.pause();
+    if (this.paused || this.holding) runner.pause();
     await runner.start();
   }
 

@@ -1,4 +1,5 @@
 import type { PairingState } from '../../../shared/runner';
+import { iso, type Pause } from '../runner/pause-state';
 import type { RunnerStatus } from '../../../shared/status';
 import { laneOf } from '../connectors/sechroom/instance-settings';
 import type { SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
@@ -10,7 +11,7 @@ export interface SechroomStatusInput {
   signedIn: boolean;
   pairing: PairingState | null;
   snapshot: SechroomSessionSnapshot | null;
-  paused: boolean;
+  paused: Pause | null;
   active: number;
   stopping: { deadline: number; mode: 'after-turns' | 'now' } | null;
   started: boolean;
@@ -33,7 +34,10 @@ export function sechroomStatus(input: SechroomStatusInput): RunnerStatus {
   }
   const lane = laneOf(config.instance);
   if (input.active > 0) return { state: 'working', reason: `Running a task on lane ${lane}.`, active: input.active, limit: 1 };
-  if (input.paused) return { state: 'paused', reason: 'Paused: not claiming Sechroom tasks.', until: null };
+  if (input.paused) {
+    const { until, at, note } = input.paused;
+    return { state: 'paused', reason: 'Paused: not claiming Sechroom tasks.', until: iso(until), at: iso(at)!, by: 'you', note };
+  }
   if (!status || !input.started) return { state: 'idle', reason: `Sechroom instance ${config.instance.instanceKey} is not running.` };
   switch (status.state) {
     case 'registering':

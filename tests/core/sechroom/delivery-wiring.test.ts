@@ -110,6 +110,30 @@ describe('git delivery in the Sechroom executor session', () => {
     expect(world.rootFingerprint()).toBe(world.initialFingerprint);
   });
 
+  it('the operator interrupts the task in flight (Turns view): no completion, the worktree discarded, the lease left to expire', async () => {
+    const { r, world, workspaces } = await setup();
+    const t = r.emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export.' });
+    let session: Awaited<ReturnType<Rig['session']>>['session'] | null = null;
+    const turns = new ScriptedTurnRunner(
+      writing(
+        (req) =>
+          new Promise((resolve) => {
+            req.signal.addEventListener('abort', () => resolve({ status: 'canceled', reason: String((req.signal.reason as Error).message) }));
+            expect(session!.interrupt('lse_not_this_one')).toBe(false);
+            expect(session!.interrupt(req.leaseId)).toBe(true);
+          }),
+      ),
+    );
+    const started = await r.session({ turns, once: true, settings: { root: world.root }, workspace: workspaces });
+    session = started.session;
+    expect(await session.run()).toMatchObject({ processed: 1, abandoned: 1 });
+    expect(started.records.at(-1)).toMatchObject({ state: 'abandoned', lease: 'left_to_expire', note: expect.stringContaining('canceled by the operator') });
+    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toEqual([]);
+    expect(existsSync(turns.requests[0]!.cwd)).toBe(false);
+    expect(branches(world, world.origin)).toBe('');
+    expect(session.interrupt(turns.requests[0]!.leaseId)).toBe(false);
+  });
+
   it('a root that is not a git checkout: the task is abandoned with the reason and no turn runs', async () => {
     const { r, world } = await setup();
     const notARepo = path.join(world.dir, 'plain');

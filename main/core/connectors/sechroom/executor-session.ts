@@ -77,6 +77,7 @@ export class ExecutorSession {
   private claimFailures = 0;
   private readonly claims: ClaimPath;
   private turn: AbortController | null = null;
+  private turnLease: string | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records: TurnRecords;
   private paused = false;
@@ -153,6 +154,13 @@ export class ExecutorSession {
 
   get isPaused(): boolean {
     return this.paused;
+  }
+
+  /** The operator stops the task in flight (the Turns view): its turn is interrupted, nothing is completed, its lease left to expire. */
+  interrupt(leaseId: string): boolean {
+    if (!this.turn || this.turnLease !== leaseId) return false;
+    this.turn.abort(new Error('canceled by the operator'));
+    return true;
   }
 
   /** Claims nothing new until `resume()`; a turn in flight goes on, the advertisement stays. */
@@ -300,6 +308,7 @@ export class ExecutorSession {
     const record = this.records.claimed(claim);
     const turn = new AbortController();
     this.turn = turn;
+    this.turnLease = claim.leaseId;
     let loss: LeaseLoss | null = null;
     // The heartbeat starts at the claim, so a slow card cannot cost the lease (B6.3), and
     // goes on until the completion has landed, so a completion retried through an outage
@@ -336,6 +345,7 @@ export class ExecutorSession {
       if (record.state !== 'completing') this.keepers.letGo(claim.leaseId);
       await this.deps.journal?.end(claim.leaseId).catch(() => undefined);
       this.turn = null;
+      this.turnLease = null;
       if (this.drainTimer !== null) clock.clearTimeout(this.drainTimer);
       this.drainTimer = null;
     }

@@ -135,6 +135,11 @@ export class SechroomRunnerSession {
     this.emitStatus();
   }
 
+  /** Interrupts the task of a TurnView id (`sechroom:<leaseId>`) if it runs here now. */
+  interrupt(turnId: string): boolean {
+    return turnId.startsWith('sechroom:') && (this.session?.interrupt(turnId.slice('sechroom:'.length)) ?? false);
+  }
+
   status(): SechroomSessionSnapshot {
     const { settings } = this.deps;
     return {
