@@ -64,7 +64,10 @@ test('a delivered Sechroom task shows its verdict, branch, commit and delivery n
     await expect(page.getByTestId('detail-git-pr')).toHaveText('none');
     await expect(page.getByTestId('detail-git-note')).toContainText('delivered 1 path(s) to task/');
     if (process.env.RUNNER_TRAY_SCREENSHOTS) {
-      await page.waitForTimeout(300);
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      });
       await page.screenshot({ path: `docs/screenshots/sechroom-turn-${scheme}.png`, caret: 'hide', animations: 'disabled' });
     }
     await context.close();
