@@ -61,6 +61,8 @@ export class IdentityKeeper {
   private readonly pairing: PairingFlow;
   private pairingState: PairingState | null = null;
   private revokedFlag = false;
+  /** Our own unpair is under way: the 401s it causes (a held claim's, a heartbeat's) are not a revocation. */
+  private unpairing = false;
   private nameSetting: string | null = null;
 
   constructor(private readonly deps: IdentityKeeperDeps) {
@@ -186,19 +188,24 @@ export class IdentityKeeper {
   async unpair(force: boolean): Promise<void> {
     const identity = this.identity;
     if (!identity) throw new CommandFailure('not_paired', 'This profile is not paired.');
-    if (this.credentials && this.connector) {
-      try {
-        await this.connector.unpair(this.credentials);
-      } catch (error) {
-        if (!isConnectorError(error, 'unauthorized') && !force) {
-          throw new CommandFailure(
-            'unpair_failed',
-            `Could not reach the control plane to revoke this runner (${errorText(error)}). Try again, or forget it on this machine only.`,
-          );
+    this.unpairing = true;
+    try {
+      if (this.credentials && this.connector) {
+        try {
+          await this.connector.unpair(this.credentials);
+        } catch (error) {
+          if (!isConnectorError(error, 'unauthorized') && !force) {
+            throw new CommandFailure(
+              'unpair_failed',
+              `Could not reach the control plane to revoke this runner (${errorText(error)}). Try again, or forget it on this machine only.`,
+            );
+          }
         }
       }
+      await this.forget(identity);
+    } finally {
+      this.unpairing = false;
     }
-    await this.forget(identity);
     this.deps.log.info('unpaired', { runnerId: identity.runnerId });
     this.deps.onChange();
   }
@@ -206,9 +213,16 @@ export class IdentityKeeper {
   /** A 401 from any runner call lands here. */
   async markRevoked(): Promise<void> {
     const identity = this.identity;
-    if (!identity) return;
+    // During our own unpair the server refuses the secret we just gave up (a held claim ends
+    // with a 401 at once): that is the unpair going through, and it says "Not paired".
+    if (!identity || this.unpairing) return;
     this.deps.log.warn('the control plane revoked this runner; the secret was removed');
-    await this.forget(identity);
+    // Called without waiting (from a claim, a heartbeat, a delivery): it must not reject.
+    try {
+      await this.forget(identity);
+    } catch (error) {
+      this.deps.log.error('could not remove the revoked secret or state from this machine', { error: errorText(error) });
+    }
     this.revokedFlag = true;
     this.deps.onChange();
   }
