@@ -37,7 +37,10 @@ test('pausing a request lets this runner finish its running turn, then claims no
   const done = page.locator(`[data-testid=request-turn-done][data-turn-id="${first.id}"]`);
   await expect(done).toContainText('Succeeded', { timeout: 15_000 });
   await expect(live).toHaveCount(0);
-  await page.waitForTimeout(2_500);
+  // Two more heartbeats of this runner, a slot free all along: the paused request's unit is still queued.
+  const last = stack.emu.admin.listEvents({ limit: 1_000_000 }).at(-1)?.seq ?? 0;
+  const beat = await stack.emu.admin.waitForEvent('runner.heartbeat', { since: last, timeoutMs: 10_000 });
+  await stack.emu.admin.waitForEvent('runner.heartbeat', { since: beat.seq, timeoutMs: 10_000 });
   expect(stack.emu.admin.getUnit(second.id)?.status).toBe('queued');
   await expect(page.getByTestId('request-turn-active')).toHaveCount(0);
 });
