@@ -8,10 +8,12 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { percentile, startBenchRunner, type BenchRunner } from './bench-runner';
-import { measureHeadless } from './headless-cost';
+import { measureHeadless, type HeadlessCost } from './headless-cost';
 import { initialJs } from './initial-js';
 
 const quick = process.argv.includes('--quick');
+// `--host`: only the built headless host's rows (and the initial JS), printed and not written to the doc.
+const hostOnly = process.argv.includes('--host');
 const SEED = { heartbeatMs: 30_000, interactiveClaimMs: 1_000 };
 const N_PICKUP_OURS = quick ? 30 : 100;
 const N_PICKUP_POLLED = quick ? 10 : 30;
@@ -99,37 +101,7 @@ const ms = (v: number) => `${fmt(v)} ms`;
 
 type Row = [measure: string, ours: string, noLongPoll: string, seed: string, ratio: string, target: string, met: boolean, why: string];
 
-async function main() {
-  const emu = await startEmulator({ config: { caps: { tenant: 32, project: 32, defaultAccount: 1 }, longPollMaxMs: 60_000, nextHeartbeatMs: 30_000 } });
-  // A server without long-poll: its heartbeat offers no `claim.long_poll_max_ms`.
-  const plain = await startEmulator({ config: { caps: { tenant: 16, project: 16, defaultAccount: 1 }, longPollMaxMs: 0, nextHeartbeatMs: 30_000 } });
-  // The fake runtime spawns no process: the machine-wide cap (one turn per core by default) is lifted to the 8 sessions measured.
-  const ours = await startBenchRunner(emu, 'ours', 'adaptive', { ...SEED, maxSessions: 8, machineMaxTurns: 8 });
-  const ours1 = await startBenchRunner(emu, 'ours-1', 'adaptive', { ...SEED, maxSessions: 1 });
-  const seed = await startBenchRunner(emu, 'seed', 'seed', { ...SEED, maxSessions: 1 });
-  const noLp = await startBenchRunner(plain, 'no-long-poll', 'adaptive', { ...SEED, maxSessions: 8, machineMaxTurns: 8 });
-  console.log(`bench: four runners paired on ${emu.url} and ${plain.url}${quick ? ' (quick)' : ''}`);
-
-  console.log(`bench: idle requests over ${IDLE_MS / 1000} s…`);
-  const [oursIdle = NaN, noLpIdle = NaN, seedIdle = NaN] = await idleRequests([ours, noLp, seed], IDLE_MS);
-  console.log('bench: pickup latency…');
-  const oursPickup = await pickup(emu, ours, N_PICKUP_OURS);
-  const noLpPickup = await pickup(plain, noLp, N_PICKUP_POLLED);
-  const seedPickup = await pickup(emu, seed, N_PICKUP_POLLED);
-  console.log('bench: re-claim after a slot frees…');
-  const reclaimMs = await reclaim(emu, ours1, N_RECLAIM);
-  console.log(`bench: ${N_UNITS} units of 1 s each, 8 sessions and 1 session…`);
-  const [oursWall, noLpWall] = await Promise.all([throughput(emu, ours, N_UNITS), throughput(plain, noLp, N_UNITS)]);
-  const [ours1Wall, seedWall] = await Promise.all([throughput(emu, ours1, N_UNITS), throughput(emu, seed, N_UNITS)]);
-  for (const r of [ours, ours1, seed, noLp]) await r.harness.close();
-  await plain.close();
-
-  console.log('bench: the built headless host (start-up, idle, pickup to the runtime process, the window)…');
-  const floor = await nodeFloor();
-  const host = await measureHeadless(emu, HEADLESS);
-  await emu.close();
-  const js = initialJs();
-
+function hostRows(host: HeadlessCost, floor: { startMs: number; rssMb: number }, js: ReturnType<typeof initialJs>): Row[] {
   // A row of the built host: no other column, a floor or a spread where there is one.
   const hostRow = (measure: string, value: string, note: string, target: string, met: boolean, why: string): Row => [
     measure,
@@ -141,19 +113,7 @@ async function main() {
     met,
     why,
   ];
-  const rows: Row[] = [
-    // prettier-ignore
-    ['Pickup p50, enqueue → runtime handed the unit (in-process)', ms(p(oursPickup, 50)), ms(p(noLpPickup, 50)), ms(p(seedPickup, 50)), `${fmt(p(seedPickup, 50) / p(oursPickup, 50))}× faster`, '≤ 30 ms', p(oursPickup, 50) <= 30, 'the held claim was answered late'],
-    // prettier-ignore
-    ['Pickup p99 (in-process)', ms(p(oursPickup, 99)), ms(p(noLpPickup, 99)), ms(p(seedPickup, 99)), `${fmt(p(seedPickup, 99) / p(oursPickup, 99))}× faster`, '≤ 150 ms', p(oursPickup, 99) <= 150, 'the held claim was answered late'],
-    // prettier-ignore
-    ['Control-plane requests per idle hour', fmt(oursIdle, 0), fmt(noLpIdle, 0), fmt(seedIdle, 0), `${fmt(seedIdle / oursIdle)}× fewer`, '≤ 60 [v1]', oursIdle <= 60, 'a heartbeat of its own beside the held claim'],
-    // prettier-ignore
-    ['Re-claim p50, a turn ends at the session limit → next claim request leaves', ms(p(reclaimMs, 50)), '', '', `p99 ${ms(p(reclaimMs, 99))}`, '≤ 2 ms', p(reclaimMs, 50) <= 2, 'the finished turn is recorded before its slot frees'],
-    // prettier-ignore
-    [`${N_UNITS} units × 1 s, wall time (8 sessions vs the seed's 1)`, `${fmt(oursWall)} s`, `${fmt(noLpWall)} s`, `${fmt(seedWall)} s`, `${fmt(seedWall / oursWall)}× throughput`, '≥ 6×', seedWall / oursWall >= 6, 'claims or reports too slow'],
-    // prettier-ignore
-    [`${N_UNITS} units × 1 s, wall time (1 session each)`, `${fmt(ours1Wall)} s`, '', `${fmt(seedWall)} s`, `${fmt(seedWall / ours1Wall, 2)}× throughput`, '≥ 1× (no slower at equal sessions)', seedWall / ours1Wall >= 1, 'slower than the seed at equal sessions'],
+  return [
     hostRow(
       'Headless start → first heartbeat (built host, p50)',
       ms(p(host.startToHeartbeatMs, 50)),
@@ -220,12 +180,72 @@ async function main() {
       'react-dom (about 60 kB) with the dashboard, Turns and pairing views in the first script; no zod, uPlot, Requests or Settings in it',
     ),
   ];
+}
+
+function printTable(rows: Row[]): string {
   const table = [
     '| measure | Runner Tray | server without long-poll | seed cadence | ratio / floor | target | met |',
     '|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r[0]} | ${r[1]} | ${r[2]} | ${r[3]} | ${r[4]} | ${r[5]} | ${r[6] ? 'met' : `**short**: ${r[7]}`} |`),
   ].join('\n');
   console.log(`\n${table}\n`);
+  return table;
+}
+
+async function main() {
+  const emu = await startEmulator({ config: { caps: { tenant: 32, project: 32, defaultAccount: 1 }, longPollMaxMs: 60_000, nextHeartbeatMs: 30_000 } });
+  if (hostOnly) {
+    const floor = await nodeFloor();
+    const host = await measureHeadless(emu, HEADLESS);
+    await emu.close();
+    printTable(hostRows(host, floor, initialJs()));
+    process.exit(0);
+  }
+  // A server without long-poll: its heartbeat offers no `claim.long_poll_max_ms`.
+  const plain = await startEmulator({ config: { caps: { tenant: 16, project: 16, defaultAccount: 1 }, longPollMaxMs: 0, nextHeartbeatMs: 30_000 } });
+  // The fake runtime spawns no process: the machine-wide cap (one turn per core by default) is lifted to the 8 sessions measured.
+  const ours = await startBenchRunner(emu, 'ours', 'adaptive', { ...SEED, maxSessions: 8, machineMaxTurns: 8 });
+  const ours1 = await startBenchRunner(emu, 'ours-1', 'adaptive', { ...SEED, maxSessions: 1 });
+  const seed = await startBenchRunner(emu, 'seed', 'seed', { ...SEED, maxSessions: 1 });
+  const noLp = await startBenchRunner(plain, 'no-long-poll', 'adaptive', { ...SEED, maxSessions: 8, machineMaxTurns: 8 });
+  console.log(`bench: four runners paired on ${emu.url} and ${plain.url}${quick ? ' (quick)' : ''}`);
+
+  console.log(`bench: idle requests over ${IDLE_MS / 1000} s…`);
+  const [oursIdle = NaN, noLpIdle = NaN, seedIdle = NaN] = await idleRequests([ours, noLp, seed], IDLE_MS);
+  console.log('bench: pickup latency…');
+  const oursPickup = await pickup(emu, ours, N_PICKUP_OURS);
+  const noLpPickup = await pickup(plain, noLp, N_PICKUP_POLLED);
+  const seedPickup = await pickup(emu, seed, N_PICKUP_POLLED);
+  console.log('bench: re-claim after a slot frees…');
+  const reclaimMs = await reclaim(emu, ours1, N_RECLAIM);
+  console.log(`bench: ${N_UNITS} units of 1 s each, 8 sessions and 1 session…`);
+  const [oursWall, noLpWall] = await Promise.all([throughput(emu, ours, N_UNITS), throughput(plain, noLp, N_UNITS)]);
+  const [ours1Wall, seedWall] = await Promise.all([throughput(emu, ours1, N_UNITS), throughput(emu, seed, N_UNITS)]);
+  for (const r of [ours, ours1, seed, noLp]) await r.harness.close();
+  await plain.close();
+
+  console.log('bench: the built headless host (start-up, idle, pickup to the runtime process, the window)…');
+  const floor = await nodeFloor();
+  const host = await measureHeadless(emu, HEADLESS);
+  await emu.close();
+  const js = initialJs();
+
+  const rows: Row[] = [
+    // prettier-ignore
+    ['Pickup p50, enqueue → runtime handed the unit (in-process)', ms(p(oursPickup, 50)), ms(p(noLpPickup, 50)), ms(p(seedPickup, 50)), `${fmt(p(seedPickup, 50) / p(oursPickup, 50))}× faster`, '≤ 30 ms', p(oursPickup, 50) <= 30, 'the held claim was answered late'],
+    // prettier-ignore
+    ['Pickup p99 (in-process)', ms(p(oursPickup, 99)), ms(p(noLpPickup, 99)), ms(p(seedPickup, 99)), `${fmt(p(seedPickup, 99) / p(oursPickup, 99))}× faster`, '≤ 150 ms', p(oursPickup, 99) <= 150, 'the held claim was answered late'],
+    // prettier-ignore
+    ['Control-plane requests per idle hour', fmt(oursIdle, 0), fmt(noLpIdle, 0), fmt(seedIdle, 0), `${fmt(seedIdle / oursIdle)}× fewer`, '≤ 60 [v1]', oursIdle <= 60, 'a heartbeat of its own beside the held claim'],
+    // prettier-ignore
+    ['Re-claim p50, a turn ends at the session limit → next claim request leaves', ms(p(reclaimMs, 50)), '', '', `p99 ${ms(p(reclaimMs, 99))}`, '≤ 2 ms', p(reclaimMs, 50) <= 2, 'the finished turn is recorded before its slot frees'],
+    // prettier-ignore
+    [`${N_UNITS} units × 1 s, wall time (8 sessions vs the seed's 1)`, `${fmt(oursWall)} s`, `${fmt(noLpWall)} s`, `${fmt(seedWall)} s`, `${fmt(seedWall / oursWall)}× throughput`, '≥ 6×', seedWall / oursWall >= 6, 'claims or reports too slow'],
+    // prettier-ignore
+    [`${N_UNITS} units × 1 s, wall time (1 session each)`, `${fmt(ours1Wall)} s`, '', `${fmt(seedWall)} s`, `${fmt(seedWall / ours1Wall, 2)}× throughput`, '≥ 1× (no slower at equal sessions)', seedWall / ours1Wall >= 1, 'slower than the seed at equal sessions'],
+    ...hostRows(host, floor, js),
+  ];
+  const table = printTable(rows);
 
   const docPath = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
   const doc = readFileSync(docPath, 'utf8');
