@@ -31,7 +31,11 @@ export async function runOnce(core: Core, lines: SeedLines, out: Out, options: {
 
 /** Starts pairing and waits for it to end: true once this machine has an identity. */
 async function pairFirst(core: Core, out: Out, userCode: string | undefined): Promise<boolean> {
-  const started = userCode ? await core.host.invoke('pairing:start-with-code', { code: userCode }) : await core.host.invoke('pairing:start', undefined);
+  // The profile the host runs (`--profile x`), not the commands' default.
+  const profile = core.runner.profile.id;
+  const started = userCode
+    ? await core.host.invoke('pairing:start-with-code', { code: userCode, profile })
+    : await core.host.invoke('pairing:start', { profile });
   if (!started.ok) {
     out.write(`Cannot pair: ${started.error.message}\n`);
     return false;

@@ -39,4 +39,25 @@ describe('--once', () => {
     // Nothing was waiting on the server when it ended: no claim is held for it.
     expect(h.emu.admin.heldClaims()).toBe(0);
   }, 15_000);
+
+  it('pairs the profile it was started on (`--profile x --once`), not `default`', async () => {
+    h = await startHarness({ core: { profile: 'x', runtimeBinaries: { claude: FAKE, codex: FAKE }, workAutoClaim: false } });
+    const lines: string[] = [];
+    const out = { write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) };
+    const seed = new SeedLines(h.core, out, 'state.json');
+    const ran = runOnce(h.core, seed, out, {});
+    const waiting = await h.waitForEvent('runner:snapshot', (s) => s.profile === 'x' && s.pairing?.phase === 'waiting');
+    if (waiting.pairing?.phase !== 'waiting') throw new Error('pairing did not start');
+    h.emu.admin.approvePairing(waiting.pairing.userCode);
+    expect(await ran).toBe(0);
+    seed.close();
+    expect(h.core.runner.profile.id).toBe('x');
+    expect(h.core.runner.identity).not.toBeNull();
+    expect(
+      h.core.profiles
+        .sessions()
+        .filter((s) => s.identity !== null)
+        .map((s) => s.profile.id),
+    ).toEqual(['x']);
+  }, 15_000);
 });
