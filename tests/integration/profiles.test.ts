@@ -138,4 +138,29 @@ describe('two profiles in one host', () => {
     expect(other.admin.listResults({ unit_id: theirs.id })).toMatchObject([{ status: 'succeeded' }]);
     expect(other.admin.getUnit(later.id)?.status).toBe('queued');
   });
+
+  it('each profile’s claims are admitted against its own model account alias: only the limited one defers', async () => {
+    const r = await twoProfiles({ runtime: 'claude', modelAccountAlias: 'team-a' });
+    h = r.h;
+    other = r.lab;
+    await h.invoke('settings:update', { profile: 'lab', runtime: 'claude', modelAccountAlias: 'team-b' });
+    // The lab's account reaches its limit (an hour to its reset): the turn says so, under the lab's alias.
+    const limited = other.admin.enqueueTurnExecution({ brain: 'claude', prompt: `fake:json limit:${Math.ceil(Date.now() / 1000) + 3600}` });
+    expect(await finished(h, limited.id)).toMatchObject({ profile: 'lab', phase: 'failed' });
+    expect(other.admin.listResults({ unit_id: limited.id })[0]?.summary).toMatch(
+      /^not run to the end: the usage limit of the claude account "team-b" was reached/,
+    );
+    const usage = await h.waitForEvent('usage:update', (u) => u.accounts.some((a) => a.key === 'claude:team-b' && a.admission.state === 'deferred'));
+    expect(usage.accounts.find((a) => a.key === 'claude:team-a')?.admission.state ?? 'claiming').toBe('claiming');
+    await h.waitForEvent(
+      'runner:snapshot',
+      (s) => s.profile === 'lab' && (s.status.reason ?? '').startsWith('Not claiming: Claude · team-b reached its usage limit'),
+    );
+
+    const waiting = other.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:after-reset' });
+    const mine = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:team-a' });
+    expect(await finished(h, mine.id)).toMatchObject({ profile: 'default', phase: 'succeeded' });
+    expect(other.admin.getUnit(waiting.id)?.status).toBe('queued');
+    expect((await h.invoke<RunnerSnapshot>('runner:snapshot')).status.reason ?? '').not.toMatch(/^Not claiming/);
+  });
 });

@@ -9,9 +9,9 @@ import type { RunnerSession } from './session';
 /** What every Rost session of the host shares: the machine's runtimes, slots, turns, secrets and events. */
 export type SharedSessionDeps = Omit<
   RostSessionDeps,
-  'profile' | 'dir' | 'log' | 'settings' | 'accountState' | 'account' | 'state' | 'executor' | 'operatorPairingStart'
+  'profile' | 'dir' | 'log' | 'settings' | 'accountState' | 'account' | 'state' | 'executor' | 'admission' | 'claimsDeferred' | 'operatorPairingStart'
 > & {
-  usage: Pick<UsageWiring, 'executorFor' | 'accountState'>;
+  usage: Pick<UsageWiring, 'executorFor' | 'admissionFor' | 'claimsDeferredFor' | 'accountState'>;
   /** The profile whose model account state the usage accounts measure (the main profile). */
   mainProfile: string;
   /** The signed-in operator's `runner.pairing.start`, for the control plane it signed in to. */
@@ -37,6 +37,9 @@ export function rostSessionFactory(shared: SharedSessionDeps): (context: Session
       account: (url) => profileSecretAccount(profile.id, url),
       // One usage account per alias, shared by every profile that uses it.
       executor: usage.executorFor(() => settings.get().modelAccountAlias),
+      // Claims wait on the accounts of the profile's own alias.
+      admission: usage.admissionFor(() => settings.get()),
+      claimsDeferred: usage.claimsDeferredFor(() => settings.get()),
       // The signed-in operator belongs to one control plane: other profiles pair by device code.
       operatorPairingStart: async (input) => (settings.get().controlPlaneUrl === operator.controlPlaneUrl() ? operator.runnerPairingStart(input) : null),
     });

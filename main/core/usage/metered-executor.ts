@@ -20,23 +20,25 @@ export class MeteredExecutor implements UnitExecutor {
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     const { runtime } = request;
-    if (!this.usage.admits(runtime)) {
-      const admission = this.usage.admission(runtime);
+    // The alias as the turn starts: its readings and result go to that account.
+    const alias = this.alias();
+    if (!this.usage.admits(runtime, { alias })) {
+      const admission = this.usage.admission(runtime, { alias });
       const why = admission.state === 'deferred' ? admission.reason : 'claims are deferred';
-      return notRun(`not run: the ${runtime} account "${this.alias()}" is deferred (${why})`);
+      return notRun(`not run: the ${runtime} account "${alias}" is deferred (${why})`);
     }
     const outcome = await this.inner.execute({
       ...request,
       onRateLimits: (reading) => {
-        this.usage.recordRateLimits(runtime, reading);
+        this.usage.recordRateLimits(runtime, reading, alias);
         request.onRateLimits?.(reading);
       },
     });
-    this.usage.recordTurn(runtime, request.unitId, outcome);
+    this.usage.recordTurn(runtime, request.unitId, outcome, alias);
     const limit = outcome.usageLimit;
     if (!limit) return outcome;
     const resets = limit.resetsAt !== null ? `; it resets at ${new Date(limit.resetsAt).toISOString()}` : '';
-    return { ...outcome, summary: `not run to the end: the usage limit of the ${runtime} account "${this.alias()}" was reached${resets}\n${outcome.summary}` };
+    return { ...outcome, summary: `not run to the end: the usage limit of the ${runtime} account "${alias}" was reached${resets}\n${outcome.summary}` };
   }
 }
 

@@ -30,6 +30,12 @@ export interface UsageServiceDeps {
   onNotice?(notice: UsageNotice): void;
 }
 
+/** Which account, and at which reserve: a profile's own alias (default: the setting's) and reserve (default: the setting's). */
+export interface AccountRef {
+  alias?: string;
+  reservePercent?: number;
+}
+
 export class UsageService {
   private readonly listeners = new Set<() => void>();
   private readonly lastState = new Map<string, Admission['state']>();
@@ -58,21 +64,21 @@ export class UsageService {
     return () => this.listeners.delete(listener);
   }
 
-  /** Whether a claim whose unit would run with `runtime` may be made now. */
-  admits(runtime: RuntimeName, reservePercent?: number): boolean {
-    const key = accountKey(runtime, this.deps.alias());
+  /** Whether a claim whose unit would run with `runtime` under `at.alias` (default: the setting's) may be made now. */
+  admits(runtime: RuntimeName, at: AccountRef = {}): boolean {
+    const key = accountKey(runtime, at.alias ?? this.deps.alias());
     if (this.grants.has(key)) return true;
-    return this.admission(runtime, reservePercent).state === 'claiming';
+    return this.admission(runtime, at).state === 'claiming';
   }
 
-  /** `reservePercent`: a profile's own reserve (a Sechroom instance's `--usage-reserve`) instead of the setting. */
-  admission(runtime: RuntimeName, reservePercent?: number): Admission {
-    return this.decide(this.deps.book.get(runtime, this.deps.alias()), reservePercent);
+  /** `at.reservePercent`: a profile's own reserve (a Sechroom instance's `--usage-reserve`) instead of the setting. */
+  admission(runtime: RuntimeName, at: AccountRef = {}): Admission {
+    return this.decide(this.deps.book.get(runtime, at.alias ?? this.deps.alias()), at.reservePercent);
   }
 
-  recordRateLimits(runtime: RuntimeName, reading: RateLimitReading): void {
+  /** `alias`: the model account the turn ran under (a profile's own; default: the setting's). */
+  recordRateLimits(runtime: RuntimeName, reading: RateLimitReading, alias = this.deps.alias()): void {
     const now = this.deps.clock.now();
-    const alias = this.deps.alias();
     const before = this.remaining(this.deps.book.get(runtime, alias), now);
     const account = this.deps.book.update(runtime, alias, (a) => {
       const binding = bindingWindow(reading, now);
@@ -89,9 +95,8 @@ export class UsageService {
   }
 
   /** After every turn: its tokens and cost, and a usage-limit failure marks the account limited. */
-  recordTurn(runtime: RuntimeName, unitId: string, outcome: ExecutionOutcome): void {
+  recordTurn(runtime: RuntimeName, unitId: string, outcome: ExecutionOutcome, alias = this.deps.alias()): void {
     const now = this.deps.clock.now();
-    const alias = this.deps.alias();
     const key = accountKey(runtime, alias);
     this.grants.delete(key);
     const input = outcome.usage?.input_tokens ?? 0;
@@ -144,8 +149,8 @@ export class UsageService {
   }
 
   /** The heartbeat's `model_account.state` (≤ 80 characters). */
-  heartbeatState(runtime: RuntimeName): string {
-    const account = this.deps.book.get(runtime, this.deps.alias());
+  heartbeatState(runtime: RuntimeName, alias = this.deps.alias()): string {
+    const account = this.deps.book.get(runtime, alias);
     const admission = this.decide(account);
     if (admission.state === 'claiming') return account.observedAt === null && account.turns.length === 0 ? 'unknown' : 'available';
     const until = admission.resumesAt !== null ? ` until ${new Date(admission.resumesAt).toISOString().slice(0, 16)}Z` : '';

@@ -32,15 +32,19 @@ export interface UsageWiringOptions {
   emit(event: HostEvent): void;
 }
 
+/** What admission looks at of a profile: its runtime preference and its model account alias. */
+export type AdmissionSettings = Pick<Settings, 'runtime' | 'modelAccountAlias'>;
+
 export interface UsageWiring {
   service: UsageService;
   /** The executor that meters a profile's turns into the account of its alias (one account per alias, shared by the profiles that use it). */
   executorFor(alias: () => string): UnitExecutor;
-  admission: ClaimAdmission;
-  /** The heartbeat's model account state: the setting when it overrides, else the measured one. */
+  /** A profile's claim admission: the accounts of its own alias, for the runtimes it claims with. */
+  admissionFor(settings: () => AdmissionSettings): ClaimAdmission;
+  /** The main profile's heartbeat model account state: the setting when it overrides, else the measured one. */
   accountState(): string;
-  /** Why claims wait, for the runner's status line, or null when they do not. */
-  claimsDeferred(): string | null;
+  /** Why a profile's claims wait, for its status line, or null when they do not. */
+  claimsDeferredFor(settings: () => AdmissionSettings): () => string | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -63,18 +67,18 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
   });
   service.onChange(() => options.emit({ event: 'usage:update', payload: service.snapshot() }));
 
-  /** The runtimes this runner may run units with (the preference, or every installed one with `auto`). */
-  const claimRuntimes = (): RuntimeName[] => {
-    const preference = options.settings().runtime;
-    if (preference !== 'auto') return [preference];
-    return readyRuntimes({ capabilities: options.capabilities.peek(), preference });
+  /** The runtimes a profile may run units with (its preference, or every installed one with `auto`). */
+  const claimRuntimes = (s: AdmissionSettings): RuntimeName[] => {
+    if (s.runtime !== 'auto') return [s.runtime];
+    return readyRuntimes({ capabilities: options.capabilities.peek(), preference: s.runtime });
   };
+  const admits = (s: AdmissionSettings) => (runtime: RuntimeName) => service.admits(runtime, { alias: s.modelAccountAlias });
   /** The runtime a unit without a brain of its own would run with now (an admitted one first). */
-  const claimRuntime = (): RuntimeName | null => {
-    const preference = options.settings().runtime;
+  const claimRuntime = (s: AdmissionSettings): RuntimeName | null => {
+    const preference = s.runtime;
     const capabilities = options.capabilities.peek();
     if (!capabilities) return preference === 'auto' ? null : preference;
-    const choosable = preference === 'auto' ? admittedCapabilities(capabilities, (r) => service.admits(r)) : capabilities;
+    const choosable = preference === 'auto' ? admittedCapabilities(capabilities, admits(s)) : capabilities;
     const choice = chooseRuntime('auto', preference, readyRuntimes({ capabilities: choosable, preference }));
     return choice.ok ? choice.runtime : null;
   };
@@ -82,31 +86,35 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
   return {
     service,
     executorFor: (alias) => new MeteredExecutor(options.executor, service, alias),
-    admission: {
+    admissionFor: (settings) => ({
       // Claim while a runtime a unit could use is admitted: with `auto`, units without a brain
       // of their own go to the admitted one (a unit that needs the deferred one is reported).
       allowsClaim: () => {
-        const runtimes = claimRuntimes();
-        return runtimes.length === 0 || runtimes.some((r) => service.admits(r));
+        const s = settings();
+        const runtimes = claimRuntimes(s);
+        return runtimes.length === 0 || runtimes.some(admits(s));
       },
-      admits: (runtime) => service.admits(runtime),
+      admits: (runtime) => admits(settings())(runtime),
       onChange: (listener) => service.onChange(listener),
-    },
+    }),
     accountState: () => {
-      const stored = options.settings().modelAccountState;
+      const s = options.settings();
+      const stored = s.modelAccountState;
       if (options.stateOverridden() || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
-      const runtime = claimRuntime();
+      const runtime = claimRuntime(s);
       if (!runtime) return stored;
-      const state = service.heartbeatState(runtime);
+      const alias = s.modelAccountAlias;
+      const state = service.heartbeatState(runtime, alias);
       // With `auto`, a deferred other runtime is worth saying too (the state is ≤ 80 characters).
-      const other = claimRuntimes().find((r) => r !== runtime && !service.admits(r));
-      return other ? `${state}; ${other} ${service.heartbeatState(other)}`.slice(0, 80) : state;
+      const other = claimRuntimes(s).find((r) => r !== runtime && !admits(s)(r));
+      return other ? `${state}; ${other} ${service.heartbeatState(other, alias)}`.slice(0, 80) : state;
     },
-    claimsDeferred: () => {
-      const runtime = claimRuntime();
-      if (runtime === null || service.admits(runtime)) return null;
-      const admission = service.admission(runtime);
-      const title = accountTitle({ runtime, alias: options.settings().modelAccountAlias });
+    claimsDeferredFor: (settings) => () => {
+      const s = settings();
+      const runtime = claimRuntime(s);
+      if (runtime === null || admits(s)(runtime)) return null;
+      const admission = service.admission(runtime, { alias: s.modelAccountAlias });
+      const title = accountTitle({ runtime, alias: s.modelAccountAlias });
       const now = options.clock.now();
       if (admission.state === 'deferred' && admission.reason.startsWith('usage limit reached')) {
         const when = admission.resumesAt !== null ? `resumes at ${wallClock(admission.resumesAt)}` : 're-checked every 15 min';

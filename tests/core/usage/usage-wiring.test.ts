@@ -72,12 +72,12 @@ describe('usage wiring', () => {
     settings = { ...settings, runtime: 'codex' };
     const w = wiring();
     await w.start();
-    expect(w.admission.allowsClaim()).toBe(true);
+    expect(w.admissionFor(() => settings).allowsClaim()).toBe(true);
     expect(w.accountState()).toBe('unknown');
     await w.executorFor(() => settings.modelAccountAlias).execute(request('codex'));
-    expect(w.admission.allowsClaim()).toBe(false);
+    expect(w.admissionFor(() => settings).allowsClaim()).toBe(false);
     expect(w.accountState()).toMatch(/^reserve reached until /);
-    expect(w.claimsDeferred()).toBe(`Not claiming: Codex · default has 1 % left, resumes at ${wallClock(clock.now() + 3_600_000)}.`);
+    expect(w.claimsDeferredFor(() => settings)()).toBe(`Not claiming: Codex · default has 1 % left, resumes at ${wallClock(clock.now() + 3_600_000)}.`);
     expect(events.some((e) => e.event === 'usage:update')).toBe(true);
 
     const refused = await w.executorFor(() => settings.modelAccountAlias).execute(request('codex'));
@@ -88,7 +88,7 @@ describe('usage wiring', () => {
     expect(executed).toHaveLength(1);
 
     settings = { ...settings, runtime: 'claude' };
-    expect(w.admission.allowsClaim()).toBe(true);
+    expect(w.admissionFor(() => settings).allowsClaim()).toBe(true);
     await w.stop();
   });
 
@@ -96,14 +96,14 @@ describe('usage wiring', () => {
     const w = wiring();
     await w.start();
     await w.executorFor(() => settings.modelAccountAlias).execute(request('codex')); // codex: 1 % left
-    expect(w.admission.allowsClaim()).toBe(true);
-    expect(w.admission.admits('codex')).toBe(false);
-    expect(w.claimsDeferred()).toBeNull();
+    expect(w.admissionFor(() => settings).allowsClaim()).toBe(true);
+    expect(w.admissionFor(() => settings).admits('codex')).toBe(false);
+    expect(w.claimsDeferredFor(() => settings)()).toBeNull();
     expect(w.accountState()).toMatch(/^unknown; codex reserve reached until /);
     outcome = { ...outcome, status: 'failed', usageLimit: { message: 'Claude AI usage limit reached', resetsAt: clock.now() + 7_200_000 } };
     await w.executorFor(() => settings.modelAccountAlias).execute(request('claude'));
-    expect(w.admission.allowsClaim()).toBe(false);
-    expect(w.claimsDeferred()).toMatch(/^Not claiming: Claude · default reached its usage limit; resumes at /);
+    expect(w.admissionFor(() => settings).allowsClaim()).toBe(false);
+    expect(w.claimsDeferredFor(() => settings)()).toMatch(/^Not claiming: Claude · default reached its usage limit; resumes at /);
     await w.stop();
   });
 
@@ -134,7 +134,23 @@ describe('usage wiring', () => {
       `not run to the end: the usage limit of the claude account "default" was reached; it resets at ${new Date(1796236200_000).toISOString()}`,
     );
     expect(w.service.admission('claude')).toMatchObject({ state: 'deferred', resumesAt: 1796236200_000 });
-    expect(w.claimsDeferred()).toBe(`Not claiming: Claude · default reached its usage limit; resumes at ${wallClock(1796236200_000)}.`);
+    expect(w.claimsDeferredFor(() => settings)()).toBe(`Not claiming: Claude · default reached its usage limit; resumes at ${wallClock(1796236200_000)}.`);
+    await w.stop();
+  });
+
+  it('each profile is admitted against its own alias: the one whose account is at its reserve defers, the other claims', async () => {
+    const teamA: Settings = { ...settings, runtime: 'codex', modelAccountAlias: 'team-a' };
+    const teamB: Settings = { ...settings, runtime: 'codex', modelAccountAlias: 'team-b' };
+    const w = wiring();
+    await w.start();
+    await w.executorFor(() => teamB.modelAccountAlias).execute(request('codex')); // team-b: 1 % left, under the 2 % reserve
+    expect(w.admissionFor(() => teamB).allowsClaim()).toBe(false);
+    expect(w.claimsDeferredFor(() => teamB)()).toBe(`Not claiming: Codex · team-b has 1 % left, resumes at ${wallClock(clock.now() + 3_600_000)}.`);
+    expect(w.admissionFor(() => teamA).allowsClaim()).toBe(true);
+    expect(w.claimsDeferredFor(() => teamA)()).toBeNull();
+    // The main profile's alias (default) was not touched either.
+    expect(w.admissionFor(() => ({ ...settings, runtime: 'codex' })).allowsClaim()).toBe(true);
+    expect(w.service.snapshot().accounts.map((a) => [a.key, a.admission.state])).toEqual([['codex:team-b', 'deferred']]);
     await w.stop();
   });
 });

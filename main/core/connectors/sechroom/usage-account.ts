@@ -25,8 +25,8 @@ export function sechroomUsage(
     admission: {
       async check() {
         // A probe may let one claim through while the windows still say no.
-        if (usage.admits('codex', reservePercent)) return { ok: true };
-        const admission = usage.admission('codex', reservePercent);
+        if (usage.admits('codex', { reservePercent })) return { ok: true };
+        const admission = usage.admission('codex', { reservePercent });
         if (admission.state !== 'deferred') return { ok: true };
         return { ok: false, reason: admission.reason, retryAt: admission.resumesAt ?? admission.probeAt };
       },
