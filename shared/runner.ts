@@ -51,7 +51,10 @@ export const RunnerSnapshotSchema = z.object({
   secretStorage: SecretStorageInfoSchema,
   heartbeat: z.object({
     lastOkAt: z.string().nullable(),
+    /** When the next beat of its own goes out; null while none is timed (not connected, or `onClaim`). */
     nextAt: z.string().nullable(),
+    /** [v1] The heartbeat rides on the held long-poll claim (protocol §3): no beat of its own is timed (absent from older hosts). */
+    onClaim: z.boolean().optional(),
     consecutiveFailures: z.number().int().min(0),
     longPoll: z.boolean(),
     intervalMs: z.number().int(),

@@ -72,6 +72,11 @@ export class HeartbeatLoop {
     this.schedule(0, this.generation);
   }
 
+  /** A claim carrying the heartbeat is held now: no beat of its own is timed. [v1] */
+  get held(): boolean {
+    return this.holds > 0;
+  }
+
   /** A claim carrying the heartbeat is under way: it is the beat, so none is timed until it is answered. [v1] */
   hold(): void {
     if (!this.running) return;

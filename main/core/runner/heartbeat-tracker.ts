@@ -55,11 +55,17 @@ export class HeartbeatTracker {
     const body = await this.deps.body();
     const loop = this.loop;
     loop?.hold();
+    // The snapshot says so at once: no next beat is timed while the claim is held.
+    if (loop) this.deps.onChange();
     let answer: HeartbeatResponse | null = null;
     try {
       return await claim({ body, answered: (response) => (answer = response) });
     } finally {
-      if (loop && this.loop === loop) loop.release(answer);
+      if (loop && this.loop === loop) {
+        loop.release(answer);
+        // An answer is a good beat (onSuccess said so); without one, the cadence resumes and is shown again.
+        if (!answer) this.deps.onChange();
+      }
     }
   }
 
@@ -110,9 +116,12 @@ export class HeartbeatTracker {
   }
 
   view(): RunnerSnapshot['heartbeat'] {
+    // While a claim carries the heartbeat no beat of its own goes out: there is no next one to name.
+    const onClaim = this.loop?.held ?? false;
     return {
       lastOkAt: iso(this.lastOkAt),
-      nextAt: iso(this.nextAt),
+      nextAt: onClaim ? null : iso(this.nextAt),
+      onClaim,
       consecutiveFailures: this.failures,
       longPoll: this.longPollMaxMs !== null,
       intervalMs: this.deps.heartbeatMs(),

@@ -70,7 +70,9 @@ function HeartbeatFigure() {
   const sub =
     heartbeat.consecutiveFailures > 0
       ? `${heartbeat.consecutiveFailures} failed in a row`
-      : `every ${formatDuration(heartbeat.intervalMs)}${heartbeat.longPoll ? ' · long-poll' : ''}`;
+      : heartbeat.onClaim
+        ? 'rides on the held claim'
+        : `every ${formatDuration(heartbeat.intervalMs)}${heartbeat.longPoll ? ' · long-poll' : ''}`;
   return <Figure label="Last heartbeat" testId="fig-heartbeat" value={heartbeat.lastOkAt ? formatAgo(heartbeat.lastOkAt, now) : 'not yet'} sub={sub} />;
 }
 
