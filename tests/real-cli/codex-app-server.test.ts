@@ -5,7 +5,7 @@ import { AppServerPool } from '../../main/core/exec/codex-app-server/server-pool
 import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
 import { isRunning } from '../../main/core/exec/process-tree';
 import type { RateLimitReading } from '../../shared/usage';
-import { sechroomTools, type Closeout } from '../../main/core/exec/codex-app-server/sechroom-tools';
+import { CloseoutCollector, sechroomToolSet } from '../../main/core/connectors/sechroom/closeout-tools';
 import { testLogging } from '../helpers/test-logger';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { callFunctionThenText, hasFunctionOutput, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';
@@ -91,18 +91,18 @@ describe.sequential('real codex app-server', () => {
   it('a dynamic tool (the Sechroom closeout) called by the model reaches the connector', async () => {
     api.headers = {};
     api.respond = callFunctionThenText({ name: 'sechroom_closeout', arguments: { terminal_status: 'completed', summary: 'closed by real codex' } }, 'CLOSED');
-    const closeouts: Closeout[] = [];
+    const host = new CloseoutCollector();
     const outcome = await executor.execute(
       realRequest({
         runtime: 'codex',
         binary: CODEX_BIN,
         env,
-        tools: sechroomTools({ onCloseout: (c) => closeouts.push(c) }),
+        tools: sechroomToolSet(host),
         developerInstructions: 'Close out when done.',
       }),
     );
     expect(outcome).toMatchObject({ status: 'succeeded', summary: 'CLOSED', closeout: { terminal_status: 'completed', summary: 'closed by real codex' } });
-    expect(closeouts).toEqual([{ terminal_status: 'completed', summary: 'closed by real codex' }]);
+    expect(host.closeout).toEqual({ terminal_status: 'completed', summary: 'closed by real codex' });
     // The model saw both tools, and the tool's answer came back to it.
     const first = api.requests.at(-2)!;
     expect(first.raw).toContain('"sechroom_closeout"');

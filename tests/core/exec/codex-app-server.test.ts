@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../../main/core/ports';
 import { isRunning } from '../../../main/core/exec/process-tree';
 import type { AppServerConnection } from '../../../main/core/exec/codex-app-server/connection';
-import { sechroomTools, type Closeout } from '../../../main/core/exec/codex-app-server/sechroom-tools';
+import { CloseoutCollector, sechroomToolSet } from '../../../main/core/connectors/sechroom/closeout-tools';
 import { AppServerPool } from '../../../main/core/exec/codex-app-server/server-pool';
 import { runAppServerTurn, type AppServerTurnSpec } from '../../../main/core/exec/codex-app-server/turn-runner';
 import { LocalRuntimeExecutor } from '../../../main/core/exec/executor';
@@ -131,11 +131,10 @@ describe('codex app-server driver (scripted server)', () => {
   it('a closeout via a dynamic tool: the nudge turn is really waited for (B15.7)', async () => {
     const p = pool();
     const connection = await p.acquire(specFor({ turn: 'closeout-on-nudge' }));
-    const calls: Closeout[] = [];
-    const tools = sechroomTools({ onCloseout: (c) => calls.push(c) });
-    const result = await turn(connection, p, { tools });
+    const host = new CloseoutCollector();
+    const result = await turn(connection, p, { tools: sechroomToolSet(host) });
     expect(result).toMatchObject({ status: 'completed', nudged: true, closeout: { terminal_status: 'completed', summary: 'closed out on the nudge' } });
-    expect(calls).toEqual([{ terminal_status: 'completed', summary: 'closed out on the nudge' }]);
+    expect(host.closeout).toEqual({ terminal_status: 'completed', summary: 'closed out on the nudge' });
     expect(result.lastAgentMessage).toBe('closeout reply: closeout accepted');
     expect(result.turnIds).toHaveLength(2);
     const start = sent().find((m) => m.method === 'thread/start');

@@ -1,16 +1,11 @@
 import { errorText } from '../../../../shared/errors';
 import type { RateLimitReading } from '../../../../shared/usage';
-import type { DynamicToolSet } from '../../exec/codex-app-server/dynamic-tools';
 import type { AppServerPool } from '../../exec/codex-app-server/server-pool';
 import type { AppServerSpawnSpec } from '../../exec/codex-app-server/spawn';
 import { runAppServerTurn, type AppServerTurnResult, type TurnTokens } from '../../exec/codex-app-server/turn-runner';
 import type { Clock, Logger } from '../../ports';
-import { CLOSEOUT_TOOL, type DynamicToolHost } from './closeout-tools';
+import { sechroomToolSet } from './closeout-tools';
 import type { SechroomTurnRunner, TurnDetail, TurnOutcome, TurnRequest, TurnUsage } from './turn-runner';
-
-/** The seed's closeout nudge (B8), sent once when a turn ends without `sechroom_closeout`. */
-export const SECHROOM_CLOSEOUT_NUDGE =
-  'The turn ended without a sechroom_closeout call. Call sechroom_closeout NOW with terminal_status, summary, and evidence.';
 
 export interface AppServerTurnsDeps {
   pool: AppServerPool;
@@ -55,7 +50,7 @@ export class AppServerTurns implements SechroomTurnRunner {
       developerInstructions: request.instructions,
       sandbox: request.sandbox,
       model: request.model,
-      tools: toolSet(request.tools),
+      tools: sechroomToolSet(request.tools),
       timeoutMs: request.turnTimeoutMs,
       resumeTimeoutMs: request.resumeTurnTimeoutMs,
       signal: request.signal,
@@ -73,14 +68,6 @@ export class AppServerTurns implements SechroomTurnRunner {
     this.deps.onTurnEnded?.(request.taskId, result);
     return outcomeOf(result);
   }
-}
-
-/** The connector's tool host as the driver's tool set, with the seed's nudge for the closeout. */
-function toolSet(host: DynamicToolHost): DynamicToolSet {
-  return {
-    tools: host.definitions.map((d) => ({ ...d, handle: (args: unknown) => host.call(d.name, args) })),
-    closeout: { tool: CLOSEOUT_TOOL, nudge: SECHROOM_CLOSEOUT_NUDGE },
-  };
 }
 
 /** Seed B8 `mapThreadItem`: messages are Raw, commands, file changes and compactions Parsed; the rest is not sent. */

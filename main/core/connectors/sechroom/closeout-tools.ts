@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { Verdict } from '../../../../shared/protocol/sechroom';
 import { describeZodError } from '../../../../shared/result';
+import type { DynamicToolSet } from '../../exec/codex-app-server/dynamic-tools';
 
 /*
  * The two dynamic tools a Sechroom turn registers with `thread/start` (seed B8): the model's
  * closeout and its phase signals, with the seed's names, descriptions and JSON schemas; the
- * parsing of their arguments; and the closeout → verdict mapping (seed B6.6).
+ * parsing of their arguments; the closeout nudge; and the closeout → verdict mapping (seed B6.6).
+ * The one definition of them: the app-server driver gets them through `sechroomToolSet`.
  */
 
 export const CLOSEOUT_TOOL = 'sechroom_closeout';
@@ -149,4 +151,16 @@ export class CloseoutCollector implements DynamicToolHost {
     }
     return { success: false, text: 'unsupported tool' };
   }
+}
+
+/** The seed's closeout nudge (B8), sent once when a turn ends without `sechroom_closeout`. */
+export const SECHROOM_CLOSEOUT_NUDGE =
+  'The turn ended without a sechroom_closeout call. Call sechroom_closeout NOW with terminal_status, summary, and evidence.';
+
+/** A turn's tool host as the app-server driver's tool set, with the seed's nudge for the closeout. */
+export function sechroomToolSet(host: DynamicToolHost): DynamicToolSet {
+  return {
+    tools: host.definitions.map((d) => ({ ...d, handle: (args: unknown) => host.call(d.name, args) })),
+    closeout: { tool: CLOSEOUT_TOOL, nudge: SECHROOM_CLOSEOUT_NUDGE },
+  };
 }
