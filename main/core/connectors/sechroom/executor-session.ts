@@ -3,18 +3,17 @@ import type { TaskCard } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
 import { ClaimPath, type ClaimedTask } from './claim-path';
-import { CloseoutCollector, type LifecycleSignal } from './closeout-tools';
 import { laneOf, type InstanceSettings } from './instance-settings';
 import type { InflightJournal } from './inflight-journal';
 import { Advertisement } from './advertisement';
 import { ClaimGates } from './claim-gates';
 import { LeaseKeepers, type LeaseLoss } from './lease-keeper';
-import { BEGIN_TURN_TEXT, taskInstructions, taskTitle, type LoadedPack } from './prompt';
+import { taskTitle } from './prompt';
 import { AuthExpiredError } from './sechroom-auth';
 import type { OutboxDelivery, SechroomOutbox } from './sechroom-outbox';
-import type { AdmissionPort, RootReadyPort, SechroomTurnRunner, TurnDetail, TurnOutcome, TurnUsage } from './turn-runner';
-import type { TaskWorkspace, TaskWorkspacePort } from './task-workspace';
-import { completionSuffix } from '../../delivery/delivery-texts';
+import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from './turn-runner';
+import { runTaskTurn, type TaskTurn } from './task-turn';
+import { deliverCompleted, type TaskWorkspace, type TaskWorkspacePort } from './task-workspace';
 import { turnEnd } from './completion';
 import { loadTask, type TaskLoaderDeps } from './task-loader';
 import { TurnRecords, type SechroomTurnRecord, type SessionSummary } from './turn-records';
@@ -362,15 +361,31 @@ export class ExecutorSession {
 
   /** Card → turn → completion, while the keeper holds the lease. */
   private async runClaimed(claim: ClaimedTask, record: SechroomTurnRecord, turn: AbortController, lossOf: () => LeaseLoss | null): Promise<void> {
-    const task = await this.loadTask(claim, record, turn.signal);
-    if (!task || turn.signal.aborted) return this.records.endWithoutCompletion(record, lossOf(), task ? 'interrupted before the turn started' : null);
+    // The card, then its pack (a pack that fails: the card alone, with the seed's warning).
+    const task = await loadTask(this.loader, claim.memoryId, turn.signal);
+    if (task.ok) this.records.loaded(record, task.card, task.warning);
+    else this.records.abandon(record, task.reason);
+    if (!task.ok || turn.signal.aborted) return this.records.endWithoutCompletion(record, lossOf(), task.ok ? 'interrupted before the turn started' : null);
     let space: TaskWorkspace | null = null;
     try {
       space = (await this.deps.workspace?.open(claim)) ?? null;
     } catch (error) {
       return this.records.abandon(record, errorText(error));
     }
-    const outcome = await this.runTurn(claim, record, task, turn.signal, space?.cwd ?? this.deps.settings.root);
+    const { settings, log } = this.deps;
+    this.records.update(record, { state: 'running' });
+    const onPhase = (phase: string) => this.records.update(record, { phase });
+    const outcome = await runTaskTurn(this.deps.turns, {
+      claim,
+      title: record.title ?? claim.memoryId,
+      task,
+      cwd: space?.cwd ?? settings.root,
+      signal: turn.signal,
+      settings,
+      log,
+      onPhase,
+    });
+    if (outcome.usage) this.records.update(record, { tokens: { input: outcome.usage.tokensIn, output: outcome.usage.tokensOut } });
     const loss = lossOf();
     if (loss || outcome.result.status === 'canceled') {
       await space?.discard();
@@ -379,77 +394,15 @@ export class ExecutorSession {
     await this.finish(claim, record, task.card, outcome, space);
   }
 
-  /** The card, then its pack (a pack that fails: the card alone, with the seed's warning). Null: abandoned. */
-  private async loadTask(claim: ClaimedTask, record: SechroomTurnRecord, signal: AbortSignal): Promise<{ card: TaskCard; pack: LoadedPack | null } | null> {
-    const loaded = await loadTask(this.loader, claim.memoryId, signal);
-    if (!loaded.ok) {
-      this.records.abandon(record, loaded.reason);
-      return null;
-    }
-    const { card, pack, warning } = loaded;
-    const warnings = warning ? [...record.warnings, warning] : record.warnings;
-    this.records.update(record, { title: taskTitle(card), decompositionId: record.decompositionId ?? card.decompositionId ?? null, warnings });
-    return { card, pack };
-  }
-
-  private async runTurn(claim: ClaimedTask, record: SechroomTurnRecord, task: { card: TaskCard; pack: LoadedPack | null }, signal: AbortSignal, cwd: string) {
-    const { settings } = this.deps;
-    const details: TurnDetail[] = [];
-    let usage: TurnUsage | null = null;
-    const tools = new CloseoutCollector((signal: LifecycleSignal) => {
-      details.push({ kind: 'Parsed', text: `phase:${signal.phase}:${signal.status}` });
-      this.deps.log.info(`lifecycle ${signal.phase}:${signal.status} — ${signal.summary}`);
-      this.records.update(record, { phase: `${signal.phase}:${signal.status}` });
-    });
-    this.records.update(record, { state: 'running' });
-    let result: TurnOutcome;
-    try {
-      result = await this.deps.turns.run({
-        taskId: claim.memoryId,
-        leaseId: claim.leaseId,
-        title: record.title ?? claim.memoryId,
-        instructions: taskInstructions(task.card, task.pack),
-        input: BEGIN_TURN_TEXT,
-        tools,
-        cwd,
-        model: settings.model ?? null,
-        sandbox: settings.sandbox,
-        turnTimeoutMs: settings.turnTimeoutSeconds * 1000,
-        resumeTurnTimeoutMs: settings.resumeTurnTimeoutSeconds * 1000,
-        signal,
-        onDetail: (detail) => details.push(detail),
-        onUsage: (u) => {
-          usage = u;
-        },
-      });
-    } catch (error) {
-      result = { status: 'crashed', reason: errorText(error) };
-    }
-    if (signal.aborted && result.status !== 'canceled') result = { status: 'canceled', reason: errorText(signal.reason) };
-    const finalUsage: TurnUsage | null = result.status === 'completed' ? (result.usage ?? usage) : usage;
-    if (finalUsage) this.records.update(record, { tokens: { input: finalUsage.tokensIn, output: finalUsage.tokensOut } });
-    return { result, tools, details, usage: finalUsage };
-  }
-
-  private async finish(
-    claim: ClaimedTask,
-    record: SechroomTurnRecord,
-    card: TaskCard,
-    turn: Awaited<ReturnType<ExecutorSession['runTurn']>>,
-    space: TaskWorkspace | null,
-  ): Promise<void> {
+  private async finish(claim: ClaimedTask, record: SechroomTurnRecord, card: TaskCard, turn: TaskTurn, space: TaskWorkspace | null): Promise<void> {
     const packet = turn.tools.closeout;
     const end = turnEnd({ claim, instanceId: this.instanceId, settings: this.deps.settings, card, decompositionId: record.decompositionId, packet, ...turn });
     if (end.kind === 'abandon') {
       await space?.discard();
       return this.records.abandon(record, end.reason);
     }
-    if (space && end.completion.kind === 'complete') {
-      // Delivery for every verdict, as the seed's; its note ends the completion text.
-      const git = await space.deliver({ verdict: end.verdict, title: taskTitle(card) });
-      end.completion.input.text += completionSuffix(git.note);
-      this.records.update(record, { git });
-    }
+    const git = await deliverCompleted(space, end, taskTitle(card));
+    if (git) this.records.update(record, { git });
     await this.deps.outbox.enqueue(end.completion);
     this.records.update(record, { state: 'completing', verdict: end.verdict, summary: packet?.summary ?? null });
     if (end.telemetry) await this.deps.outbox.enqueue(end.telemetry);

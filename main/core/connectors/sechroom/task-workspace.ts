@@ -1,6 +1,8 @@
 import type { DeliveryRecord } from '../../../../shared/delivery';
 import type { Verdict } from '../../../../shared/protocol/sechroom';
+import { completionSuffix } from '../../delivery/delivery-texts';
 import type { ClaimedTask } from './claim-path';
+import type { TurnEnd } from './completion';
 
 /*
  * Where a claimed task's turn works, and what happens to its changes (issue 19): the host
@@ -20,4 +22,19 @@ export interface TaskWorkspace {
 export interface TaskWorkspacePort {
   /** After the card loaded; throws when the task cannot run (the task is abandoned with the message). */
   open(claim: ClaimedTask): Promise<TaskWorkspace>;
+}
+
+/**
+ * A completed turn's work delivered from its workspace, for every verdict as the seed's; the
+ * delivery's note ends the completion text. Null: no workspace (the turn ran in the root).
+ */
+export async function deliverCompleted(
+  space: TaskWorkspace | null,
+  end: Extract<TurnEnd, { kind: 'complete' }>,
+  title: string,
+): Promise<DeliveryRecord | null> {
+  if (!space || end.completion.kind !== 'complete') return null;
+  const git = await space.deliver({ verdict: end.verdict, title });
+  end.completion.input.text += completionSuffix(git.note);
+  return git;
 }

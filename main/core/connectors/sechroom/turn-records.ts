@@ -1,10 +1,11 @@
 import type { DeliveryRecord } from '../../../../shared/delivery';
-import type { Verdict } from '../../../../shared/protocol/sechroom';
+import type { TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
 import type { TurnView } from '../../../../shared/turns';
 import type { Clock, Logger } from '../../ports';
 import type { ClaimedTask } from './claim-path';
 import type { InflightNote } from './inflight-journal';
 import type { LeaseLoss } from './lease-keeper';
+import { taskTitle } from './prompt';
 import type { OutboxDelivery } from './sechroom-outbox';
 
 export type TurnRecordState = 'claimed' | 'running' | 'completing' | 'completed' | 'abandoned' | 'canceled' | 'rejected';
@@ -89,6 +90,12 @@ export class TurnRecords {
     Object.assign(record, patch);
     if (patch.state && SETTLED.includes(patch.state) && record.endedAt === null) record.endedAt = this.now();
     this.deps.onTurn?.(copy(record));
+  }
+
+  /** The task's card loaded: its title and decomposition, and the loader's warning (a pack that failed). */
+  loaded(record: SechroomTurnRecord, card: TaskCard, warning: string | null): void {
+    const warnings = warning ? [...record.warnings, warning] : record.warnings;
+    this.update(record, { title: taskTitle(card), decompositionId: record.decompositionId ?? card.decompositionId ?? null, warnings });
   }
 
   /** The seed's ABANDONED line, in the log and in the turn's record; the lease is left to expire. */
