@@ -27,6 +27,7 @@ import type { MachineSlots } from './machine-slots';
 import { SerialClaimLoop } from './serial-claim-loop';
 import { RuntimeGate } from './runtime-gate';
 import type { RunOneOutcome, RunnerSession } from './session';
+import { SessionEvents } from './session-events';
 
 export interface RostSessionDeps {
   profile: Profile;
@@ -80,7 +81,7 @@ export class RostSession implements RunnerSession {
   private readonly pauseState: PauseState;
   private readonly launcher: UnitLauncher;
   private readonly loop: ClaimStrategy;
-  private readonly beatListeners = new Set<() => void>();
+  private readonly events: SessionEvents;
   private readonly runtimes: RuntimeGate;
   private active = 0;
   private undeliveredCount = 0;
@@ -88,11 +89,11 @@ export class RostSession implements RunnerSession {
   private draining = false;
   private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private started = false;
-  private lastStatusJson = '';
   private name: string;
 
   constructor(private readonly deps: RostSessionDeps) {
     this.name = deps.profile.name;
+    this.events = new SessionEvents({ profile: deps.profile.id, emit: (event) => deps.emit(event), onChange: () => deps.onChange() });
     this.runtimes = new RuntimeGate(deps.capabilities, deps.breaker, deps.settings, deps.log);
     const log = deps.log;
     const random = deps.random ? { random: deps.random } : {};
@@ -108,7 +109,7 @@ export class RostSession implements RunnerSession {
       onBeat: () => {
         this.launcher.resumeDelivery();
         this.loop.heartbeat();
-        for (const listener of this.beatListeners) listener();
+        this.events.beat();
       },
     });
     this.identityKeeper = new IdentityKeeper({
@@ -346,8 +347,7 @@ export class RostSession implements RunnerSession {
   }
 
   onHeartbeat(listener: () => void): () => void {
-    this.beatListeners.add(listener);
-    return () => this.beatListeners.delete(listener);
+    return this.events.onHeartbeat(listener);
   }
 
   status(): RunnerStatus {
@@ -437,13 +437,6 @@ export class RostSession implements RunnerSession {
   /** Every change of state: the claim loop looks again, the window and the registry hear of it. */
   private changed(): void {
     this.loop.nudge();
-    const snapshot = this.snapshot();
-    this.deps.emit({ event: 'runner:snapshot', payload: snapshot });
-    const json = JSON.stringify(snapshot.status);
-    if (json !== this.lastStatusJson) {
-      this.lastStatusJson = json;
-      this.deps.emit({ event: 'runner:status', payload: { ...snapshot.status, profile: this.deps.profile.id } });
-    }
-    this.deps.onChange();
+    this.events.changed(this.snapshot());
   }
 }

@@ -21,6 +21,7 @@ import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } fr
 import { SechroomSignIn } from './sechroom-sign-in';
 import { sechroomStatus } from './sechroom-status';
 import type { RunOneOutcome, RunnerSession } from './session';
+import { SessionEvents } from './session-events';
 
 /** What one Sechroom profile's turns run on: built by the host for its settings. */
 export interface SechroomPlumbing {
@@ -71,16 +72,16 @@ export class SechroomSession implements RunnerSession {
   private last: SechroomSessionSnapshot | null = null;
   private readonly turnIds = new Set<string>();
   private readonly idleWaiters = new Set<() => void>();
-  private readonly beatListeners = new Set<() => void>();
+  private readonly events: SessionEvents;
   private started = false;
   private readonly pauseState: PauseState;
   private holding = false;
   private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private name: string;
-  private lastStatusJson = '';
 
   constructor(private readonly deps: SechroomSessionDeps) {
     this.name = deps.profile.name;
+    this.events = new SessionEvents({ profile: deps.profile.id, emit: (event) => deps.emit(event), onChange: () => deps.onChange() });
     this.pauseState = new PauseState({
       clock: deps.clock,
       log: deps.log,
@@ -288,8 +289,7 @@ export class SechroomSession implements RunnerSession {
   }
 
   onHeartbeat(listener: () => void): () => void {
-    this.beatListeners.add(listener);
-    return () => this.beatListeners.delete(listener);
+    return this.events.onHeartbeat(listener);
   }
 
   status(): RunnerStatus {
@@ -370,7 +370,7 @@ export class SechroomSession implements RunnerSession {
       else {
         const wasLive = this.last?.status.state === 'live';
         this.last = event.snapshot;
-        if (event.snapshot.status.state === 'live' && !wasLive) this.beatListeners.forEach((listener) => listener());
+        if (event.snapshot.status.state === 'live' && !wasLive) this.events.beat();
         this.changed();
       }
     });
@@ -418,13 +418,6 @@ export class SechroomSession implements RunnerSession {
   }
 
   private changed(): void {
-    const snapshot = this.snapshot();
-    this.deps.emit({ event: 'runner:snapshot', payload: snapshot });
-    const json = JSON.stringify(snapshot.status);
-    if (json !== this.lastStatusJson) {
-      this.lastStatusJson = json;
-      this.deps.emit({ event: 'runner:status', payload: { ...snapshot.status, profile: this.deps.profile.id } });
-    }
-    this.deps.onChange();
+    this.events.changed(this.snapshot());
   }
 }
