@@ -1,8 +1,5 @@
-import { mkdir, readFile, rename } from 'node:fs/promises';
-import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { describeZodError } from '../../../shared/result';
+import { readJsonFile, setAside, writePrivateFile } from '../json-file';
 
 /**
  * The runner's own state (not preferences): who this machine is to the control plane
@@ -53,22 +50,13 @@ export class RunnerStateStore {
 
   /** Loads the file; a damaged one is set aside (never silently lost) and reported. */
   async load(): Promise<{ warning: string | null }> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { warning: null };
-      throw error;
+    const read = await readJsonFile(this.file, RunnerStateSchema);
+    if (read.kind === 'damaged') {
+      const aside = await setAside(this.file);
+      this.state = EMPTY;
+      return { warning: `The runner state file was damaged (${read.why}); it was kept as ${aside} and this machine starts unpaired.` };
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      return this.setAside('it is not JSON');
-    }
-    const parsed = RunnerStateSchema.safeParse(raw);
-    if (!parsed.success) return this.setAside(describeZodError(parsed.error));
-    this.state = parsed.data;
+    if (read.kind === 'ok') this.state = read.value;
     return { warning: null };
   }
 
@@ -80,19 +68,7 @@ export class RunnerStateStore {
     this.state = RunnerStateSchema.parse(change(this.state));
     const snapshot = this.state;
     // Writes are serialized so the last state always lands last.
-    this.writing = this.writing.then(() => this.write(snapshot));
+    this.writing = this.writing.then(() => writePrivateFile(this.file, `${JSON.stringify(snapshot, null, 2)}\n`));
     return this.writing;
-  }
-
-  private async write(state: RunnerState): Promise<void> {
-    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  }
-
-  private async setAside(why: string): Promise<{ warning: string }> {
-    const aside = `${this.file}.damaged-${Date.now()}`;
-    await rename(this.file, aside);
-    this.state = EMPTY;
-    return { warning: `The runner state file was damaged (${why}); it was kept as ${aside} and this machine starts unpaired.` };
   }
 }

@@ -1,10 +1,9 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { errorText } from '../../../shared/errors';
 import { DEFAULT_PROFILE_ID, MAX_PROFILES, ProfileSchema, type Profile } from '../../../shared/profiles';
-import { describeZodError } from '../../../shared/result';
+import { readJsonFile, writePrivateFile } from '../json-file';
 import { runnerAccount } from '../secrets/secret-store';
 
 export const PROFILES_FILE = 'profiles.json';
@@ -52,32 +51,19 @@ export class ProfileStore {
 
   /** Reads the list; null when there is none yet (a fresh or single-runner data folder). Throws with a clear message when it is damaged. */
   async load(): Promise<readonly Profile[] | null> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const read = await readJsonFile(this.file, ProfilesDocumentSchema).catch((error: unknown) => {
       throw new Error(`The profiles file ${this.file} could not be read: ${errorText(error)}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new Error(`The profiles file ${this.file} is not JSON.`);
-    }
-    const parsed = ProfilesDocumentSchema.safeParse(json);
-    if (!parsed.success) throw new Error(`The profiles file ${this.file} is not valid: ${describeZodError(parsed.error)}`);
-    this.list = parsed.data.profiles;
+    });
+    if (read.kind === 'missing') return null;
+    if (read.kind === 'damaged') throw new Error(`The profiles file ${this.file} is not valid: ${read.why}`);
+    this.list = read.value.profiles;
     return this.list;
   }
 
   async save(list: readonly Profile[]): Promise<void> {
     const doc = ProfilesDocumentSchema.parse({ version: 1, profiles: list });
     this.list = doc.profiles;
-    const write = this.writing.then(async () => {
-      await mkdir(this.dataDir, { recursive: true });
-      await writeFileAtomic(this.file, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
-    });
+    const write = this.writing.then(() => writePrivateFile(this.file, `${JSON.stringify(doc, null, 2)}\n`));
     this.writing = write.catch(() => undefined);
     await write;
   }

@@ -1,8 +1,5 @@
-import { mkdir, readFile, rename } from 'node:fs/promises';
-import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { describeZodError } from '../../../shared/result';
+import { readJsonFile, setAside, writePrivateFile } from '../json-file';
 import { RateLimitReadingSchema, type RateLimitReading, type TokenTotals } from '../../../shared/usage';
 
 /**
@@ -52,22 +49,13 @@ export class UsageBook {
   constructor(readonly file: string) {}
 
   async load(): Promise<{ warning: string | null }> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { warning: null };
-      throw error;
+    const read = await readJsonFile(this.file, FileSchema);
+    if (read.kind === 'damaged') {
+      const aside = await setAside(this.file);
+      this.accounts = new Map();
+      return { warning: `The usage file was damaged (${read.why}); it was kept as ${aside} and usage starts afresh.` };
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      return this.setAside('it is not JSON');
-    }
-    const parsed = FileSchema.safeParse(raw);
-    if (!parsed.success) return this.setAside(describeZodError(parsed.error));
-    this.accounts = new Map(Object.entries(parsed.data.accounts));
+    if (read.kind === 'ok') this.accounts = new Map(Object.entries(read.value.accounts));
     return { warning: null };
   }
 
@@ -113,24 +101,12 @@ export class UsageBook {
   /** Serialized writes: the last state always lands last. */
   save(): Promise<void> {
     const snapshot = JSON.stringify({ version: 1, accounts: Object.fromEntries(this.accounts) });
-    this.writing = this.writing
-      .then(async () => {
-        await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-        await writeFileAtomic(this.file, `${snapshot}\n`, { mode: 0o600 });
-      })
-      .catch(() => undefined);
+    this.writing = this.writing.then(() => writePrivateFile(this.file, `${snapshot}\n`)).catch(() => undefined);
     return this.writing;
   }
 
   flush(): Promise<void> {
     return this.writing;
-  }
-
-  private async setAside(why: string): Promise<{ warning: string }> {
-    const aside = `${this.file}.damaged-${Date.now()}`;
-    await rename(this.file, aside);
-    this.accounts = new Map();
-    return { warning: `The usage file was damaged (${why}); it was kept as ${aside} and usage starts afresh.` };
   }
 }
 
