@@ -1,35 +1,27 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { HostEvent } from '../../../shared/contract';
-import type { FetchLike } from '../connectors/http-json';
 import { GitWorkspaces, SechroomCodexTurns } from '../connectors/sechroom/delivery-wiring';
 import type { SechroomUsage } from '../connectors/sechroom/usage-account';
 import { GitDelivery } from '../delivery/git-delivery';
 import type { LocalRuntimeExecutor } from '../exec/executor';
-import type { Clock, Logger } from '../ports';
+import type { Logger } from '../ports';
 import type { OpenSecretStoreResult } from '../secrets/open-secret-store';
-import type { TurnRegistry } from '../work/turn-registry';
 import type { Profile } from '../../../shared/profiles';
 import { OAuthTokenSource, sechroomOAuthClient, StaticTokenSource } from '../connectors/sechroom/sechroom-auth';
 import { workLayerAccessFromEnv, type WorkLayerOperatorDeps } from '../operator/work-layer-operator';
 import type { SessionContext } from './open-profile';
 import { profileDir } from './profile-store';
 import { loadSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
-import { SechroomSession, type SechroomPlumbing } from './sechroom-session';
+import { SechroomSession, type SechroomPlumbing, type SechroomSessionDeps } from './sechroom-session';
 import { SECHROOM_OAUTH_CLIENT_ID, sechroomAccountOf } from './sechroom-sign-in';
 
-export interface SechroomHostDeps {
+/** What every Sechroom session of the host shares (passed on to each as it is), and what the host needs for their plumbing. */
+export interface SechroomHostDeps extends Pick<
+  SechroomSessionDeps,
+  'clock' | 'log' | 'random' | 'registry' | 'emit' | 'onChange' | 'registerSecret' | 'knownSecrets' | 'fetch' | 'autoClaim'
+> {
   dataDir: string;
-  clock: Clock;
-  log: Logger;
-  random?: () => number;
-  registry: TurnRegistry;
-  emit(event: HostEvent): void;
-  onChange(): void;
   secrets: OpenSecretStoreResult;
-  registerSecret(secret: string): void;
-  knownSecrets(): readonly string[];
-  fetch?: FetchLike;
   /** This process's environment: SECHROOM_TOKEN, CODEX_BIN, HOME. */
   env: Readonly<Record<string, string | undefined>>;
   /** Extra env for runtime processes (tests point codex at a stub). */
@@ -40,7 +32,6 @@ export interface SechroomHostDeps {
   /** The shared usage accounts at an instance's own `--usage-reserve`. */
   usageFor?(reservePercent: number): SechroomUsage;
   appVersion: string;
-  autoClaim: boolean;
   /** Settings a profile starts with (headless flags, a fleet import), saved over its stored ones. */
   initial: Readonly<Record<string, SechroomProfileConfig>>;
 }
