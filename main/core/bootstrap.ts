@@ -267,7 +267,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     runtimeEnv: options.runtimeEnv ?? {},
     executor: localExecutor,
     codexPath: async () => (await capabilities.get()).codex.path ?? null,
-    usageFor: (reservePercent) => sechroomUsage(usage.service, reservePercent),
+    usageFor: (reservePercent, alias) => sechroomUsage(usage.service, reservePercent, alias),
     appVersion: options.appVersion,
     autoClaim: options.workAutoClaim !== false,
     initial: options.sechroomProfiles ?? {},

@@ -203,7 +203,7 @@ describe.sequential('Sechroom executor session with the real codex app-server', 
       reservePercent: () => 0,
       alertThresholds: () => [],
     });
-    const usage = sechroomUsage(service, r.settings().usageReservePercent);
+    const usage = sechroomUsage(service, r.settings().usageReservePercent, () => 'default');
     const { turns } = turnsFor(r, { onRateLimits: usage.onRateLimits, onTurnEnded: usage.onTurnEnded });
     const { session, states } = await r.session({ turns, admission: usage.admission });
     const done = session.run();

@@ -4,7 +4,6 @@ import { GitWorkspaces, SechroomCodexTurns } from '../connectors/sechroom/delive
 import type { SechroomUsage } from '../connectors/sechroom/usage-account';
 import { GitDelivery } from '../delivery/git-delivery';
 import type { LocalRuntimeExecutor } from '../exec/executor';
-import type { Logger } from '../ports';
 import type { OpenSecretStoreResult } from '../secrets/open-secret-store';
 import type { Profile } from '../../../shared/profiles';
 import { OAuthTokenSource, sechroomOAuthClient, StaticTokenSource } from '../connectors/sechroom/sechroom-auth';
@@ -29,8 +28,8 @@ export interface SechroomHostDeps extends Pick<
   executor: Pick<LocalRuntimeExecutor, 'codexAppServerLaunch'>;
   /** The detected codex (when neither the instance's codexBin nor CODEX_BIN says which). */
   codexPath(): Promise<string | null>;
-  /** The shared usage accounts at an instance's own `--usage-reserve`. */
-  usageFor?(reservePercent: number): SechroomUsage;
+  /** The shared usage accounts at an instance's own `--usage-reserve`, on the profile's own model account alias. */
+  usageFor?(reservePercent: number, alias: () => string): SechroomUsage;
   appVersion: string;
   /** Settings a profile starts with (headless flags, a fleet import), saved over its stored ones. */
   initial: Readonly<Record<string, SechroomProfileConfig>>;
@@ -79,15 +78,15 @@ export class SechroomHost {
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
       envToken: deps.env.SECHROOM_TOKEN?.trim() || null,
       ...(deps.initial[context.profile.id] ? { initial: deps.initial[context.profile.id]! } : {}),
-      plumbing: (config) => this.plumbing(config, context.log),
+      plumbing: (config) => this.plumbing(config, context),
       autoClaim: deps.autoClaim,
     });
   };
 
-  private plumbing(config: SechroomProfileConfig, log: Logger): SechroomPlumbing {
+  private plumbing(config: SechroomProfileConfig, { log, settings }: SessionContext): SechroomPlumbing {
     const { deps } = this;
     const root = config.instance.root;
-    const usage = deps.usageFor?.(config.instance.usageReservePercent);
+    const usage = deps.usageFor?.(config.instance.usageReservePercent, () => settings.get().modelAccountAlias);
     const workspaces = config.deliver ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, log }) : null;
     const turns = new SechroomCodexTurns({
       launch: async (launch) => {
