@@ -11,8 +11,8 @@ export type SharedSessionDeps = Omit<
   RostSessionDeps,
   'profile' | 'dir' | 'log' | 'settings' | 'accountState' | 'account' | 'state' | 'executor' | 'admission' | 'claimsDeferred' | 'operatorPairingStart'
 > & {
-  usage: Pick<UsageWiring, 'executorFor' | 'admissionFor' | 'claimsDeferredFor' | 'accountState'>;
-  /** The profile whose model account state the usage accounts measure (the main profile). */
+  usage: Pick<UsageWiring, 'executorFor' | 'admissionFor' | 'claimsDeferredFor' | 'accountState' | 'accountStateFor'>;
+  /** The main profile: its model account state setting may come from an env variable. */
   mainProfile: string;
   /** The signed-in operator's `runner.pairing.start`, for the control plane it signed in to. */
   operator: { controlPlaneUrl(): string; runnerPairingStart(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null> };
@@ -33,7 +33,8 @@ export function rostSessionFactory(shared: SharedSessionDeps): (context: Session
         const s = settings.get();
         return { ...s, maxSessions: Math.min(s.maxSessions, MAX_SESSIONS_LIMIT) };
       },
-      accountState: () => (profile.id === mainProfile ? usage.accountState() : settings.get().modelAccountState),
+      // The main profile's state may come from an env variable; every profile's is measured on its own alias.
+      accountState: profile.id === mainProfile ? () => usage.accountState() : usage.accountStateFor(() => settings.get()),
       account: (url) => profileSecretAccount(profile.id, url),
       // One usage account per alias, shared by every profile that uses it.
       executor: usage.executorFor(() => settings.get().modelAccountAlias),

@@ -34,6 +34,7 @@ export interface UsageWiringOptions {
 
 /** What admission looks at of a profile: its runtime preference and its model account alias. */
 export type AdmissionSettings = Pick<Settings, 'runtime' | 'modelAccountAlias'>;
+type AccountStateSettings = AdmissionSettings & Pick<Settings, 'modelAccountState'>;
 
 export interface UsageWiring {
   service: UsageService;
@@ -41,8 +42,10 @@ export interface UsageWiring {
   executorFor(alias: () => string): UnitExecutor;
   /** A profile's claim admission: the accounts of its own alias, for the runtimes it claims with. */
   admissionFor(settings: () => AdmissionSettings): ClaimAdmission;
-  /** The main profile's heartbeat model account state: the setting when it overrides, else the measured one. */
+  /** The main profile's heartbeat model account state: the setting when it (or its env variable) overrides, else the measured one. */
   accountState(): string;
+  /** Another profile's: its own setting when set, else its own alias's measured state. */
+  accountStateFor(settings: () => AccountStateSettings): () => string;
   /** Why a profile's claims wait, for its status line, or null when they do not. */
   claimsDeferredFor(settings: () => AdmissionSettings): () => string | null;
   start(): Promise<void>;
@@ -83,6 +86,19 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
     return choice.ok ? choice.runtime : null;
   };
 
+  /** The heartbeat's model account state: the setting when it overrides, else the measured one of the profile's alias. */
+  const accountState = (s: AccountStateSettings, overridden: boolean): string => {
+    const stored = s.modelAccountState;
+    if (overridden || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
+    const runtime = claimRuntime(s);
+    if (!runtime) return stored;
+    const alias = s.modelAccountAlias;
+    const state = service.heartbeatState(runtime, alias);
+    // With `auto`, a deferred other runtime is worth saying too (the state is ≤ 80 characters).
+    const other = claimRuntimes(s).find((r) => r !== runtime && !admits(s)(r));
+    return other ? `${state}; ${other} ${service.heartbeatState(other, alias)}`.slice(0, 80) : state;
+  };
+
   return {
     service,
     executorFor: (alias) => new MeteredExecutor(options.executor, service, alias),
@@ -97,18 +113,8 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
       admits: (runtime) => admits(settings())(runtime),
       onChange: (listener) => service.onChange(listener),
     }),
-    accountState: () => {
-      const s = options.settings();
-      const stored = s.modelAccountState;
-      if (options.stateOverridden() || stored !== DEFAULT_MODEL_ACCOUNT_STATE) return stored;
-      const runtime = claimRuntime(s);
-      if (!runtime) return stored;
-      const alias = s.modelAccountAlias;
-      const state = service.heartbeatState(runtime, alias);
-      // With `auto`, a deferred other runtime is worth saying too (the state is ≤ 80 characters).
-      const other = claimRuntimes(s).find((r) => r !== runtime && !admits(s)(r));
-      return other ? `${state}; ${other} ${service.heartbeatState(other, alias)}`.slice(0, 80) : state;
-    },
+    accountState: () => accountState(options.settings(), options.stateOverridden()),
+    accountStateFor: (settings) => () => accountState(settings(), false),
     claimsDeferredFor: (settings) => () => {
       const s = settings();
       const runtime = claimRuntime(s);

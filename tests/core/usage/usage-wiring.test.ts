@@ -151,6 +151,10 @@ describe('usage wiring', () => {
     // The main profile's alias (default) was not touched either.
     expect(w.admissionFor(() => ({ ...settings, runtime: 'codex' })).allowsClaim()).toBe(true);
     expect(w.service.snapshot().accounts.map((a) => [a.key, a.admission.state])).toEqual([['codex:team-b', 'deferred']]);
+    // Each profile's heartbeat says its own account's state.
+    expect(w.accountStateFor(() => teamB)()).toMatch(/^reserve reached until /);
+    expect(w.accountStateFor(() => teamA)()).toBe('unknown');
+    expect(w.accountStateFor(() => ({ ...teamB, modelAccountState: 'shared team plan' }))()).toBe('shared team plan');
     await w.stop();
   });
 });
