@@ -1,6 +1,7 @@
 /**
- * The parent-death watch: on Linux and macOS every runtime is started through a tiny
- * launcher (this process's own Node, running the script below) that holds one end of a
+ * The parent-death watch: on Linux and macOS every runtime outside bubblewrap is started
+ * through a tiny launcher (this process's own Node, running the script below; bubblewrap
+ * has its own watch, see isolation/bubblewrap.ts) that holds one end of a
  * pipe from the host on fd 3. When the host dies, however it dies (kill -9 included),
  * the pipe closes; the launcher then stops its whole process group (SIGTERM, then
  * SIGKILL after a grace period) so no agent keeps running without a host to report to.
