@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import { processStartToken } from '../../main/core/exec/process-start';
-import { isRunning } from '../../main/core/exec/process-tree';
+import { isRunning, snapshotProcesses } from '../../main/core/exec/process-tree';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
 
@@ -137,6 +137,36 @@ describe('no orphaned agents', () => {
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
     await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 10_000, since: 0 });
     expect(emu!.admin.listResults({ unit_id: run.unitId })).toMatchObject([{ status: 'failed', summary: 'runner restarted' }]);
+  }, 60_000);
+
+  it('kill -9 while the start call is under way: the runtime started beside it dies with the host, and the unit is reported once', async () => {
+    h = await pairedDataDir();
+    // The start call is held: the runtime process begins beside it and waits for its prompt.
+    emu!.admin.addFault({ route: '/api/runner/turn-executions/*/start', latency_ms: 60_000, remaining: 1 });
+    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu!.url, FAKE], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
+    const launcher = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const m = /^(spawned|running) (\S+) (\d+)$/.exec(line);
+        if (!m || m[2] !== unit.id) return;
+        if (m[1] === 'spawned') resolve(Number(m[3]));
+        else reject(new Error('the unit ran before its start was answered'));
+      });
+      child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
+    });
+    pids.push(launcher);
+    const group = (await snapshotProcesses()).filter((p) => p.pgid === launcher && !p.zombie).map((p) => p.pid);
+    expect(group.length).toBeGreaterThanOrEqual(2); // the launcher and the runtime waiting for its prompt
+    pids.push(...group);
+    await kill9(child);
+    expect(await gone(group)).toEqual([]);
+
+    await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
+    await explained(
+      emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === unit.id, { timeoutMs: 40_000, since: 0 }),
+      unit.id,
+    );
+    expect(emu!.admin.listResults({ unit_id: unit.id })).toMatchObject([{ status: 'failed', summary: 'runner restarted' }]);
   }, 60_000);
 
   it('without the watch, the restart stops the recorded process group that is still the same process, and no other', async () => {

@@ -18,6 +18,8 @@ export interface ChildSpec {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed (the prompt: never argv). Without it stdin is closed at once. */
   stdin?: string;
+  /** stdin is written only once this resolves true; false stops the process as canceled (see ExecutionRequest.startAccepted). */
+  stdinWhen?: Promise<boolean>;
   timeoutMs: number;
   signal: AbortSignal;
   killGraceMs: number;
@@ -156,11 +158,8 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     return { ...base, endedBy: 'spawn_error', spawnError: spawnError ?? Object.assign(new Error('no pid'), { code: 'ESPAWN' }) };
   }
   const pid = child.pid;
-  if (spec.stdin !== undefined && child.stdin) {
-    // A runtime that exits without reading all of it closes the pipe: EPIPE is its business.
-    child.stdin.on('error', (error) => spec.log.debug('runtime stdin closed early', { error: error.message }));
-    child.stdin.end(spec.stdin, 'utf8');
-  }
+  // A runtime that exits without reading all of it closes the pipe: EPIPE is its business.
+  child.stdin?.on('error', (error) => spec.log.debug('runtime stdin closed early', { error: error.message }));
   if (lifeline) {
     // Through the launcher, the runtime has started only when the launcher says so.
     const started = await launcherStart(lifeline, exited, spec.clock);
@@ -180,6 +179,11 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   const onAbort = () => wake('canceled');
   spec.signal.addEventListener('abort', onAbort, { once: true });
   if (spec.signal.aborted) onAbort();
+  const writeStdin = () => {
+    if (spec.stdin !== undefined) child.stdin?.end(spec.stdin, 'utf8');
+  };
+  if (!spec.stdinWhen) writeStdin();
+  else void spec.stdinWhen.then((go) => (go ? writeStdin() : wake('canceled')));
 
   let endedBy: ChildEnd = 'exit';
   let stopLatencyMs: number | undefined;

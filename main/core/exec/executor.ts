@@ -196,6 +196,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         `The unit's prompt is ${promptBytes} bytes; a unit's prompt may be at most ${UNIT_PROMPT_MAX_BYTES} bytes (1 MiB). Nothing was run.`,
       );
     }
+    // The control plane refused the start: nothing ran (or what started never had its prompt).
+    const notStarted = (): ExecutionOutcome => ({ ...failEarly('spawn_error', 'the control plane refused the start'), status: 'canceled', reason: 'canceled' });
     const mcpProblem = request.mcp ? mcpUrlProblem(request.mcp.serverUrl) : null;
     if (mcpProblem) return failEarly('spawn_error', `The unit's MCP URL was refused: ${mcpProblem}. Nothing was run.`);
 
@@ -206,6 +208,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         const server = await this.appServers.forTurn(request.binary, request.env ?? {}, request.knownSecrets);
         // The turn's folder lives in its server's folder: the server's sandbox can write there.
         turn = await createTurnDir(server.dir, request.unitId);
+        if (!(await (request.startAccepted ?? true))) return notStarted();
         spawned = true;
         return await runCodexAppServer(request, turn.cwd, {
           pool: server.pool,
@@ -221,8 +224,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.activeDirs.add(turn.root);
       const prepared = await prepareTurn(this.turnContext(request, turn));
       const invocation = await this.invocation(request, turn, prepared);
-      const outcome = await this.run(request, turn, prepared, invocation, started, () => (spawned = true));
-      return outcome;
+      return (await this.run(request, turn, prepared, invocation, started, () => (spawned = true))) ?? notStarted();
     } catch (error) {
       const message = errorText(error);
       this.log.error('runtime turn failed in the runner', { unitId: request.unitId, error: redactText(message, secrets) });
@@ -268,7 +270,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     invocation: Invocation & { cwd: string },
     started: number,
     markSpawned: () => void,
-  ): Promise<ExecutionOutcome> {
+  ): Promise<ExecutionOutcome | null> {
     const secrets = request.knownSecrets;
     const stdout = new CappedBuffer(this.maxOutputBytes);
     const stderr = new CappedBuffer(this.maxOutputBytes);
@@ -298,6 +300,10 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     // whole namespace goes with it), so there the Node launcher's ~35 ms start is not paid.
     const watch = this.lifeline && sandboxed.level !== 'bubblewrap';
     const isolated = watch ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
+    // Started before the control plane took the unit only where it dies with this host (a
+    // crash before the running journal is down leaves nothing running), waiting for its prompt.
+    const early = request.startAccepted !== undefined && this.lifeline && invocation.stdin !== undefined;
+    if (request.startAccepted && !early && !(await request.startAccepted)) return null;
 
     let child: ChildResult;
     try {
@@ -307,6 +313,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         cwd: isolated.cwd,
         env: isolated.env,
         stdin: invocation.stdin,
+        ...(early ? { stdinWhen: request.startAccepted } : {}),
         timeoutMs: request.timeoutMs,
         signal: request.signal,
         killGraceMs: this.killGraceMs,

@@ -98,64 +98,42 @@ export class UnitRun {
     const choice = brain
       ? chooseRuntime(brain, deps.runtimePreference, ready)
       : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
-    await deps.recordRunning(choice.ok ? choice.runtime : null);
+    // What the turn needs is known before the start call: its folder, its sandboxed command
+    // and (where the runtime dies with this host) its process are made beside the journal
+    // and the start; the prompt waits for the control plane to take the start.
+    const plan = this.plan(packet, choice);
+    let accept: (taken: boolean) => void = () => undefined;
+    const startAccepted = new Promise<boolean>((resolve) => (accept = resolve));
+    const first = plan.ok ? this.execute(plan, plan.resume, startAccepted) : null;
+    void first?.catch(() => undefined); // awaited below; a rejection must not go unhandled meanwhile
+    let refused: UnitRunResult | null | undefined;
     try {
-      await deps.connector.start(deps.credentials, unit);
+      refused = await this.start(choice.ok ? choice.runtime : null);
     } catch (error) {
-      if (isConnectorError(error, 'unauthorized')) {
-        deps.onRevoked();
-        return null;
-      }
-      // As the seed: a refused start is logged and not reported (the server did not give us
-      // the unit to run, so a `failed` result would be a lie about a run that never was).
-      const message = redactText(errorText(error), deps.knownSecrets());
-      deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
-      return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
+      accept(false);
+      await first?.catch(() => undefined);
+      throw error;
     }
-
-    if (!packet.ok) return this.failed(packet.reason, null);
-    if (!choice.ok) return this.failed(choice.reason, null);
-    const runtime = choice.runtime;
-    const binary = deps.capabilities[runtime].path;
-    if (!binary) return this.failed(`${runtime} is not installed on this machine.`, runtime);
-
-    const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
-    let resumeSessionId = deps.resume.get(key);
-    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
-    if (mcpUrl && !mcpUrl.ok) return this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime);
+    accept(refused === undefined);
+    if (refused !== undefined) {
+      await first?.catch(() => undefined);
+      return refused;
+    }
+    if (!plan.ok) return plan.failure;
+    const { runtime, key } = plan;
+    let resumeSessionId = plan.resume;
     deps.patch({ phase: 'running', runtime });
-    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
     this.startLease();
-    const execute = (resume: string | null) =>
-      deps.executor.execute({
-        unitId: unit.id,
-        kind: unit.kind,
-        runtime,
-        binary,
-        prompt: composePrompt(unit.prompt, packet.packet),
-        mcp: unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null,
-        resumeSessionId: resume,
-        timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
-        signal: this.abort.signal,
-        ...(deps.env ? { env: deps.env } : {}),
-        knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
-        onSpawn: (pid) => {
-          deps.patch({ pid });
-          deps.onSpawn?.(pid);
-        },
-        onOutput: (tail) => deps.patch({ outputTail: tail }),
-        ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
-      });
     let outcome: ExecutionOutcome;
     try {
-      outcome = await execute(resumeSessionId);
+      outcome = await (first as Promise<ExecutionOutcome>);
       if (resumeSessionId && outcome.status === 'failed' && !this.abort.signal.aborted && isStaleResume(outcome)) {
         // claude no longer has that conversation (another machine, a cleaned folder): drop
         // the stale id and run the turn once as a fresh session.
         deps.log.warn('claude does not know the resume id; running the turn as a fresh session', { unit: unit.id });
         await deps.resume.forget(key).catch(() => undefined);
         resumeSessionId = null;
-        outcome = await execute(null);
+        outcome = await this.execute(plan, null);
       }
     } catch (error) {
       this.stopLease();
@@ -200,6 +178,66 @@ export class UnitRun {
         reason,
       },
     };
+  }
+
+  /** The journal note, then the start call. Undefined: the control plane took the start; else what to answer instead. */
+  private async start(runtime: 'claude' | 'codex' | null): Promise<UnitRunResult | null | undefined> {
+    const { deps, unit } = this;
+    await deps.recordRunning(runtime);
+    try {
+      await deps.connector.start(deps.credentials, unit);
+      return undefined;
+    } catch (error) {
+      if (isConnectorError(error, 'unauthorized')) {
+        deps.onRevoked();
+        return null;
+      }
+      // As the seed: a refused start is logged and not reported (the server did not give us
+      // the unit to run, so a `failed` result would be a lie about a run that never was).
+      const message = redactText(errorText(error), deps.knownSecrets());
+      deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
+      return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
+    }
+  }
+
+  /** The runtime, its binary, the resume id and the MCP address; or the failure to report once the start is taken. */
+  private plan(packet: ReturnType<typeof checkContextPacket>, choice: ReturnType<typeof chooseRuntime>): Plan {
+    const { deps, unit } = this;
+    if (!packet.ok) return { ok: false, failure: this.failed(packet.reason, null) };
+    if (!choice.ok) return { ok: false, failure: this.failed(choice.reason, null) };
+    const runtime = choice.runtime;
+    const binary = deps.capabilities[runtime].path;
+    if (!binary) return { ok: false, failure: this.failed(`${runtime} is not installed on this machine.`, runtime) };
+    const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
+    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
+    if (mcpUrl && !mcpUrl.ok) return { ok: false, failure: this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime) };
+    const mcp = unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null;
+    return { ok: true, runtime, binary, key, resume: deps.resume.get(key), mcp, prompt: composePrompt(unit.prompt, packet.packet) };
+  }
+
+  private execute(plan: Extract<Plan, { ok: true }>, resume: string | null, startAccepted?: Promise<boolean>): Promise<ExecutionOutcome> {
+    const { deps, unit } = this;
+    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
+    return deps.executor.execute({
+      unitId: unit.id,
+      kind: unit.kind,
+      runtime: plan.runtime,
+      binary: plan.binary,
+      prompt: plan.prompt,
+      mcp: plan.mcp,
+      resumeSessionId: resume,
+      timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
+      signal: this.abort.signal,
+      ...(deps.env ? { env: deps.env } : {}),
+      knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
+      ...(startAccepted ? { startAccepted } : {}),
+      onSpawn: (pid) => {
+        deps.patch({ pid });
+        deps.onSpawn?.(pid);
+      },
+      onOutput: (tail) => deps.patch({ outputTail: tail }),
+      ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
+    });
   }
 
   private failed(reason: string, runtime: 'claude' | 'codex' | null): UnitRunResult {
@@ -252,6 +290,18 @@ export class UnitRun {
     this.leaseTimer = null;
   }
 }
+
+type Plan =
+  | { ok: false; failure: UnitRunResult }
+  | {
+      ok: true;
+      runtime: 'claude' | 'codex';
+      binary: string;
+      key: string | null;
+      resume: string | null;
+      mcp: { serverUrl: string; token: string } | null;
+      prompt: string;
+    };
 
 /** claude's answer to a `--resume` id it has no conversation for. */
 function isStaleResume(outcome: ExecutionOutcome): boolean {
