@@ -231,10 +231,12 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       return failEarly(spawned ? 'runtime_error' : 'spawn_error', `runner error while running ${request.runtime}: ${message}`);
     } finally {
       if (turn) {
-        await removeTurnDir(turn.root).catch((error: unknown) =>
-          this.log.error('could not remove turn directory', { dir: turn?.root, error: errorText(error) }),
-        );
-        this.activeDirs.delete(turn.root);
+        const dir = turn.root;
+        const removal = removeTurnDir(dir)
+          .catch((error: unknown) => this.log.error('could not remove turn directory', { dir, error: errorText(error) }))
+          .finally(() => this.activeDirs.delete(dir));
+        if (request.cleanupLater) request.cleanupLater(removal);
+        else await removal;
       }
     }
   }

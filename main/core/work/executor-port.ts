@@ -39,6 +39,11 @@ export interface ExecutionRequest {
    * (a `canceled` outcome nobody reports). Absent: the start is already known to be taken.
    */
   startAccepted?: Promise<boolean>;
+  /**
+   * Given: `execute` resolves as soon as the outcome is known, and the turn folder is removed
+   * after (its removal, which never rejects, is handed here), so the result need not wait for it.
+   */
+  cleanupLater?(removal: Promise<void>): void;
   onSpawn?(pid: number): void;
   /** The redacted output tail, at most 4 times a second. */
   onOutput?(tail: string): void;

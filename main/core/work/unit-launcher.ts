@@ -321,6 +321,8 @@ export class UnitLauncher {
         run.releaseLease();
         this.turnDone(unit.id, slotFree);
       }
+      // The turn folder's removal and the resume cache's write went on beside the result.
+      await run.settled();
       // A note of the process still being written must land before the note is removed.
       await spawnNoted;
       await this.journal.clear(unit.id);

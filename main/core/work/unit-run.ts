@@ -60,6 +60,8 @@ export class UnitRun {
   /** Why the control plane no longer counts this unit as ours (e.g. `lease_expired`), if it said so. */
   private lost: string | null = null;
   private cancelReason: string | null = null;
+  /** What goes on after the outcome, beside the result: turn-folder removal, the resume cache's write. */
+  private readonly after: Promise<unknown>[] = [];
 
   constructor(
     private readonly unit: ClaimedWork,
@@ -73,6 +75,11 @@ export class UnitRun {
   /** Set when the control plane answered the lease with a cancel after the process ended. */
   get leaseLost(): string | null {
     return this.lost;
+  }
+
+  /** Resolves once the work after the outcome is done (it never rejects). */
+  async settled(): Promise<void> {
+    await Promise.all(this.after);
   }
 
   /** The result is delivered (or refused): the lease heartbeats stop. */
@@ -144,12 +151,14 @@ export class UnitRun {
     this.processEnded = true;
 
     if (key && runtime === 'claude') {
-      try {
-        if (outcome.status === 'succeeded' && outcome.sessionId) await deps.resume.remember(key, outcome.sessionId);
-        else if (outcome.status !== 'succeeded' && resumeSessionId) await deps.resume.forget(key);
-      } catch (error) {
-        deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) });
-      }
+      const update =
+        outcome.status === 'succeeded' && outcome.sessionId
+          ? deps.resume.remember(key, outcome.sessionId)
+          : outcome.status !== 'succeeded' && resumeSessionId
+            ? deps.resume.forget(key)
+            : null;
+      // The cache answers with the new id at once; its write to disk goes on beside the result.
+      if (update) this.after.push(update.catch((error: unknown) => deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) })));
     }
 
     const reason =
@@ -231,6 +240,7 @@ export class UnitRun {
       ...(deps.env ? { env: deps.env } : {}),
       knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
       ...(startAccepted ? { startAccepted } : {}),
+      cleanupLater: (removal) => this.after.push(removal),
       onSpawn: (pid) => {
         deps.patch({ pid });
         deps.onSpawn?.(pid);

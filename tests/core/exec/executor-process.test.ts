@@ -171,3 +171,16 @@ describe('the start call beside the spawn', () => {
     expect(turnDirs()).toEqual([]);
   });
 });
+
+describe('the turn folder after the outcome', () => {
+  it('with cleanupLater, the outcome comes while the folder is still there, and the removal handed over removes it', async () => {
+    const { executor, turnDirs } = setup();
+    const removals: Promise<void>[] = [];
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { cleanupLater: (removal) => removals.push(removal) }));
+    expect(outcome.status).toBe('succeeded');
+    expect(removals).toHaveLength(1);
+    expect(turnDirs()).toHaveLength(1);
+    await removals[0];
+    expect(turnDirs()).toEqual([]);
+  });
+});
