@@ -146,7 +146,7 @@ function hostRows(host: HeadlessCost, floor: { startMs: number; rssMb: number },
       `p99 ${ms(p(host.pickupMs, 99))}; ${spawnFloor}`,
       '≤ 5 ms (p99 ≤ 15 ms)',
       p(host.pickupMs, 50) <= 5 && p(host.pickupMs, 99) <= 15,
-      "the claim's answer reaches the runner ~3–4 ms after the enqueue; the turn folder and the sandboxed command ~3–4 ms; the spawn call blocks ~2–3 ms (forking the host); then bubblewrap and the stand-in's own start (the floor). The journal fsync and the start call run beside these (the prompt waits for the start); a launcher or sandbox started ahead of the claim is not done",
+      "the claim's answer reaches the runner ~3–4 ms after the enqueue; the turn folder and the sandboxed command ~3–4 ms; the spawn call blocks ~2–3 ms (forking the host); then bubblewrap and the stand-in's own start (the floor). The journal fsync and the start call run beside these (the prompt waits for the start); a sandbox started ahead of the claim is not done",
     ),
     hostRow(
       'Runtime exit → result accepted, p50',

@@ -119,6 +119,20 @@ async function explained<T>(wait: Promise<T>, unitId: string): Promise<T> {
   }
 }
 
+/** The parent-death launchers a host started (their script names its own variable). */
+async function launchersOf(host: number): Promise<number[]> {
+  return (await snapshotProcesses())
+    .filter((p) => p.ppid === host && !p.zombie)
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').includes('RUNNER_TRAY_LIFELINE_UNSET');
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => p.pid);
+}
+
 async function kill9(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -167,6 +181,41 @@ describe('no orphaned agents', () => {
       unit.id,
     );
     expect(emu!.admin.listResults({ unit_id: unit.id })).toMatchObject([{ status: 'failed', summary: 'runner restarted' }]);
+  }, 60_000);
+
+  it('kill -9 of the host: a runtime started through the warm launcher dies with it, and no spare launcher outlives it', async () => {
+    h = await pairedDataDir();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-pids-'));
+    temps.push(dir);
+    const pidsFile = path.join(dir, 'pids.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu!.url, FAKE], {
+      cwd: repoRoot,
+      env: { ...process.env, FAKE_PIDS_FILE: pidsFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: child.stdout! });
+    // A first turn leaves one launcher started behind it.
+    const first = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json' });
+    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === first.id, { timeoutMs: 20_000 });
+    const spares = await launchersOf(child.pid!);
+    expect(spares).toHaveLength(1);
+    pids.push(...spares);
+
+    const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
+    const launcher = await new Promise<number>((resolve, reject) => {
+      lines.on('line', (line) => {
+        const m = /^running (\S+) (\d+)$/.exec(line);
+        if (m && m[1] === unit.id) resolve(Number(m[2]));
+      });
+      child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
+    });
+    expect(launcher).toBe(spares[0]);
+    const { parent, grandchild } = JSON.parse(await fileAppears(pidsFile)) as { parent: number; grandchild: number };
+    const next = (await launchersOf(child.pid!)).filter((pid) => pid !== launcher);
+    expect(next).toHaveLength(1);
+    pids.push(parent, grandchild, ...next);
+    await kill9(child);
+    expect(await gone([launcher, parent, grandchild, ...next])).toEqual([]);
   }, 60_000);
 
   it('without the watch, the restart stops the recorded process group that is still the same process, and no other', async () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import type { Clock, Logger } from '../ports';
 import { terminateTree } from './process-tree';
 import { errorText } from '../../../shared/errors';
@@ -25,6 +26,8 @@ export interface ChildSpec {
   killGraceMs: number;
   /** Pass a pipe as fd 3 that the launcher watches (see lifeline.ts); held open until the child ends. */
   lifeline?: boolean;
+  /** A launcher started ahead (warm-launcher.ts): instead of a spawn, the command goes to it over its lifeline. */
+  warm?: ChildProcess;
   clock: Clock;
   log: Logger;
   onSpawn?(pid: number): void;
@@ -128,14 +131,16 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
 
   let child: ChildProcess;
   try {
-    child = spawn(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.lifeline ? (['pipe'] as const) : [])],
-      // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    child =
+      spec.warm ??
+      spawn(spec.command, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.lifeline ? (['pipe'] as const) : [])],
+        // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
   } catch (error) {
     return { ...base, endedBy: 'spawn_error', spawnError: error as NodeJS.ErrnoException };
   }
@@ -148,10 +153,14 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-    child.once('spawn', () => resolve(null));
-    child.once('error', (error) => resolve(error));
-  });
+  if (spec.warm) (lifeline as Writable | null)?.write(`${JSON.stringify({ command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env })}\n`);
+  // A warm launcher is running already (its 'spawn' came long ago).
+  const spawnError = spec.warm
+    ? null
+    : await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+        child.once('spawn', () => resolve(null));
+        child.once('error', (error) => resolve(error));
+      });
   // Later 'error' events (a failed kill) must not crash the process.
   child.on('error', (error) => spec.log.warn('runtime process error', { error: error.message }));
   if (spawnError || child.pid === undefined) {
@@ -181,6 +190,7 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   if (spec.signal.aborted) onAbort();
   const writeStdin = () => {
     if (spec.stdin !== undefined) child.stdin?.end(spec.stdin, 'utf8');
+    else child.stdin?.end(); // a warm launcher's stdin is a pipe: closed, as 'ignore' would be
   };
   if (!spec.stdinWhen) writeStdin();
   else void spec.stdinWhen.then((go) => (go ? writeStdin() : wake('canceled')));

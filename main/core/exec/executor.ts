@@ -7,6 +7,7 @@ import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../work/e
 import { commandFor } from './child-launch';
 import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
+import { WarmLauncher } from './warm-launcher';
 import { claudeJsonReport } from './claude-result';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerLauncher } from './codex-app-server/app-server-launcher';
@@ -105,6 +106,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly isolation: TurnIsolationOptions;
   /** The long-lived codex app-servers of the app-server driver and the usage probe. */
   private readonly appServers: AppServerLauncher;
+  /** The parent-death launcher started ahead for the next turn outside bubblewrap. */
+  private readonly warm: WarmLauncher;
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -115,6 +118,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
     this.isolation = options.isolation ?? DEFAULT_ISOLATION;
+    this.warm = new WarmLauncher(this.log);
     this.appServers = new AppServerLauncher({
       workRoot: options.workRoot,
       isolation: this.isolation,
@@ -127,8 +131,9 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     });
   }
 
-  /** Stops the long-lived codex app-servers (at quit) and removes their folders. */
+  /** Stops the long-lived codex app-servers (at quit) and removes their folders, and the spare launcher. */
   async stop(): Promise<void> {
+    this.warm.stop();
     await this.appServers.stop();
   }
 
@@ -301,7 +306,9 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     // bubblewrap watches for that itself (--die-with-parent with its own pid namespace: the
     // whole namespace goes with it), so there the Node launcher's ~35 ms start is not paid.
     const watch = this.lifeline && sandboxed.level !== 'bubblewrap';
-    const isolated = watch ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
+    // A launcher started ahead takes the command over its lifeline; without one, a launcher is started for it.
+    const warm = watch ? this.warm.take() : null;
+    const isolated = watch && !warm ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
     // Started before the control plane took the unit only where it dies with this host (a
     // crash before the running journal is down leaves nothing running), waiting for its prompt.
     const early = request.startAccepted !== undefined && this.lifeline && invocation.stdin !== undefined;
@@ -315,6 +322,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         cwd: isolated.cwd,
         env: isolated.env,
         stdin: invocation.stdin,
+        ...(warm ? { warm } : {}),
         ...(early ? { stdinWhen: request.startAccepted } : {}),
         timeoutMs: request.timeoutMs,
         signal: request.signal,
@@ -324,6 +332,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         log,
         onSpawn: (pid) => {
           markSpawned();
+          // The next turn outside bubblewrap finds its launcher started.
+          if (watch) this.warm.fill();
           log.info('runtime started', {
             runtime: request.runtime,
             kind: request.kind,
@@ -349,6 +359,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     } finally {
       throttle.flush();
       throttle.cancel();
+      if (watch) this.warm.fill(); // a spare this turn took without starting its runtime is replaced too
     }
 
     const report = this.report(invocation, stdout, codex);
