@@ -256,9 +256,11 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       const codex = codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp, extraArgs: prepared.home.args });
       return { ...codex, cwd: turn.cwd };
     }
-    const mcpConfigPath = request.mcp ? await writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token)) : null;
-    // Resumable turns (JSON) share one directory: claude finds a session only from where it ran.
-    const cwd = request.kind === 'turn_execution' ? await claudeSessionCwd(this.options.workRoot) : turn.cwd;
+    const [mcpConfigPath, cwd] = await Promise.all([
+      request.mcp ? writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token)) : null,
+      // Resumable turns (JSON) share one directory: claude finds a session only from where it ran.
+      request.kind === 'turn_execution' ? claudeSessionCwd(this.options.workRoot) : turn.cwd,
+    ]);
     const invocation = claudeInvocation({
       prompt: request.prompt,
       kind: request.kind,
