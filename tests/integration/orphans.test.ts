@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import { processStartToken } from '../../main/core/exec/process-start';
 import { isRunning, snapshotProcesses } from '../../main/core/exec/process-tree';
+import { gone, launchersOf } from '../helpers/processes';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
 
@@ -53,17 +54,6 @@ function fileAppears(file: string, timeoutMs = 15_000): Promise<string> {
     }, timeoutMs);
     done();
   });
-}
-
-/** No event exists for the death of a process that is not our child: poll, bounded. */
-async function gone(list: number[], timeoutMs = 15_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = list;
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    left = (await Promise.all(left.map(async (pid) => ((await isRunning(pid)) ? pid : null)))).filter((p): p is number => p !== null);
-  }
-  return left;
 }
 
 async function pairedDataDir(): Promise<Harness> {
@@ -117,20 +107,6 @@ async function explained<T>(wait: Promise<T>, unitId: string): Promise<T> {
     const lines = log.map((e) => `${e.time} ${e.level} ${e.msg} ${e.data ? JSON.stringify(e.data) : ''}`).join('\n');
     throw new Error(`${(error as Error).message}\nunit: ${JSON.stringify(unit ?? null)}\nhost log:\n${lines}`);
   }
-}
-
-/** The parent-death launchers a host started (their script names its own variable). */
-async function launchersOf(host: number): Promise<number[]> {
-  return (await snapshotProcesses())
-    .filter((p) => p.ppid === host && !p.zombie)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').includes('RUNNER_TRAY_LIFELINE_UNSET');
-      } catch {
-        return false;
-      }
-    })
-    .map((p) => p.pid);
 }
 
 async function kill9(child: ChildProcess): Promise<void> {

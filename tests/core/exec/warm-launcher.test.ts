@@ -1,42 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isRunning, snapshotProcesses } from '../../../main/core/exec/process-tree';
+import { gone, launchersOf } from '../../helpers/processes';
 import { request, setup, tempDir } from './exec-helpers';
 
 // Outside bubblewrap a turn starts through the parent-death launcher; after the first turn
 // one launcher is started ahead (a spare) and the next turn hands it its command.
 
-/** This process's children that are launchers (their script names its own variable). */
-async function launchers(): Promise<number[]> {
-  const mine = (await snapshotProcesses()).filter((p) => p.ppid === process.pid && !p.zombie);
-  return mine
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').includes('RUNNER_TRAY_LIFELINE_UNSET');
-      } catch {
-        return false;
-      }
-    })
-    .map((p) => p.pid);
-}
-
-/** No event exists for the death of a process that is not (or no longer) our child: poll, bounded. */
-async function gone(pids: number[], timeoutMs = 10_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = pids;
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = (await Promise.all(left.map(async (pid) => ((await isRunning(pid)) ? pid : null)))).filter((p): p is number => p !== null);
-  }
-  return left;
-}
-
 describe.skipIf(process.platform !== 'linux')('the warm launcher', () => {
   it('the turn after the first runs through the launcher started behind it, with its command, folder, environment and prompt', async () => {
     const { executor } = setup();
     expect((await executor.execute(request({ FAKE_MODE: 'json' }))).status).toBe('succeeded');
-    const spares = await launchers();
+    const spares = await launchersOf(process.pid);
     expect(spares).toHaveLength(1);
 
     const report = path.join(tempDir('warm'), 'report.json');
@@ -58,7 +33,7 @@ describe.skipIf(process.platform !== 'linux')('the warm launcher', () => {
     await executor.execute(request({ FAKE_MODE: 'json' }));
     const missing = await executor.execute(request({}, { binary: '/nonexistent/bin/claude' }));
     expect(missing).toMatchObject({ status: 'failed', reason: 'spawn_error' });
-    const spares = await launchers();
+    const spares = await launchersOf(process.pid);
     expect(spares).toHaveLength(1);
 
     const controller = new AbortController();
@@ -77,18 +52,18 @@ describe.skipIf(process.platform !== 'linux')('the warm launcher', () => {
     expect(launcher).toBe(spares[0]);
     const grandchild = Number(/spawned (\d+)/.exec(outcome.outputTail)?.[1]);
     expect(grandchild).toBeGreaterThan(0);
-    expect(await gone([launcher, grandchild])).toEqual([]);
+    expect(await gone([launcher, grandchild], 10_000)).toEqual([]);
     await executor.stop();
   });
 
   it('a spare never outlives stop()', async () => {
     const { executor } = setup();
     await executor.execute(request({ FAKE_MODE: 'json' }));
-    const spares = await launchers();
+    const spares = await launchersOf(process.pid);
     expect(spares).toHaveLength(1);
     await executor.stop();
     expect(await gone(spares)).toEqual([]);
     // None is started again after stop.
-    expect(await launchers()).toEqual([]);
+    expect(await launchersOf(process.pid)).toEqual([]);
   });
 });
