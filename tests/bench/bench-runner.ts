@@ -6,7 +6,7 @@ import { startHarness, type Harness } from '../integration/core-harness';
 /**
  * A runtime that takes a fixed time and spawns nothing, so the benchmark measures the
  * runner (claiming, scheduling, reporting), not process start-up. `onExecute` marks the
- * moment the runner hands a unit to its runtime: "runtime spawned".
+ * moment the runner hands a unit to its runtime (its prompt: after the start was taken).
  */
 export class TimedFakeExecutor implements UnitExecutor {
   durationMs = 0;
@@ -15,6 +15,9 @@ export class TimedFakeExecutor implements UnitExecutor {
   onEnd: (unitId: string, at: number) => void = () => undefined;
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
+    // A real runtime has the unit (its prompt) only once the control plane took the start.
+    if (request.startAccepted && !(await request.startAccepted))
+      return { status: 'canceled', reason: 'canceled', summary: '', exitCode: null, outputTail: '', durationMs: 0, outputBytes: 0 };
     this.onExecute(request.unitId, performance.now());
     const started = performance.now();
     if (this.durationMs > 0) {

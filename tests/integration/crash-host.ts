@@ -1,6 +1,6 @@
 // A runner host in its own process, for the kill -9 test: it runs the real core over a
-// given data dir against a given emulator, and prints one line per turn that starts
-// running so the test knows when to kill it.
+// given data dir against a given emulator, and prints one line per turn whose process
+// began (`spawned`) and that runs (`running`) so the test knows when to kill it.
 import { bootstrapCore } from '../../main/core/bootstrap';
 import { IsolationProbe } from '../../main/core/exec/isolation/probe-cache';
 
@@ -24,7 +24,11 @@ const core = await bootstrapCore({
 core.host.subscribe((batch) => {
   for (const e of batch) {
     if (e.event !== 'turns:update') continue;
-    for (const t of e.payload.active) if (t.phase === 'running' && t.pid !== null) process.stdout.write(`running ${t.id} ${t.pid}\n`);
+    for (const t of e.payload.active) {
+      if (t.phase === 'running' && t.pid !== null) process.stdout.write(`running ${t.id} ${t.pid}\n`);
+      // Its process began while the start call is still under way (the runtime waits for its prompt).
+      else if (t.phase === 'starting' && t.pid !== null) process.stdout.write(`spawned ${t.id} ${t.pid}\n`);
+    }
   }
 });
 process.stdout.write('ready\n');

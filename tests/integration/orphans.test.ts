@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import { processStartToken } from '../../main/core/exec/process-start';
-import { isRunning } from '../../main/core/exec/process-tree';
+import { isRunning, snapshotProcesses } from '../../main/core/exec/process-tree';
+import { gone, launchersOf } from '../helpers/processes';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from './core-harness';
 
@@ -53,17 +54,6 @@ function fileAppears(file: string, timeoutMs = 15_000): Promise<string> {
     }, timeoutMs);
     done();
   });
-}
-
-/** No event exists for the death of a process that is not our child: poll, bounded. */
-async function gone(list: number[], timeoutMs = 15_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = list;
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    left = (await Promise.all(left.map(async (pid) => ((await isRunning(pid)) ? pid : null)))).filter((p): p is number => p !== null);
-  }
-  return left;
 }
 
 async function pairedDataDir(): Promise<Harness> {
@@ -137,6 +127,71 @@ describe('no orphaned agents', () => {
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
     await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === run.unitId, { timeoutMs: 10_000, since: 0 });
     expect(emu!.admin.listResults({ unit_id: run.unitId })).toMatchObject([{ status: 'failed', summary: 'runner restarted' }]);
+  }, 60_000);
+
+  it('kill -9 while the start call is under way: the runtime started beside it dies with the host, and the unit is reported once', async () => {
+    h = await pairedDataDir();
+    // The start call is held: the runtime process begins beside it and waits for its prompt.
+    emu!.admin.addFault({ route: '/api/runner/turn-executions/*/start', latency_ms: 60_000, remaining: 1 });
+    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu!.url, FAKE], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
+    const launcher = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const m = /^(spawned|running) (\S+) (\d+)$/.exec(line);
+        if (!m || m[2] !== unit.id) return;
+        if (m[1] === 'spawned') resolve(Number(m[3]));
+        else reject(new Error('the unit ran before its start was answered'));
+      });
+      child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
+    });
+    pids.push(launcher);
+    const group = (await snapshotProcesses()).filter((p) => p.pgid === launcher && !p.zombie).map((p) => p.pid);
+    expect(group.length).toBeGreaterThanOrEqual(2); // the launcher and the runtime waiting for its prompt
+    pids.push(...group);
+    await kill9(child);
+    expect(await gone(group)).toEqual([]);
+
+    await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
+    await explained(
+      emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === unit.id, { timeoutMs: 40_000, since: 0 }),
+      unit.id,
+    );
+    expect(emu!.admin.listResults({ unit_id: unit.id })).toMatchObject([{ status: 'failed', summary: 'runner restarted' }]);
+  }, 60_000);
+
+  it('kill -9 of the host: a runtime started through the warm launcher dies with it, and no spare launcher outlives it', async () => {
+    h = await pairedDataDir();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-pids-'));
+    temps.push(dir);
+    const pidsFile = path.join(dir, 'pids.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu!.url, FAKE], {
+      cwd: repoRoot,
+      env: { ...process.env, FAKE_PIDS_FILE: pidsFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: child.stdout! });
+    // A first turn leaves one launcher started behind it.
+    const first = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json' });
+    await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === first.id, { timeoutMs: 20_000 });
+    const spares = await launchersOf(child.pid!);
+    expect(spares).toHaveLength(1);
+    pids.push(...spares);
+
+    const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
+    const launcher = await new Promise<number>((resolve, reject) => {
+      lines.on('line', (line) => {
+        const m = /^running (\S+) (\d+)$/.exec(line);
+        if (m && m[1] === unit.id) resolve(Number(m[2]));
+      });
+      child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
+    });
+    expect(launcher).toBe(spares[0]);
+    const { parent, grandchild } = JSON.parse(await fileAppears(pidsFile)) as { parent: number; grandchild: number };
+    const next = (await launchersOf(child.pid!)).filter((pid) => pid !== launcher);
+    expect(next).toHaveLength(1);
+    pids.push(parent, grandchild, ...next);
+    await kill9(child);
+    expect(await gone([launcher, parent, grandchild, ...next])).toEqual([]);
   }, 60_000);
 
   it('without the watch, the restart stops the recorded process group that is still the same process, and no other', async () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import type { Clock, Logger } from '../ports';
 import { terminateTree } from './process-tree';
 import { errorText } from '../../../shared/errors';
@@ -18,11 +19,15 @@ export interface ChildSpec {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed (the prompt: never argv). Without it stdin is closed at once. */
   stdin?: string;
+  /** stdin is written only once this resolves true; false stops the process as canceled (see ExecutionRequest.startAccepted). */
+  stdinWhen?: Promise<boolean>;
   timeoutMs: number;
   signal: AbortSignal;
   killGraceMs: number;
   /** Pass a pipe as fd 3 that the launcher watches (see lifeline.ts); held open until the child ends. */
   lifeline?: boolean;
+  /** A launcher started ahead (warm-launcher.ts): instead of a spawn, the command goes to it over its lifeline. */
+  warm?: ChildProcess;
   clock: Clock;
   log: Logger;
   onSpawn?(pid: number): void;
@@ -126,14 +131,16 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
 
   let child: ChildProcess;
   try {
-    child = spawn(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.lifeline ? (['pipe'] as const) : [])],
-      // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    child =
+      spec.warm ??
+      spawn(spec.command, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.lifeline ? (['pipe'] as const) : [])],
+        // POSIX: the runtime leads a new process group, so the whole tree can be signalled.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
   } catch (error) {
     return { ...base, endedBy: 'spawn_error', spawnError: error as NodeJS.ErrnoException };
   }
@@ -146,21 +153,22 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-    child.once('spawn', () => resolve(null));
-    child.once('error', (error) => resolve(error));
-  });
+  if (spec.warm) (lifeline as Writable | null)?.write(`${JSON.stringify({ command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env })}\n`);
+  // A warm launcher is running already (its 'spawn' came long ago).
+  const spawnError = spec.warm
+    ? null
+    : await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+        child.once('spawn', () => resolve(null));
+        child.once('error', (error) => resolve(error));
+      });
   // Later 'error' events (a failed kill) must not crash the process.
   child.on('error', (error) => spec.log.warn('runtime process error', { error: error.message }));
   if (spawnError || child.pid === undefined) {
     return { ...base, endedBy: 'spawn_error', spawnError: spawnError ?? Object.assign(new Error('no pid'), { code: 'ESPAWN' }) };
   }
   const pid = child.pid;
-  if (spec.stdin !== undefined && child.stdin) {
-    // A runtime that exits without reading all of it closes the pipe: EPIPE is its business.
-    child.stdin.on('error', (error) => spec.log.debug('runtime stdin closed early', { error: error.message }));
-    child.stdin.end(spec.stdin, 'utf8');
-  }
+  // A runtime that exits without reading all of it closes the pipe: EPIPE is its business.
+  child.stdin?.on('error', (error) => spec.log.debug('runtime stdin closed early', { error: error.message }));
   if (lifeline) {
     // Through the launcher, the runtime has started only when the launcher says so.
     const started = await launcherStart(lifeline, exited, spec.clock);
@@ -180,6 +188,12 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   const onAbort = () => wake('canceled');
   spec.signal.addEventListener('abort', onAbort, { once: true });
   if (spec.signal.aborted) onAbort();
+  const writeStdin = () => {
+    if (spec.stdin !== undefined) child.stdin?.end(spec.stdin, 'utf8');
+    else child.stdin?.end(); // a warm launcher's stdin is a pipe: closed, as 'ignore' would be
+  };
+  if (!spec.stdinWhen) writeStdin();
+  else void spec.stdinWhen.then((go) => (go ? writeStdin() : wake('canceled')));
 
   let endedBy: ChildEnd = 'exit';
   let stopLatencyMs: number | undefined;

@@ -7,6 +7,7 @@ import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../work/e
 import { commandFor } from './child-launch';
 import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
+import { WarmLauncher } from './warm-launcher';
 import { claudeJsonReport } from './claude-result';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerLauncher } from './codex-app-server/app-server-launcher';
@@ -105,6 +106,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly isolation: TurnIsolationOptions;
   /** The long-lived codex app-servers of the app-server driver and the usage probe. */
   private readonly appServers: AppServerLauncher;
+  /** The parent-death launcher started ahead for the next turn outside bubblewrap. */
+  private readonly warm: WarmLauncher;
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -115,6 +118,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.tailBytes = options.tailBytes ?? 8 * 1024;
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
     this.isolation = options.isolation ?? DEFAULT_ISOLATION;
+    this.warm = new WarmLauncher(this.log);
     this.appServers = new AppServerLauncher({
       workRoot: options.workRoot,
       isolation: this.isolation,
@@ -127,8 +131,9 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     });
   }
 
-  /** Stops the long-lived codex app-servers (at quit) and removes their folders. */
+  /** Stops the long-lived codex app-servers (at quit) and removes their folders, and the spare launcher. */
   async stop(): Promise<void> {
+    this.warm.stop();
     await this.appServers.stop();
   }
 
@@ -196,6 +201,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         `The unit's prompt is ${promptBytes} bytes; a unit's prompt may be at most ${UNIT_PROMPT_MAX_BYTES} bytes (1 MiB). Nothing was run.`,
       );
     }
+    // The control plane refused the start: nothing ran (or what started never had its prompt).
+    const notStarted = (): ExecutionOutcome => ({ ...failEarly('spawn_error', 'the control plane refused the start'), status: 'canceled', reason: 'canceled' });
     const mcpProblem = request.mcp ? mcpUrlProblem(request.mcp.serverUrl) : null;
     if (mcpProblem) return failEarly('spawn_error', `The unit's MCP URL was refused: ${mcpProblem}. Nothing was run.`);
 
@@ -206,6 +213,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         const server = await this.appServers.forTurn(request.binary, request.env ?? {}, request.knownSecrets);
         // The turn's folder lives in its server's folder: the server's sandbox can write there.
         turn = await createTurnDir(server.dir, request.unitId);
+        if (!(await (request.startAccepted ?? true))) return notStarted();
         spawned = true;
         return await runCodexAppServer(request, turn.cwd, {
           pool: server.pool,
@@ -221,18 +229,19 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.activeDirs.add(turn.root);
       const prepared = await prepareTurn(this.turnContext(request, turn));
       const invocation = await this.invocation(request, turn, prepared);
-      const outcome = await this.run(request, turn, prepared, invocation, started, () => (spawned = true));
-      return outcome;
+      return (await this.run(request, turn, prepared, invocation, started, () => (spawned = true))) ?? notStarted();
     } catch (error) {
       const message = errorText(error);
       this.log.error('runtime turn failed in the runner', { unitId: request.unitId, error: redactText(message, secrets) });
       return failEarly(spawned ? 'runtime_error' : 'spawn_error', `runner error while running ${request.runtime}: ${message}`);
     } finally {
       if (turn) {
-        await removeTurnDir(turn.root).catch((error: unknown) =>
-          this.log.error('could not remove turn directory', { dir: turn?.root, error: errorText(error) }),
-        );
-        this.activeDirs.delete(turn.root);
+        const dir = turn.root;
+        const removal = removeTurnDir(dir)
+          .catch((error: unknown) => this.log.error('could not remove turn directory', { dir, error: errorText(error) }))
+          .finally(() => this.activeDirs.delete(dir));
+        if (request.cleanupLater) request.cleanupLater(removal);
+        else await removal;
       }
     }
   }
@@ -247,9 +256,11 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       const codex = codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp, extraArgs: prepared.home.args });
       return { ...codex, cwd: turn.cwd };
     }
-    const mcpConfigPath = request.mcp ? await writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token)) : null;
-    // Resumable turns (JSON) share one directory: claude finds a session only from where it ran.
-    const cwd = request.kind === 'turn_execution' ? await claudeSessionCwd(this.options.workRoot) : turn.cwd;
+    const [mcpConfigPath, cwd] = await Promise.all([
+      request.mcp ? writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token)) : null,
+      // Resumable turns (JSON) share one directory: claude finds a session only from where it ran.
+      request.kind === 'turn_execution' ? claudeSessionCwd(this.options.workRoot) : turn.cwd,
+    ]);
     const invocation = claudeInvocation({
       prompt: request.prompt,
       kind: request.kind,
@@ -268,7 +279,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     invocation: Invocation & { cwd: string },
     started: number,
     markSpawned: () => void,
-  ): Promise<ExecutionOutcome> {
+  ): Promise<ExecutionOutcome | null> {
     const secrets = request.knownSecrets;
     const stdout = new CappedBuffer(this.maxOutputBytes);
     const stderr = new CappedBuffer(this.maxOutputBytes);
@@ -294,7 +305,16 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       knownSecrets: secrets,
     });
     // The outermost layer, around the sandbox: whatever runs the runtime is stopped if this host dies.
-    const isolated = this.lifeline ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
+    // bubblewrap watches for that itself (--die-with-parent with its own pid namespace: the
+    // whole namespace goes with it), so there the Node launcher's ~35 ms start is not paid.
+    const watch = this.lifeline && sandboxed.level !== 'bubblewrap';
+    // A launcher started ahead takes the command over its lifeline; without one, a launcher is started for it.
+    const warm = watch ? this.warm.take() : null;
+    const isolated = watch && !warm ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
+    // Started before the control plane took the unit only where it dies with this host (a
+    // crash before the running journal is down leaves nothing running), waiting for its prompt.
+    const early = request.startAccepted !== undefined && this.lifeline && invocation.stdin !== undefined;
+    if (request.startAccepted && !early && !(await request.startAccepted)) return null;
 
     let child: ChildResult;
     try {
@@ -304,14 +324,18 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         cwd: isolated.cwd,
         env: isolated.env,
         stdin: invocation.stdin,
+        ...(warm ? { warm } : {}),
+        ...(early ? { stdinWhen: request.startAccepted } : {}),
         timeoutMs: request.timeoutMs,
         signal: request.signal,
         killGraceMs: this.killGraceMs,
-        lifeline: this.lifeline,
+        lifeline: watch,
         clock: this.clock,
         log,
         onSpawn: (pid) => {
           markSpawned();
+          // The next turn outside bubblewrap finds its launcher started.
+          if (watch) this.warm.fill();
           log.info('runtime started', {
             runtime: request.runtime,
             kind: request.kind,
@@ -337,6 +361,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     } finally {
       throttle.flush();
       throttle.cancel();
+      if (watch) this.warm.fill(); // a spare this turn took without starting its runtime is replaced too
     }
 
     const report = this.report(invocation, stdout, codex);

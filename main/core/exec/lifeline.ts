@@ -1,13 +1,17 @@
 /**
- * The parent-death watch: on Linux and macOS every runtime is started through a tiny
- * launcher (this process's own Node, running the script below) that holds one end of a
+ * The parent-death watch: on Linux and macOS every runtime outside bubblewrap is started
+ * through a tiny launcher (this process's own Node, running the script below; bubblewrap
+ * has its own watch, see isolation/bubblewrap.ts) that holds one end of a
  * pipe from the host on fd 3. When the host dies, however it dies (kill -9 included),
  * the pipe closes; the launcher then stops its whole process group (SIGTERM, then
  * SIGKILL after a grace period) so no agent keeps running without a host to report to.
  *
  * It is a separate layer: `withLifeline` wraps whatever command and arguments the
  * executor computed (a sandbox wrapper included), and the launcher passes stdin, stdout,
- * stderr, the exit code and the exit signal of the command straight through.
+ * stderr, the exit code and the exit signal of the command straight through. Started
+ * with no command (`spareLauncher`, see warm-launcher.ts) it waits for one as a JSON line
+ * on fd 3, so its own Node start (~35 ms) can happen before the turn needs it; a spare
+ * whose lifeline closes before it was given a command just exits.
  */
 export const LIFELINE_FD = 3;
 /** How long the launcher waits after SIGTERM before it SIGKILLs its group. */
@@ -22,9 +26,12 @@ delete process.env.${UNSET_VAR};
 if (unset) for (const name of unset.split(',')) delete process.env[name];
 const [command, ...args] = process.argv.slice(1);
 let stopping = false;
+let started = false;
 const stopGroup = () => {
   if (stopping) return;
   stopping = true;
+  // A spare that was never handed a command has nothing to stop.
+  if (!started) process.exit(0);
   try { process.kill(-process.pid, 'SIGTERM'); } catch {}
   setTimeout(() => {
     try { process.kill(-process.pid, 'SIGKILL'); } catch {}
@@ -34,28 +41,47 @@ const stopGroup = () => {
 // Signals for the group reach the command too: wait for it and pass its end on.
 for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(s, () => {});
 const lifeline = new net.Socket({ fd: ${LIFELINE_FD}, readable: true, writable: true });
-lifeline.on('data', () => {});
 lifeline.on('end', stopGroup);
 lifeline.on('close', stopGroup);
 lifeline.on('error', stopGroup);
-const child = spawn(command, args, { stdio: 'inherit' });
-// The host learns the real start (or why there was none) on the lifeline, one JSON line.
-child.on('spawn', () => lifeline.write(JSON.stringify({ spawned: child.pid }) + '\\n'));
-child.on('error', (error) => {
-  if (child.pid !== undefined) return;
-  lifeline.removeAllListeners();
-  lifeline.end(JSON.stringify({ spawnError: { code: error.code || 'ESPAWN', message: error.message } }) + '\\n', () => process.exit(127));
-});
-child.on('exit', (code, signal) => {
-  if (stopping) return;
-  lifeline.removeAllListeners();
-  lifeline.destroy();
-  if (signal) {
-    for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.removeAllListeners(s);
-    process.kill(process.pid, signal);
-    setTimeout(() => process.exit(128), 1000);
-  } else process.exit(code === null ? 1 : code);
-});
+const start = (command, args, options) => {
+  started = true;
+  const child = spawn(command, args, { stdio: 'inherit', ...options });
+  // The host learns the real start (or why there was none) on the lifeline, one JSON line.
+  child.on('spawn', () => lifeline.write(JSON.stringify({ spawned: child.pid }) + '\\n'));
+  child.on('error', (error) => {
+    if (child.pid !== undefined) return;
+    lifeline.removeAllListeners();
+    lifeline.end(JSON.stringify({ spawnError: { code: error.code || 'ESPAWN', message: error.message } }) + '\\n', () => process.exit(127));
+  });
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    lifeline.removeAllListeners();
+    lifeline.destroy();
+    if (signal) {
+      for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+      setTimeout(() => process.exit(128), 1000);
+    } else process.exit(code === null ? 1 : code);
+  });
+};
+if (command !== undefined) {
+  lifeline.on('data', () => {});
+  start(command, args, {});
+} else {
+  // A spare started ahead of its turn: the command comes as one JSON line on the lifeline.
+  let text = '';
+  const onCommand = (chunk) => {
+    text += chunk.toString('utf8');
+    const nl = text.indexOf('\\n');
+    if (nl < 0) return;
+    lifeline.off('data', onCommand);
+    lifeline.on('data', () => {});
+    const c = JSON.parse(text.slice(0, nl));
+    start(c.command, c.args, { cwd: c.cwd, env: c.env });
+  };
+  lifeline.on('data', onCommand);
+}
 `;
 
 export interface LaunchCommand {
@@ -67,6 +93,12 @@ export interface LaunchCommand {
 /** Whether runtimes get the parent-death watch here (POSIX: it needs process groups). */
 export function lifelineSupported(platform: NodeJS.Platform = process.platform): boolean {
   return platform === 'linux' || platform === 'darwin';
+}
+
+/** A launcher with no command yet (a warm spare): it takes one as a JSON line `{command, args, cwd, env}` on fd 3. */
+export function spareLauncher(): { command: string; args: string[]; env: Record<string, string> } {
+  const electron = process.versions.electron !== undefined;
+  return { command: process.execPath, args: ['-e', LAUNCHER], env: electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} };
 }
 
 /** The same command, started through the launcher; the caller passes a pipe as fd 3. */

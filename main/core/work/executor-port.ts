@@ -31,6 +31,19 @@ export interface ExecutionRequest {
   env?: Record<string, string>;
   /** Secrets to redact everywhere (the MCP token, the runner secret). */
   knownSecrets: readonly string[];
+  /**
+   * Whether the control plane took the unit's start (its start call is made beside the
+   * turn's preparation). The turn folder and the sandboxed command are made, and where the
+   * runtime dies with this host it is started too, while the call is under way; the prompt
+   * goes to it only once this resolves true. False: it is stopped before it had its prompt
+   * (a `canceled` outcome nobody reports). Absent: the start is already known to be taken.
+   */
+  startAccepted?: Promise<boolean>;
+  /**
+   * Given: `execute` resolves as soon as the outcome is known, and the turn folder is removed
+   * after (its removal, which never rejects, is handed here), so the result need not wait for it.
+   */
+  cleanupLater?(removal: Promise<void>): void;
   onSpawn?(pid: number): void;
   /** The redacted output tail, at most 4 times a second. */
   onOutput?(tail: string): void;

@@ -259,6 +259,9 @@ export class UnitLauncher {
       buildRequestId: view.buildRequestId,
     };
     let spawnNoted: Promise<void> = Promise.resolve();
+    // Settles once the first note is written (or failed): the note of the process goes after it.
+    let firstNoted: () => void = () => undefined;
+    const recorded = new Promise<void>((resolve) => (firstNoted = resolve));
     let releaseToken: (() => void) | undefined;
     let refused: string | null = null;
     let run: UnitRun | null = null;
@@ -283,11 +286,13 @@ export class UnitLauncher {
         onRevoked: () => host.markRevoked(),
         recordRunning: (runtime) => {
           note = { ...note, runtime };
-          return this.journal.record(note);
+          return this.journal.record(note).finally(firstNoted);
         },
         // The note learns the process (pid and start time): a restart can then stop that very process.
+        // The runtime may start while the first note is being written: this one lands after it.
         onSpawn: (pid) => {
           spawnNoted = spawnNoted
+            .then(() => recorded)
             .then(async () => {
               const processStart = await processStartToken(pid);
               note = { ...note, pid, processStart };
@@ -316,6 +321,8 @@ export class UnitLauncher {
         run.releaseLease();
         this.turnDone(unit.id, slotFree);
       }
+      // The turn folder's removal and the resume cache's write went on beside the result.
+      await run.settled();
       // A note of the process still being written must land before the note is removed.
       await spawnNoted;
       await this.journal.clear(unit.id);

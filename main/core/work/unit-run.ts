@@ -60,6 +60,8 @@ export class UnitRun {
   /** Why the control plane no longer counts this unit as ours (e.g. `lease_expired`), if it said so. */
   private lost: string | null = null;
   private cancelReason: string | null = null;
+  /** What goes on after the outcome, beside the result: turn-folder removal, the resume cache's write. */
+  private readonly after: Promise<unknown>[] = [];
 
   constructor(
     private readonly unit: ClaimedWork,
@@ -73,6 +75,11 @@ export class UnitRun {
   /** Set when the control plane answered the lease with a cancel after the process ended. */
   get leaseLost(): string | null {
     return this.lost;
+  }
+
+  /** Resolves once the work after the outcome is done (it never rejects). */
+  async settled(): Promise<void> {
+    await Promise.all(this.after);
   }
 
   /** The result is delivered (or refused): the lease heartbeats stop. */
@@ -98,64 +105,42 @@ export class UnitRun {
     const choice = brain
       ? chooseRuntime(brain, deps.runtimePreference, ready)
       : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
-    await deps.recordRunning(choice.ok ? choice.runtime : null);
+    // What the turn needs is known before the start call: its folder, its sandboxed command
+    // and (where the runtime dies with this host) its process are made beside the journal
+    // and the start; the prompt waits for the control plane to take the start.
+    const plan = this.plan(packet, choice);
+    let accept: (taken: boolean) => void = () => undefined;
+    const startAccepted = new Promise<boolean>((resolve) => (accept = resolve));
+    const first = plan.ok ? this.execute(plan, plan.resume, startAccepted) : null;
+    void first?.catch(() => undefined); // awaited below; a rejection must not go unhandled meanwhile
+    let refused: UnitRunResult | null | undefined;
     try {
-      await deps.connector.start(deps.credentials, unit);
+      refused = await this.start(choice.ok ? choice.runtime : null);
     } catch (error) {
-      if (isConnectorError(error, 'unauthorized')) {
-        deps.onRevoked();
-        return null;
-      }
-      // As the seed: a refused start is logged and not reported (the server did not give us
-      // the unit to run, so a `failed` result would be a lie about a run that never was).
-      const message = redactText(errorText(error), deps.knownSecrets());
-      deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
-      return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
+      accept(false);
+      await first?.catch(() => undefined);
+      throw error;
     }
-
-    if (!packet.ok) return this.failed(packet.reason, null);
-    if (!choice.ok) return this.failed(choice.reason, null);
-    const runtime = choice.runtime;
-    const binary = deps.capabilities[runtime].path;
-    if (!binary) return this.failed(`${runtime} is not installed on this machine.`, runtime);
-
-    const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
-    let resumeSessionId = deps.resume.get(key);
-    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
-    if (mcpUrl && !mcpUrl.ok) return this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime);
+    accept(refused === undefined);
+    if (refused !== undefined) {
+      await first?.catch(() => undefined);
+      return refused;
+    }
+    if (!plan.ok) return plan.failure;
+    const { runtime, key } = plan;
+    let resumeSessionId = plan.resume;
     deps.patch({ phase: 'running', runtime });
-    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
     this.startLease();
-    const execute = (resume: string | null) =>
-      deps.executor.execute({
-        unitId: unit.id,
-        kind: unit.kind,
-        runtime,
-        binary,
-        prompt: composePrompt(unit.prompt, packet.packet),
-        mcp: unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null,
-        resumeSessionId: resume,
-        timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
-        signal: this.abort.signal,
-        ...(deps.env ? { env: deps.env } : {}),
-        knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
-        onSpawn: (pid) => {
-          deps.patch({ pid });
-          deps.onSpawn?.(pid);
-        },
-        onOutput: (tail) => deps.patch({ outputTail: tail }),
-        ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
-      });
     let outcome: ExecutionOutcome;
     try {
-      outcome = await execute(resumeSessionId);
+      outcome = await (first as Promise<ExecutionOutcome>);
       if (resumeSessionId && outcome.status === 'failed' && !this.abort.signal.aborted && isStaleResume(outcome)) {
         // claude no longer has that conversation (another machine, a cleaned folder): drop
         // the stale id and run the turn once as a fresh session.
         deps.log.warn('claude does not know the resume id; running the turn as a fresh session', { unit: unit.id });
         await deps.resume.forget(key).catch(() => undefined);
         resumeSessionId = null;
-        outcome = await execute(null);
+        outcome = await this.execute(plan, null);
       }
     } catch (error) {
       this.stopLease();
@@ -166,12 +151,14 @@ export class UnitRun {
     this.processEnded = true;
 
     if (key && runtime === 'claude') {
-      try {
-        if (outcome.status === 'succeeded' && outcome.sessionId) await deps.resume.remember(key, outcome.sessionId);
-        else if (outcome.status !== 'succeeded' && resumeSessionId) await deps.resume.forget(key);
-      } catch (error) {
-        deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) });
-      }
+      const update =
+        outcome.status === 'succeeded' && outcome.sessionId
+          ? deps.resume.remember(key, outcome.sessionId)
+          : outcome.status !== 'succeeded' && resumeSessionId
+            ? deps.resume.forget(key)
+            : null;
+      // The cache answers with the new id at once; its write to disk goes on beside the result.
+      if (update) this.after.push(update.catch((error: unknown) => deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) })));
     }
 
     const reason =
@@ -200,6 +187,67 @@ export class UnitRun {
         reason,
       },
     };
+  }
+
+  /** The journal note, then the start call. Undefined: the control plane took the start; else what to answer instead. */
+  private async start(runtime: 'claude' | 'codex' | null): Promise<UnitRunResult | null | undefined> {
+    const { deps, unit } = this;
+    await deps.recordRunning(runtime);
+    try {
+      await deps.connector.start(deps.credentials, unit);
+      return undefined;
+    } catch (error) {
+      if (isConnectorError(error, 'unauthorized')) {
+        deps.onRevoked();
+        return null;
+      }
+      // As the seed: a refused start is logged and not reported (the server did not give us
+      // the unit to run, so a `failed` result would be a lie about a run that never was).
+      const message = redactText(errorText(error), deps.knownSecrets());
+      deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
+      return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
+    }
+  }
+
+  /** The runtime, its binary, the resume id and the MCP address; or the failure to report once the start is taken. */
+  private plan(packet: ReturnType<typeof checkContextPacket>, choice: ReturnType<typeof chooseRuntime>): Plan {
+    const { deps, unit } = this;
+    if (!packet.ok) return { ok: false, failure: this.failed(packet.reason, null) };
+    if (!choice.ok) return { ok: false, failure: this.failed(choice.reason, null) };
+    const runtime = choice.runtime;
+    const binary = deps.capabilities[runtime].path;
+    if (!binary) return { ok: false, failure: this.failed(`${runtime} is not installed on this machine.`, runtime) };
+    const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
+    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
+    if (mcpUrl && !mcpUrl.ok) return { ok: false, failure: this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime) };
+    const mcp = unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null;
+    return { ok: true, runtime, binary, key, resume: deps.resume.get(key), mcp, prompt: composePrompt(unit.prompt, packet.packet) };
+  }
+
+  private execute(plan: Extract<Plan, { ok: true }>, resume: string | null, startAccepted?: Promise<boolean>): Promise<ExecutionOutcome> {
+    const { deps, unit } = this;
+    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
+    return deps.executor.execute({
+      unitId: unit.id,
+      kind: unit.kind,
+      runtime: plan.runtime,
+      binary: plan.binary,
+      prompt: plan.prompt,
+      mcp: plan.mcp,
+      resumeSessionId: resume,
+      timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
+      signal: this.abort.signal,
+      ...(deps.env ? { env: deps.env } : {}),
+      knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
+      ...(startAccepted ? { startAccepted } : {}),
+      cleanupLater: (removal) => this.after.push(removal),
+      onSpawn: (pid) => {
+        deps.patch({ pid });
+        deps.onSpawn?.(pid);
+      },
+      onOutput: (tail) => deps.patch({ outputTail: tail }),
+      ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
+    });
   }
 
   private failed(reason: string, runtime: 'claude' | 'codex' | null): UnitRunResult {
@@ -252,6 +300,18 @@ export class UnitRun {
     this.leaseTimer = null;
   }
 }
+
+type Plan =
+  | { ok: false; failure: UnitRunResult }
+  | {
+      ok: true;
+      runtime: 'claude' | 'codex';
+      binary: string;
+      key: string | null;
+      resume: string | null;
+      mcp: { serverUrl: string; token: string } | null;
+      prompt: string;
+    };
 
 /** claude's answer to a `--resume` id it has no conversation for. */
 function isStaleResume(outcome: ExecutionOutcome): boolean {

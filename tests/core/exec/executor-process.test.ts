@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../../../main/core/exec/process-tree';
@@ -124,5 +124,63 @@ describe('LocalRuntimeExecutor process lifecycle', () => {
     expect(outcome.summary).toMatch(/invalid execution request/);
     expect(outcome.summary).toMatch(/mcp\.serverUrl/);
     expect(outcome.summary).toMatch(/resumeSessionId/);
+  });
+});
+
+describe('the start call beside the spawn', () => {
+  /** A start the test answers from onSpawn: proof that the runtime began while the call was under way. */
+  function startAnsweredOnSpawn(taken: boolean) {
+    let answer: (ok: boolean) => void = () => undefined;
+    const startAccepted = new Promise<boolean>((resolve) => (answer = resolve));
+    const seen = { pid: 0 };
+    return { startAccepted, seen, onSpawn: (pid: number) => ((seen.pid = pid), answer(taken)) };
+  }
+
+  it('the runtime starts while the start call is under way and gets its prompt once the start is taken', async () => {
+    const { executor, turnDirs } = setup();
+    const report = path.join(tempDir('start-taken'), 'report.json');
+    const start = startAnsweredOnSpawn(true);
+    const outcome = await executor.execute(
+      request({ FAKE_MODE: 'inspect', FAKE_REPORT_FILE: report }, { prompt: 'the prompt', startAccepted: start.startAccepted, onSpawn: start.onSpawn }),
+    );
+    expect(outcome.status).toBe('succeeded');
+    expect(start.seen.pid).toBeGreaterThan(0);
+    expect((JSON.parse(readFileSync(report, 'utf8')) as { stdin: string }).stdin).toBe('the prompt');
+    expect(turnDirs()).toEqual([]);
+  });
+
+  it('a refused start: the runtime started beside it is stopped without ever having had its prompt', async () => {
+    const { executor, turnDirs } = setup();
+    const report = path.join(tempDir('start-refused'), 'report.json');
+    const start = startAnsweredOnSpawn(false);
+    const outcome = await executor.execute(
+      request({ FAKE_MODE: 'inspect', FAKE_REPORT_FILE: report }, { prompt: 'the prompt', startAccepted: start.startAccepted, onSpawn: start.onSpawn }),
+    );
+    expect(outcome.status).toBe('canceled');
+    expect(existsSync(report)).toBe(false);
+    expect(await isRunning(start.seen.pid)).toBe(false);
+    expect(turnDirs()).toEqual([]);
+  });
+
+  it('where a runtime could outlive this host (no parent-death watch), nothing starts before the start is taken', async () => {
+    const { executor, turnDirs } = setup({ parentDeathWatch: false });
+    let spawned = false;
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { startAccepted: Promise.resolve(false), onSpawn: () => (spawned = true) }));
+    expect(outcome.status).toBe('canceled');
+    expect(spawned).toBe(false);
+    expect(turnDirs()).toEqual([]);
+  });
+});
+
+describe('the turn folder after the outcome', () => {
+  it('with cleanupLater, the outcome comes while the folder is still there, and the removal handed over removes it', async () => {
+    const { executor, turnDirs } = setup();
+    const removals: Promise<void>[] = [];
+    const outcome = await executor.execute(request({ FAKE_MODE: 'json' }, { cleanupLater: (removal) => removals.push(removal) }));
+    expect(outcome.status).toBe('succeeded');
+    expect(removals).toHaveLength(1);
+    expect(turnDirs()).toHaveLength(1);
+    await removals[0];
+    expect(turnDirs()).toEqual([]);
   });
 });

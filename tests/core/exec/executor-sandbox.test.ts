@@ -1,9 +1,12 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { commandWorks, probeIsolation, type IsolationTools } from '../../../main/core/exec/isolation';
 import { createCommandRunner } from '../../../main/core/runner/process-runner';
-import { request, setup } from './exec-helpers';
+import { request, setup, tempDir } from './exec-helpers';
 
 // The process tree of a sandboxed turn: bubblewrap starts the runtime in its own session
 // and pid namespace, so stopping a turn must reach past bwrap itself.
@@ -26,6 +29,20 @@ const linux = process.platform === 'linux';
 const bwrap = linux ? await createCommandRunner().which('bwrap') : null;
 let tools: IsolationTools | null = null;
 if (bwrap) tools = await probeIsolation({ platform: 'linux', which: async () => bwrap, works: commandWorks });
+
+const SANDBOXED_HOST = fileURLToPath(new URL('./fixtures/sandboxed-host.ts', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** No event exists for the death of a process that is not our child: poll, bounded. */
+async function allGone(marker: string, timeoutMs = 15_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = processesWith(marker);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = processesWith(marker);
+  }
+  return left;
+}
 
 function sandboxed() {
   return setup({ isolation: { tools: async () => tools as IsolationTools, extraEnvAllow: () => [], ownConfig: () => false, hidden: [] } });
@@ -59,4 +76,26 @@ describe.skipIf(!tools || tools.level !== 'bubblewrap')('a sandboxed turn', () =
     expect(outcome.status).toBe('succeeded');
     expect(inPs).toBe(false);
   });
+
+  it('kill -9 of the host: bubblewrap, with no launcher around it, takes the whole turn down (an escaped grandchild too)', async () => {
+    const marker = `SANDBOX_KILL9_${Date.now()}`;
+    const host = spawn(process.execPath, ['--import', 'tsx', SANDBOXED_HOST, path.join(tempDir('kill9'), 'runtime'), marker], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => host.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: host.stdout! }).on('line', (line) => line === 'running' && resolve());
+      host.once('exit', (code) => reject(new Error(`the host exited early (${code})`)));
+    });
+    const running = processesWith(marker);
+    // bwrap (outside and as the namespace's init), the runtime, its grandchild: no Node launcher among them.
+    const commands = running.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0'));
+    expect(commands.filter((argv) => argv.includes('-e') && argv.some((a) => a.includes('lifeline'))).length).toBe(0);
+    expect(commands.filter((argv) => path.basename(argv[0] ?? '') === 'bwrap').length).toBeGreaterThanOrEqual(1);
+    expect(running.length).toBeGreaterThanOrEqual(3);
+    host.kill('SIGKILL');
+    await exited;
+    expect(await allGone(marker)).toEqual([]);
+  }, 30_000);
 });

@@ -16,6 +16,11 @@ import type { IsolationSpec } from './spec';
  * - network shared (the model API and the control plane are remote), everything else
  *   unshared (ipc, uts, cgroup, user where possible); the turn dies with the runner
  *   (--die-with-parent) and cannot reach the runner's terminal (--new-session).
+ *
+ * --die-with-parent is the turn's parent-death watch here (no Node launcher around bwrap):
+ * the kernel kills bwrap when the host that spawned it dies, kill -9 included, and with
+ * bwrap the pid namespace's init, which takes every process of the turn with it (those
+ * that left its session or process group too).
  */
 export interface SystemLayout {
   /** Top-level entries: `{ path, kind, target? }`; `symlink` entries are recreated as symlinks. */
