@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { percentile, startBenchRunner, type BenchRunner } from './bench-runner';
 import { measureHeadless, type HeadlessCost } from './headless-cost';
+import { measureHistoryMemory, type HistoryMemory } from './history-memory';
 import { initialJs } from './initial-js';
 
 const quick = process.argv.includes('--quick');
@@ -24,6 +25,7 @@ const N_RECLAIM = quick ? 30 : 100;
 const HEADLESS = quick
   ? { starts: 3, settleMs: 10_000, idleMs: 20_000, pickups: 10, turns: 3, loads: 2 }
   : { starts: 5, settleMs: 15_000, idleMs: 60_000, pickups: 30, turns: 5, loads: 3 };
+const HISTORY_MEMORY = quick ? { runs: 1, settleMs: 10_000 } : { runs: 3, settleMs: 15_000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Enqueue → the runner hands the unit to its runtime; arrivals uniform over the seed's 1 s poll period. */
@@ -101,7 +103,7 @@ const ms = (v: number) => `${fmt(v)} ms`;
 
 type Row = [measure: string, ours: string, noLongPoll: string, seed: string, ratio: string, target: string, met: boolean, why: string];
 
-function hostRows(host: HeadlessCost, floor: { startMs: number; rssMb: number }, js: ReturnType<typeof initialJs>): Row[] {
+function hostRows(host: HeadlessCost, history: HistoryMemory, floor: { startMs: number; rssMb: number }, js: ReturnType<typeof initialJs>): Row[] {
   // A row of the built host: no other column, a floor or a spread where there is one.
   const hostRow = (measure: string, value: string, note: string, target: string, met: boolean, why: string): Row => [
     measure,
@@ -137,6 +139,14 @@ function hostRows(host: HeadlessCost, floor: { startMs: number; rssMb: number },
       '≤ 0.05 %',
       host.idleCpuPercent <= 0.05,
       'telemetry is still sampled every 5 s with no window (runner.ts, issue 14)',
+    ),
+    hostRow(
+      'Headless RSS added per 1,000 history rows on disk (idle, after a window listed the first page)',
+      `${fmt(history.perThousandMb, 2)} MB`,
+      `${fmt(p(history.emptyRssMb, 50))} MB with none, ${fmt(p(history.fullRssMb, 50))} MB with ${history.rows.toLocaleString('en')}`,
+      '≤ +1 MB',
+      history.perThousandMb <= 1,
+      'every finished turn is kept in memory whole, its kept output tail (up to 1,000 characters) and summary with it',
     ),
     hostRow(
       'Pickup p50, enqueue → runtime process began (built host)',
@@ -197,8 +207,9 @@ async function main() {
   if (hostOnly) {
     const floor = await nodeFloor();
     const host = await measureHeadless(emu, HEADLESS);
+    const history = await measureHistoryMemory(emu, HISTORY_MEMORY);
     await emu.close();
-    printTable(hostRows(host, floor, initialJs()));
+    printTable(hostRows(host, history, floor, initialJs()));
     process.exit(0);
   }
   // A server without long-poll: its heartbeat offers no `claim.long_poll_max_ms`.
@@ -227,6 +238,8 @@ async function main() {
   console.log('bench: the built headless host (start-up, idle, pickup to the runtime process, the window)…');
   const floor = await nodeFloor();
   const host = await measureHeadless(emu, HEADLESS);
+  console.log('bench: the built host with 10,000 history rows on disk against none…');
+  const history = await measureHistoryMemory(emu, HISTORY_MEMORY);
   await emu.close();
   const js = initialJs();
 
@@ -243,7 +256,7 @@ async function main() {
     [`${N_UNITS} units × 1 s, wall time (8 sessions vs the seed's 1)`, `${fmt(oursWall)} s`, `${fmt(noLpWall)} s`, `${fmt(seedWall)} s`, `${fmt(seedWall / oursWall)}× throughput`, '≥ 6×', seedWall / oursWall >= 6, 'claims or reports too slow'],
     // prettier-ignore
     [`${N_UNITS} units × 1 s, wall time (1 session each)`, `${fmt(ours1Wall)} s`, '', `${fmt(seedWall)} s`, `${fmt(seedWall / ours1Wall, 2)}× throughput`, '≥ 1× (no slower at equal sessions)', seedWall / ours1Wall >= 1, 'slower than the seed at equal sessions'],
-    ...hostRows(host, floor, js),
+    ...hostRows(host, history, floor, js),
   ];
   const table = printTable(rows);
 
