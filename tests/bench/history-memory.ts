@@ -3,17 +3,13 @@
 // each after a window (a WebSocket client, as the page is) has listed the first page of
 // the Turns view. Both hosts are paired with the emulator through a seed state file and
 // measured alike; the figure is the difference per 1,000 rows.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { RunningEmulator } from '../../emulator';
+import { startHost, stop, type Host } from './headless-cost';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const HEADLESS_BUNDLE = path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
 const ROWS = 10_000;
 /** A finished turn keeps the last 1,000 characters of its output (main/core/work/lean-turn.ts). */
 const TAIL_CHARS = 1_000;
@@ -59,32 +55,6 @@ function historyFile(rows: number): string {
     };
   });
   return JSON.stringify({ version: 1, turns });
-}
-
-interface Host {
-  child: ChildProcess;
-  exited: Promise<unknown>;
-  address: Promise<string>;
-}
-
-function startHost(dataDir: string, args: string[]): Host {
-  const child = spawn(process.execPath, [HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1', RUNNER_TRAY_QUIT_DRAIN_MS: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const address = new Promise<string>((resolve) =>
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const url = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(line)?.[1];
-      if (url) resolve(url);
-    }),
-  );
-  return { child, exited: new Promise((resolve) => child.once('exit', resolve)), address };
-}
-
-async function stop(host: Host): Promise<void> {
-  host.child.kill('SIGTERM');
-  await host.exited;
 }
 
 /** A window's first request of the Turns view: `turns:list` for the newest page, over the host's WebSocket. */
