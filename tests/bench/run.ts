@@ -146,7 +146,7 @@ function hostRows(host: HeadlessCost, history: HistoryMemory, floor: { startMs: 
       `${fmt(p(history.emptyRssMb, 50))} MB with none, ${fmt(p(history.fullRssMb, 50))} MB with ${history.rows.toLocaleString('en')}`,
       '≤ +1 MB',
       history.perThousandMb <= 1,
-      'the whole history file is read and parsed at start (the parse garbage stays until a GC, which an idle host does not run) and every finished turn is kept in memory whole, with its output tail and summary',
+      'the whole history file is read and parsed at start (the heap it grows is not given back while idle) and every finished turn is kept in memory whole, with its output tail and summary',
     ),
     hostRow(
       'Pickup p50, enqueue → runtime process began (built host)',
