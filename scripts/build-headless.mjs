@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { confWithoutSchemas, dateFnsForPinoRoll, zodEnglishOnly } from './esbuild-plugins.mjs';
+import { confWithoutSchemas, dateFnsForPinoRoll, mainThreadOnly, zodEnglishOnly } from './esbuild-plugins.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
@@ -43,7 +43,7 @@ const result = await build({
   // Less to compile at every start; names are kept for readable stack traces.
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [zodEnglishOnly, dateFnsForPinoRoll, confWithoutSchemas],
+  plugins: [zodEnglishOnly, dateFnsForPinoRoll, confWithoutSchemas, mainThreadOnly],
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',

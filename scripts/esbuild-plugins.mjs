@@ -55,3 +55,26 @@ export const confWithoutSchemas = {
     b.onLoad({ filter: /.*/, namespace: 'conf-without-schemas' }, (args) => ({ contents: `${unused}\n${stand[args.path]}`, resolveDir: root }));
   },
 };
+
+// pino and write-file-atomic load node:worker_threads at the top for one answer each (is
+// this the main thread; its id), and pino loads thread-stream for its worker-thread
+// transports, which the core never uses (log-files.ts writes in this thread). The
+// headless host runs them on its main thread only: there they get that thread's answers
+// (`isMainThread`, thread id 0), and thread-stream a stand-in that says so if ever
+// called, so the host loads no worker-thread machinery it does not use.
+export const mainThreadOnly = {
+  name: 'main-thread-only',
+  setup(b) {
+    const importer = /[\\/]node_modules[\\/](pino|write-file-atomic)[\\/]/;
+    b.onResolve({ filter: /^(node:)?worker_threads$|^thread-stream$/ }, (args) =>
+      importer.test(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'main-thread-only' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'main-thread-only' }, (args) => ({
+      contents:
+        args.path === 'worker_threads'
+          ? 'module.exports = { isMainThread: true, threadId: 0 };'
+          : "module.exports = class ThreadStream { constructor() { throw new Error('pino: worker-thread transports are not bundled (the core writes its logs in this thread)'); } };",
+      loader: 'js',
+    }));
+  },
+};

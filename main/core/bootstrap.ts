@@ -1,30 +1,27 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { SettingKey, SettingsPatch } from '../../shared/settings';
 import { createHandlers, settingsView } from './commands';
-import type { FetchLike } from './connectors/http-json';
 import { RostRunnerConnector } from './connectors/rost/rost-runner-connector';
 import { EventHub } from './event-hub';
-import { createHost, type Host } from './host';
+import { createHost } from './host';
 import { createLogger } from './logging/logger';
 import { OperatorService } from './operator';
 import { hostPaths } from './paths';
-import { systemClock, type Clock, type DesktopPort, type Logger, type PlatformInfo } from './ports';
+import { systemClock, type PlatformInfo } from './ports';
 import { CapabilityDetector } from './runner/capabilities';
 import { CapabilitiesCache } from './runner/capabilities-cache';
 import { RuntimeBreaker } from './runner/runtime-breaker';
-import { createCommandRunner, type CommandRunner } from './runner/process-runner';
-import { CapacityHistory, nodeSystemProbe, type SystemProbe } from './runner/telemetry';
-import { openSecretStore, type OpenSecretStoreResult } from './secrets/open-secret-store';
+import { createCommandRunner } from './runner/process-runner';
+import { CapacityHistory, nodeSystemProbe } from './runner/telemetry';
+import { openSecretStore } from './secrets/open-secret-store';
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
-import { createSettingsStore, type PersistentSettingsStore, type SettingsBackend } from './settings/settings-store';
+import { createSettingsStore, type SettingsBackend } from './settings/settings-store';
 import { LocalRuntimeExecutor } from './exec/executor';
 import { IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
-import type { UnitExecutor } from './work/executor-port';
 import { TurnRegistry } from './work/turn-registry';
 import { TurnHistoryStore } from './work/turn-history-store';
 import { HISTORY_LIMIT } from '../../shared/turns';
-import { QuitPolicy, type QuitMode, type QuitOutcome } from './quit-policy';
+import { QuitPolicy } from './quit-policy';
 import { AppServerSupport } from './exec/codex-app-server/support';
 import { createUsage } from './usage/usage-wiring';
 import { CapacitySampler } from './runner/capacity-sampler';
@@ -32,95 +29,14 @@ import { MachineSlots } from './sessions/machine-slots';
 import { migrateToProfiles } from './sessions/migration';
 import { ProfileOverrides } from './sessions/profile-settings';
 import { ProfileStore } from './sessions/profile-store';
-import { rostSessionFactory } from './sessions/rost-factory';
-import type { RunOneOutcome, RunnerSession } from './sessions/session';
-import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
-import { openProfile, type SessionFactories } from './sessions/open-profile';
-import type { SechroomProfileConfig } from './sessions/sechroom-config';
+import { addWantedProfiles, wireProfiles } from './sessions/profile-wiring';
 import { SechroomHost } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
-import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
+import { DEFAULT_PROFILE_ID, ProfileIdSchema } from '../../shared/profiles';
+import type { Core, CoreOptions } from './core-api';
+
+export type { Core, CoreOptions } from './core-api';
 import type { Settings } from '../../shared/settings';
-
-export interface CoreOptions {
-  mode: 'electron' | 'headless';
-  appName: string;
-  appVersion: string;
-  dataDir: string;
-  /** Electron's and Node's own versions; defaults to this process's. */
-  platform?: PlatformInfo;
-  clock?: Clock;
-  random?: () => number;
-  /** Electron passes electron-store; headless uses conf in the data directory. */
-  settingsBackend?: SettingsBackend;
-  /** Env and flag overrides of the headless host: applied, never saved. */
-  overrides?: SettingsPatch;
-  overrideSources?: Partial<Record<SettingKey, string>>;
-  /** Opt-in to the owner-only file store where no keychain works. */
-  allowFileSecretStore?: boolean;
-  /** Tests inject these; production uses the real ones. */
-  secretStore?: OpenSecretStoreResult;
-  fetch?: FetchLike;
-  commandRunner?: CommandRunner;
-  systemProbe?: SystemProbe;
-  runtimeBinaries?: { claude: string; codex: string };
-  executor?: UnitExecutor;
-  /** The desktop shell's powers (open a link, a folder); absent headless. */
-  desktop?: DesktopPort;
-  /** Extra env for runtime processes (tests point the CLIs at model stubs). */
-  runtimeEnv?: Record<string, string>;
-  /** Which sandbox turns run in; default: the strongest this machine has (probed). */
-  isolationProbe?: IsolationProbe;
-  workStrategy?: 'adaptive' | 'seed';
-  /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
-  workAutoClaim?: boolean;
-  /**
-   * The profile `runner`, `work`, `settings` and the per-profile overrides are about
-   * (headless `--profile`); created when missing. Default: `default`.
-   */
-  profile?: string;
-  /**
-   * Profiles to hold (the headless profiles file): each is created when missing, and its
-   * per-profile settings apply as overrides, never saved (the main profile's flags win).
-   */
-  profiles?: readonly { id: string; name: string; connector: ConnectorKind; overrides: SettingsPatch }[];
-  /** The main profile's connector (headless `--plane`): created so when missing, refused when it is another kind. */
-  profileConnector?: ConnectorKind;
-  /** Sechroom profiles' settings from the command line or a fleet import, by profile id (created when missing). */
-  sechroomProfiles?: Record<string, SechroomProfileConfig>;
-  /** The environment SECHROOM_TOKEN and CODEX_BIN are read from (default: this process's). */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
-  parentDeathWatch?: boolean;
-  /** Write rotating log files (default true). */
-  logFiles?: boolean;
-}
-
-export interface Core {
-  host: Host;
-  log: Logger;
-  /** The main profile's effective settings (its own over the host's); `profiles.settingsOf(id)` for any. */
-  settings: PersistentSettingsStore;
-  /** The main profile's session (`options.profile`, else `default`). */
-  runner: RunnerSession;
-  /** `--once` and the headless quit count on the main profile. */
-  work: { runOne(): Promise<RunOneOutcome>; readonly activeCount: number };
-  /** Every profile's session. */
-  profiles: SessionRegistry;
-  /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */
-  capabilities: CapabilityDetector;
-  /**
-   * The quit policy (shells call this, never shutdown): `after-turns` waits up to the
-   * quitDrainMs setting for running turns, `now` cancels them; resolves once stopped.
-   */
-  quit(mode: QuitMode): Promise<QuitOutcome>;
-  /** Called once when a quit begins, from any source (a command from the window, a signal, the tray). */
-  onQuit(listener: (mode: QuitMode) => void): () => void;
-  /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
-  quitDrainMs(): number;
-  /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */
-  shutdown(limitMs?: number): Promise<void>;
-}
 
 export function currentPlatform(): PlatformInfo {
   return {
@@ -289,10 +205,12 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   });
 
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
-  const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
-  const factories: SessionFactories = {
+  const { profiles, runtimesChanged } = wireProfiles({
+    store: profileStore,
+    log,
+    emit: (event) => hub.emit(event),
     sechroom: sechroom.factory,
-    rost: rostSessionFactory({
+    rost: {
       mainProfile,
       usage,
       operator: { controlPlaneUrl: () => mainSettings().controlPlaneUrl, runnerPairingStart: (input) => operator.runnerPairingStart(input) },
@@ -318,47 +236,28 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       ...(options.runtimeEnv ? { runtimeEnv: options.runtimeEnv } : {}),
       strategy: options.workStrategy ?? 'adaptive',
       autoClaim: options.workAutoClaim !== false,
-      onChange: () => profiles.changed(),
-      onRuntimes: runtimesChanged,
-    }),
-  };
-  const profiles: SessionRegistry = new SessionRegistry({
-    store: profileStore,
-    log,
+    },
+    open: {
+      dataDir: paths.dataDir,
+      hostname: platform.hostname,
+      hostSettings,
+      log,
+      emit: (event) => hub.emit(event),
+      settingsView: (id, settings) => settingsView(id, settings, overrides.sourcesFor(id)),
+      overridesFor: (id) => overrides.for(id),
+      onSettings: () => {
+        usage.service.refresh();
+        machine.recheck();
+      },
+    },
     sweepStale: () => (options.executor ?? localExecutor).sweepStale(),
-    emit: (event) => hub.emit(event),
-    open: (profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile> =>
-      openProfile(
-        {
-          dataDir: paths.dataDir,
-          hostname: platform.hostname,
-          hostSettings,
-          log,
-          factories,
-          emit: (event) => hub.emit(event),
-          settingsView: (id, settings) => settingsView(id, settings, overrides.sourcesFor(id)),
-          overridesFor: (id) => overrides.for(id),
-          onSettings: () => {
-            usage.service.refresh();
-            machine.recheck();
-          },
-        },
-        profile,
-        initial,
-      ),
   });
   await profiles.openAll();
-  const wantedProfiles: { id: string; name: string; connector: ConnectorKind; strict?: boolean }[] = [
+  await addWantedProfiles(profiles, profileStore, [
     ...(options.profiles ?? []),
     ...Object.keys(options.sechroomProfiles ?? {}).map((id) => ({ id, name: id, connector: 'sechroom' as const, strict: true })),
     { id: mainProfile, name: mainProfile, connector: options.profileConnector ?? 'rost', strict: options.profileConnector !== undefined },
-  ];
-  for (const { strict, ...wanted } of wantedProfiles) {
-    const found = profileStore.all().find((p) => p.id === wanted.id);
-    if (!found) await profiles.add(wanted);
-    else if (strict && found.connector !== wanted.connector)
-      throw new Error(`Profile "${wanted.id}" is a ${found.connector} profile, not ${wanted.connector}.`);
-  }
+  ]);
   await usage.start();
   const unsubscribeUsage = usage.service.onChange(() => profiles.sessions().forEach((s) => s.refreshStatus()));
 

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { EVENT_CHANNEL, WsClientFrameSchema, type HostEvent, type WsServerFrame } from '../../shared/contract';
 import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
@@ -79,8 +79,15 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const commandsPerSecond = options.commandsPerSecond ?? DEFAULT_COMMANDS_PER_SECOND;
   const spentHint = options.newAddressHint ?? 'Ask the host for a new address.';
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024, perMessageDeflate: false });
-  wss.on('error', (error) => log.warn('headless WebSocket server error', { error: errorText(error) }));
+  // ws (and the TLS and zlib modules it loads) is loaded when the first window connects: a host nobody opens never needs it.
+  let wss: WebSocketServer | null = null;
+  let loading: Promise<WebSocketServer> | null = null;
+  const webSockets = (): Promise<WebSocketServer> =>
+    (loading ??= import('ws').then(({ WebSocketServer }) => {
+      wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024, perMessageDeflate: false });
+      wss.on('error', (error) => log.warn('headless WebSocket server error', { error: errorText(error) }));
+      return wss;
+    }));
   let port = 0;
   let origin = '';
 
@@ -147,8 +154,16 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     if (requestOrigin !== undefined && !allowedOrigins(port).has(requestOrigin)) return refuseUpgrade(socket, 403, 'Forbidden origin.');
     const bySession = requestOrigin !== undefined && access.isSession(cookieValue(req, sessionCookieName(port)));
     if (!bySession && !access.isLaunchToken(bearerToken(req))) return refuseUpgrade(socket, 401, 'Missing or wrong session.');
-    if (wss.clients.size >= maxConnections) return refuseUpgrade(socket, 503, `Too many windows are connected (${maxConnections}); close one.`);
-    wss.handleUpgrade(req, socket, head, (ws) => serveBridge(ws));
+    void webSockets().then(
+      (ws) => {
+        if (ws.clients.size >= maxConnections) return refuseUpgrade(socket, 503, `Too many windows are connected (${maxConnections}); close one.`);
+        ws.handleUpgrade(req, socket, head, (client) => serveBridge(client));
+      },
+      (error: unknown) => {
+        log.error('headless: the WebSocket server could not be loaded', { error: errorText(error) });
+        refuseUpgrade(socket, 503, 'The host could not open a window connection.');
+      },
+    );
   });
 
   function send(ws: WebSocket, frame: WsServerFrame): void {
@@ -216,8 +231,8 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     launchToken: access.launchToken,
     newAddress: () => `${origin}/?token=${access.newAddressToken()}`,
     async close() {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
+      for (const client of wss?.clients ?? []) client.terminate();
+      wss?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
     },

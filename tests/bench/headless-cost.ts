@@ -49,13 +49,13 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 }
 
-interface Host {
+export interface Host {
   child: ChildProcess;
   exited: Promise<unknown>;
   address: Promise<string>;
 }
 
-function startHost(dataDir: string, args: string[]): Host {
+export function startHost(dataDir: string, args: string[]): Host {
   const child = spawn(process.execPath, [HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
     cwd: repoRoot,
     env: {
@@ -76,7 +76,7 @@ function startHost(dataDir: string, args: string[]): Host {
   return { child, exited: new Promise((resolve) => child.once('exit', resolve)), address };
 }
 
-async function stop(host: Host): Promise<void> {
+export async function stop(host: Host): Promise<void> {
   host.child.kill('SIGTERM');
   await host.exited;
 }

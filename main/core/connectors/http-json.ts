@@ -4,8 +4,14 @@ import { redactText } from '../../../shared/redact';
 import { describeZodError } from '../../../shared/result';
 import { plainHttpProblem } from '../../../shared/transport-security';
 import { ConnectorError } from './errors';
+import { nodeFetch } from './node-fetch';
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+/** What the client reads of an answer (a fetch `Response` is one). */
+export interface FetchResponse {
+  readonly status: number;
+  text(): Promise<string>;
+}
+export type FetchLike = (input: string, init: RequestInit) => Promise<FetchResponse>;
 
 export interface JsonRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -35,7 +41,7 @@ const MAX_ERROR_TEXT = 300;
 export class JsonHttpClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly fetchImpl: FetchLike = (input, init) => fetch(input, init),
+    private readonly fetchImpl: FetchLike = nodeFetch,
     private readonly knownSecrets: () => readonly string[] = () => [],
   ) {}
 
@@ -60,7 +66,7 @@ export class JsonHttpClient {
       body = JSON.stringify(req.body);
     }
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
-    let response: Response;
+    let response: FetchResponse;
     try {
       response = await this.fetchImpl(url, { method: req.method, headers, ...(body !== undefined ? { body } : {}), signal, redirect: 'error' });
     } catch (error) {

@@ -95,18 +95,20 @@ export class CapabilityDetector {
 
   /**
    * Before this run's first detection: the last run's, if its binaries are unchanged,
-   * taken as this run's (claims may use it at once) until the detection under way ends.
+   * taken as this run's (claims may use it at once) until this run's detection ends. That
+   * detection starts once what waited for the answer (the first heartbeat) has gone on:
+   * its CLI and sandbox probes are process spawns, which would delay the beat.
    */
   private async fromLastRun(): Promise<Capabilities> {
     this.remembered ??= this.cache!.load().then((last) => {
       if (last && !this.cached) {
         this.cached = last;
         this.detectedAt = this.clock.now();
+        setImmediate(() => void this.refresh());
       }
       return last;
     });
-    const detecting = this.refresh();
-    return (await this.remembered) ?? detecting;
+    return (await this.remembered) ?? this.refresh();
   }
 
   private async detect(): Promise<Capabilities> {

@@ -18,10 +18,11 @@ function setup() {
   writeFileSync(claude, '#!/bin/sh\n');
   let release: () => void = () => undefined;
   let held = new Promise<void>((resolve) => (release = resolve));
-  const cli = { version: '2.1.197' };
+  const cli = { version: '2.1.197', runs: 0 };
   const runner: CommandRunner = {
     which: async () => null,
     run: async () => {
+      cli.runs++;
       await held;
       return { code: 0, stdout: `${cli.version} (Claude Code)\n`, stderr: '' };
     },
@@ -56,6 +57,25 @@ describe('runtime detection remembered between runs', () => {
     // …and so do claims: what the work side reads before this run's detection ends.
     expect(second.peek()?.claude).toMatchObject({ installed: true, version: '2.1.197' });
     s.release();
+  });
+
+  it("a restart's own detection starts after the remembered answer went out (its CLI spawns would delay the first heartbeat), and then replaces it", async () => {
+    const s = setup();
+    const first = s.detector();
+    const detecting = first.get();
+    s.release();
+    await detecting;
+    await expect.poll(() => new CapabilitiesCache(path.join(path.dirname(s.claude), 'capabilities.json')).load()).not.toBeNull();
+
+    s.hold();
+    s.cli.runs = 0;
+    s.cli.version = '2.1.198';
+    const second = s.detector();
+    expect((await second.get()).claude).toMatchObject({ version: '2.1.197' });
+    expect(s.cli.runs).toBe(0);
+    await expect.poll(() => s.cli.runs).toBeGreaterThan(0);
+    s.release();
+    await expect.poll(() => second.peek()?.claude.version).toBe('2.1.198');
   });
 
   it('is not used once the binary changed: the restart waits for its own detection', async () => {

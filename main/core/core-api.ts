@@ -1,0 +1,98 @@
+// What the composition root (bootstrap.ts) takes and gives: the options both shells and
+// the tests pass, and the core they get back.
+import type { ConnectorKind } from '../../shared/profiles';
+import type { SettingKey, SettingsPatch } from '../../shared/settings';
+import type { FetchLike } from './connectors/http-json';
+import type { IsolationProbe } from './exec/isolation';
+import type { Host } from './host';
+import type { Clock, DesktopPort, Logger, PlatformInfo } from './ports';
+import type { QuitMode, QuitOutcome } from './quit-policy';
+import type { CapabilityDetector } from './runner/capabilities';
+import type { CommandRunner } from './runner/process-runner';
+import type { SystemProbe } from './runner/telemetry';
+import type { OpenSecretStoreResult } from './secrets/open-secret-store';
+import type { SechroomProfileConfig } from './sessions/sechroom-config';
+import type { RunOneOutcome, RunnerSession } from './sessions/session';
+import type { SessionRegistry } from './sessions/session-registry';
+import type { PersistentSettingsStore, SettingsBackend } from './settings/settings-store';
+import type { UnitExecutor } from './work/executor-port';
+
+export interface CoreOptions {
+  mode: 'electron' | 'headless';
+  appName: string;
+  appVersion: string;
+  dataDir: string;
+  /** Electron's and Node's own versions; defaults to this process's. */
+  platform?: PlatformInfo;
+  clock?: Clock;
+  random?: () => number;
+  /** Electron passes electron-store; headless uses conf in the data directory. */
+  settingsBackend?: SettingsBackend;
+  /** Env and flag overrides of the headless host: applied, never saved. */
+  overrides?: SettingsPatch;
+  overrideSources?: Partial<Record<SettingKey, string>>;
+  /** Opt-in to the owner-only file store where no keychain works. */
+  allowFileSecretStore?: boolean;
+  /** Tests inject these; production uses the real ones. */
+  secretStore?: OpenSecretStoreResult;
+  fetch?: FetchLike;
+  commandRunner?: CommandRunner;
+  systemProbe?: SystemProbe;
+  runtimeBinaries?: { claude: string; codex: string };
+  executor?: UnitExecutor;
+  /** The desktop shell's powers (open a link, a folder); absent headless. */
+  desktop?: DesktopPort;
+  /** Extra env for runtime processes (tests point the CLIs at model stubs). */
+  runtimeEnv?: Record<string, string>;
+  /** Which sandbox turns run in; default: the strongest this machine has (probed). */
+  isolationProbe?: IsolationProbe;
+  workStrategy?: 'adaptive' | 'seed';
+  /** false: claim only when asked (`work.runOne()`, the headless `--once`). Default true. */
+  workAutoClaim?: boolean;
+  /**
+   * The profile `runner`, `work`, `settings` and the per-profile overrides are about
+   * (headless `--profile`); created when missing. Default: `default`.
+   */
+  profile?: string;
+  /**
+   * Profiles to hold (the headless profiles file): each is created when missing, and its
+   * per-profile settings apply as overrides, never saved (the main profile's flags win).
+   */
+  profiles?: readonly { id: string; name: string; connector: ConnectorKind; overrides: SettingsPatch }[];
+  /** The main profile's connector (headless `--plane`): created so when missing, refused when it is another kind. */
+  profileConnector?: ConnectorKind;
+  /** Sechroom profiles' settings from the command line or a fleet import, by profile id (created when missing). */
+  sechroomProfiles?: Record<string, SechroomProfileConfig>;
+  /** The environment SECHROOM_TOKEN and CODEX_BIN are read from (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
+  parentDeathWatch?: boolean;
+  /** Write rotating log files (default true). */
+  logFiles?: boolean;
+}
+
+export interface Core {
+  host: Host;
+  log: Logger;
+  /** The main profile's effective settings (its own over the host's); `profiles.settingsOf(id)` for any. */
+  settings: PersistentSettingsStore;
+  /** The main profile's session (`options.profile`, else `default`). */
+  runner: RunnerSession;
+  /** `--once` and the headless quit count on the main profile. */
+  work: { runOne(): Promise<RunOneOutcome>; readonly activeCount: number };
+  /** Every profile's session. */
+  profiles: SessionRegistry;
+  /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */
+  capabilities: CapabilityDetector;
+  /**
+   * The quit policy (shells call this, never shutdown): `after-turns` waits up to the
+   * quitDrainMs setting for running turns, `now` cancels them; resolves once stopped.
+   */
+  quit(mode: QuitMode): Promise<QuitOutcome>;
+  /** Called once when a quit begins, from any source (a command from the window, a signal, the tray). */
+  onQuit(listener: (mode: QuitMode) => void): () => void;
+  /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
+  quitDrainMs(): number;
+  /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */
+  shutdown(limitMs?: number): Promise<void>;
+}
