@@ -7,7 +7,7 @@ import type { RunnerStatus } from '../../../shared/status';
 import type { TurnView } from '../../../shared/turns';
 import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
-import { laneOf } from '../connectors/sechroom/instance-settings';
+import { laneOf } from '../../../shared/sechroom-instance-settings';
 import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
 import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
