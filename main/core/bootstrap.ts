@@ -37,7 +37,7 @@ import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import { SessionRegistry, type OpenProfile } from './sessions/session-registry';
 import { openProfile, type SessionFactories } from './sessions/open-profile';
 import type { SechroomProfileConfig } from './sessions/sechroom-config';
-import { SechroomHost } from './sessions/sechroom-factory';
+import { SechroomHost, workViewAccess } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ConnectorKind, type Profile } from '../../shared/profiles';
 import type { Settings } from '../../shared/settings';
@@ -271,6 +271,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     appVersion: options.appVersion,
     autoClaim: options.workAutoClaim !== false,
     initial: options.sechroomProfiles ?? {},
+    profiles: () => profileStore.all(),
   });
   await sechroom.sweep();
   const operator = new OperatorService({
@@ -285,7 +286,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
     turns: () => registry.snapshot(),
-    workLayer: await sechroom.workViewAccess(profileStore.all()),
+    workLayer: (profile) => workViewAccess(options.env ?? process.env, profiles.sessions(), profile),
   });
 
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
