@@ -136,6 +136,7 @@ export const FLAG_OF: Record<string, string> = {
   laneId: '--lane',
   connectorId: '--connector',
   capabilityKeys: '--capability',
+  relayId: '--relay',
   ttlSeconds: '--ttl',
   refreshAfterSeconds: '--refresh-after',
   pollIntervalSeconds: '--poll-interval',

@@ -84,12 +84,13 @@ test('a Sechroom profile is configured in Settings, keeps its settings across a 
   await expect.poll(() => emu.sechroom.listInstances().map((i) => i.instanceKey)).toContain('codex-lab');
 
   if (process.env.RUNNER_TRAY_SCREENSHOTS) {
-    await page.setViewportSize({ width: 900, height: 1400 });
+    await page.setViewportSize({ width: 900, height: 640 });
+    await card.evaluate((el) => el.scrollIntoView({ block: 'start' }));
     await page.evaluate(async () => {
       await document.fonts.ready;
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
     });
-    await card.screenshot({ path: 'docs/screenshots/sechroom-settings.png', caret: 'hide', animations: 'disabled' });
+    await page.screenshot({ path: 'docs/screenshots/sechroom-settings.png', caret: 'hide', animations: 'disabled' });
   }
 
   // After a reload the saved values are what the card shows; the token never reached the page.
