@@ -4,7 +4,7 @@ import type { Profile, ProfileSummary } from '../../../shared/profiles';
 import { redactText } from '../../../shared/redact';
 import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../shared/runner';
 import type { RunnerStatus } from '../../../shared/status';
-import type { SechroomSettingsView } from '../../../shared/sechroom-profile-contract';
+import type { SechroomCredential, SechroomSettingsView } from '../../../shared/sechroom-profile-contract';
 import type { TurnView } from '../../../shared/turns';
 import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
@@ -354,9 +354,16 @@ export class SechroomSession implements RunnerSession {
       profile: this.deps.profile.id,
       config: this.config,
       problem: this.configProblem,
-      credential: this.deps.tokenScope().credential,
+      credential: this.credential(),
       signedIn: this.signIn.signedIn,
     };
+  }
+
+  /** Where the credential comes from: what the executor uses now, and what its next start will use when that differs. */
+  private credential(): SechroomCredential {
+    const { credential } = this.deps.tokenScope();
+    if (!this.signIn.usingEnvToken || credential.source === 'env') return credential;
+    return { source: 'env', note: `Token from SECHROOM_TOKEN since this profile's executor started; at its next start it is not used (${credential.note})` };
   }
 
   summary(): ProfileSummary {

@@ -39,6 +39,11 @@ export class SechroomSignIn {
     return this.tokens !== null;
   }
 
+  /** Signed in with SECHROOM_TOKEN (decided when the executor last started). */
+  get usingEnvToken(): boolean {
+    return this.tokens instanceof StaticTokenSource;
+  }
+
   get pairing(): PairingState | null {
     return this.state;
   }

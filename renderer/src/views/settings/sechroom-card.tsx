@@ -52,16 +52,21 @@ export function SechroomCard({ profile }: { profile: string }) {
 function Credential({ view }: { view: SechroomSettingsView }) {
   const { credential, signedIn } = view;
   const account = view.config?.account ?? 'default';
-  const line =
-    credential.source === 'env'
-      ? 'Token from SECHROOM_TOKEN (kept by the host, never shown here).'
-      : signedIn
-        ? `Signed in to the Work Layer as account “${account}” (tokens in this computer’s secret store).`
-        : 'Not signed in: sign this profile in to the Work Layer (Pairing tab) once its settings are saved.';
+  if (credential.source === 'env') {
+    return (
+      <p className="hint" data-testid="sechroom-credential">
+        {credential.note ?? 'Token from SECHROOM_TOKEN.'} The token stays in the host and is never shown here.
+      </p>
+    );
+  }
   return (
     <div className="hint" data-testid="sechroom-credential">
-      <p>{line}</p>
-      {credential.note && credential.source !== 'env' ? <p data-testid="sechroom-credential-note">{credential.note}</p> : null}
+      <p>
+        {signedIn
+          ? `Signed in to the Work Layer as account “${account}” (tokens in this computer’s secret store).`
+          : 'Not signed in: sign this profile in to the Work Layer (Pairing tab) once its settings are saved.'}
+      </p>
+      {credential.note ? <p data-testid="sechroom-credential-note">{credential.note}</p> : null}
     </div>
   );
 }
