@@ -1,13 +1,11 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandInput, CommandName, CommandOutput } from '../../shared/contract';
 import type { ProfileSummary } from '../../shared/profiles';
-import type { Result } from '../../shared/result';
 import type { SechroomSettingsView } from '../../shared/sechroom-profile-contract';
 import { HEARTBEAT_TOO_LONG, TTL_RANGE } from '../../shared/sechroom-instance-settings';
-import type { Bridge } from '../../renderer/src/bridge';
 import { setBridge } from '../../renderer/src/bridge/instance';
+import { fakeBridge } from '../helpers/fake-bridge';
 import { initialHostState, useHostStore } from '../../renderer/src/store';
 import { SettingsView } from '../../renderer/src/views/settings/settings-view';
 import { sechroomDraftFrom, sechroomErrors, sechroomInputOf } from '../../renderer/src/views/settings/sechroom-form';
@@ -30,24 +28,6 @@ const UNSET: SechroomSettingsView = {
   credential: { source: 'env', note: 'Token from SECHROOM_TOKEN (the only Sechroom profile here).' },
   signedIn: true,
 };
-
-function fakeBridge(answer: (name: CommandName, input: unknown) => unknown): { bridge: Bridge; calls: { name: string; input: unknown }[] } {
-  const calls: { name: string; input: unknown }[] = [];
-  const bridge: Bridge = {
-    transport: 'websocket',
-    async invoke<K extends CommandName>(name: K, input?: CommandInput<K>): Promise<Result<CommandOutput<K>>> {
-      calls.push({ name, input });
-      const value = answer(name, input);
-      return value instanceof Error
-        ? { ok: false, error: { code: 'invalid_input', message: value.message, field: 'instance.root' } }
-        : { ok: true, value: value as CommandOutput<K> };
-    },
-    onEvents: () => () => {},
-    onConnection: () => () => {},
-    connect: () => {},
-  };
-  return { bridge, calls };
-}
 
 const valid = () => ({
   ...sechroomDraftFrom(null),
@@ -152,7 +132,7 @@ describe('the Sechroom instance form', () => {
       },
       signedIn: false,
     };
-    const { bridge } = fakeBridge((name) => (name === 'sechroom:get' ? view : new Error('the root is not a git checkout')));
+    const { bridge } = fakeBridge((name) => (name === 'sechroom:get' ? view : new Error('the root is not a git checkout')), 'instance.root');
     setBridge(bridge);
     useHostStore.setState({ profile: 'codex-a', profiles: [summary('codex-a', 'sechroom'), summary('codex-b', 'sechroom')] });
     render(<SettingsView />);
