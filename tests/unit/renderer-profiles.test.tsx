@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../shared/contract';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { RunnerSnapshot } from '../../shared/runner';
 import type { Bridge } from '../../renderer/src/bridge';
