@@ -343,7 +343,8 @@ export class SechroomSession implements RunnerSession {
       const why = this.configProblem ? `Its Sechroom settings cannot be used: ${this.configProblem}` : 'Set its Work Layer in Settings (Sechroom instance).';
       return { ok: false, message: `This profile has no Work Layer to show yet. ${why}` };
     }
-    const tokens = await this.signIn.source(config);
+    // The executor's own bearer when it has one (the Work view polls: no secret store read each time).
+    const tokens = this.signIn.current ?? (await this.signIn.source(config));
     if (!tokens) return { ok: false, message: `Sign this profile in to the Work Layer at ${config.baseUrl} to see its work here.` };
     return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens } };
   }

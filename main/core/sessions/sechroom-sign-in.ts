@@ -39,6 +39,11 @@ export class SechroomSignIn {
     return this.tokens !== null;
   }
 
+  /** The bearer the executor uses now, if signed in. */
+  get current(): SechroomTokenSource | null {
+    return this.tokens;
+  }
+
   /** Signed in with SECHROOM_TOKEN (decided when the executor last started). */
   get usingEnvToken(): boolean {
     return this.tokens instanceof StaticTokenSource;
