@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { INSTANCE_TTL_MAX_S, INSTANCE_TTL_MIN_S, SECHROOM_LEASE_TTL_MS, type ExecutorRegistrationInput } from './protocol/sechroom';
+import { INSTANCE_TTL_MAX_S, INSTANCE_TTL_MIN_S, type ExecutorRegistrationInput } from './protocol/sechroom';
+import { SECHROOM_LEASE_TTL_MS } from './protocol/sechroom-lease';
 // shared/ is compiled without DOM or Node types; every runtime it runs in has WHATWG URL.
 declare const URL: new (url: string) => { readonly protocol: string; readonly username: string; readonly password: string };
 
