@@ -39,7 +39,38 @@ export const SechroomFleetImportInputSchema = z
   .strict();
 export type SechroomFleetImportInput = z.infer<typeof SechroomFleetImportInputSchema>;
 
+/** Where a Sechroom profile's Work Layer credential comes from (the secret itself never leaves the core). */
+export const SechroomCredentialSchema = z.object({
+  /** `env`: the host's SECHROOM_TOKEN (see README, SECHROOM_TOKEN_PROFILE); `sign-in`: the profile's own device sign-in. */
+  source: z.enum(['env', 'sign-in']),
+  /** Why the token does or does not apply here, when it is set. */
+  note: z.string().nullable(),
+});
+export type SechroomCredential = z.infer<typeof SechroomCredentialSchema>;
+
+/** A Sechroom profile's saved settings as the Settings view shows them: no secret is in them. */
+export const SechroomSettingsViewSchema = z.object({
+  profile: ProfileIdSchema,
+  /** null: not set yet. */
+  config: z
+    .object({
+      ...WorkLayerShape,
+      account: z.string(),
+      instance: z.record(z.string(), z.unknown()),
+      deliver: z.boolean(),
+      raisePr: z.boolean(),
+    })
+    .nullable(),
+  /** The stored settings could not be read (their reason). */
+  problem: z.string().nullable(),
+  credential: SechroomCredentialSchema,
+  signedIn: z.boolean(),
+});
+export type SechroomSettingsView = z.infer<typeof SechroomSettingsViewSchema>;
+
 export const sechroomProfileCommands = {
+  /** A Sechroom profile's saved settings and where its credential comes from. */
+  'sechroom:get': command(z.object({ profile: ProfileIdSchema }).strict(), SechroomSettingsViewSchema),
   /** Sets a Sechroom profile's Work Layer, instance and delivery; its executor starts again with them. */
   'sechroom:configure': command(SechroomConfigureInputSchema, ProfileSummarySchema),
   /** Imports a fleet config: a Sechroom profile per instance (named by its instance key), created or updated. */

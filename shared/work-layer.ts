@@ -8,6 +8,7 @@ import {
   type BriefStatus,
   type DecompositionStatus,
 } from './protocol/sechroom';
+import { ProfileIdSchema } from './profiles';
 
 /*
  * The operator's Work view of a Sechroom Work Layer: briefs, their work plans
@@ -87,6 +88,8 @@ const Id = z.string().min(1).max(200);
 
 export const WorkBriefActionInputSchema = z
   .object({
+    /** The profile shown: its Work Layer (absent: the host's first Sechroom profile, or the environment's). */
+    profile: ProfileIdSchema.optional(),
     briefId: Id,
     action: z.enum(WORK_BRIEF_ACTIONS),
     reasonCode: z.string().trim().min(1).max(100).optional(),
@@ -100,6 +103,7 @@ export const WorkBriefActionInputSchema = z
 
 export const WorkReviseInputSchema = z
   .object({
+    profile: ProfileIdSchema.optional(),
     decompositionId: Id,
     notes: z.string().trim().min(1, 'say what to revise').max(REVISION_NOTES_MAX, `at most ${REVISION_NOTES_MAX} characters`),
   })

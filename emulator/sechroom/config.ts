@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SECHROOM_LEASE_TTL_MS } from '../../shared/protocol/sechroom';
+import { SECHROOM_LEASE_TTL_MS } from '../../shared/protocol/sechroom-lease';
 
 /** Work Layer tunables. Tests shrink or inspect them; the CLI keeps the protocol defaults. */
 export interface SechroomConfig {

@@ -30,7 +30,7 @@ import { migrateToProfiles } from './sessions/migration';
 import { ProfileOverrides } from './sessions/profile-settings';
 import { ProfileStore } from './sessions/profile-store';
 import { addWantedProfiles, wireProfiles } from './sessions/profile-wiring';
-import { SechroomHost } from './sessions/sechroom-factory';
+import { SechroomHost, workViewAccess } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema } from '../../shared/profiles';
 import type { Core, CoreOptions } from './core-api';
@@ -187,6 +187,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     appVersion: options.appVersion,
     autoClaim: options.workAutoClaim !== false,
     initial: options.sechroomProfiles ?? {},
+    profiles: () => profileStore.all(),
   });
   await sechroom.sweep();
   const operator = new OperatorService({
@@ -201,7 +202,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
     turns: () => registry.snapshot(),
-    workLayer: await sechroom.workViewAccess(profileStore.all()),
+    workLayer: (profile) => workViewAccess(options.env ?? process.env, profiles.sessions(), profile),
   });
 
   const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));

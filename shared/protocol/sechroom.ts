@@ -26,8 +26,6 @@ export const DecompositionIdSchema = z.string().regex(/^wlp_[A-Za-z0-9_-]{1,120}
 export const INSTANCE_TTL_MIN_S = 30;
 export const INSTANCE_TTL_MAX_S = 600;
 export const InstanceTtlSchema = z.number().int().min(INSTANCE_TTL_MIN_S).max(INSTANCE_TTL_MAX_S);
-/** The lease TTL is a server constant the seed states as 120 s (its heartbeat must be shorter). [seed B6.3] */
-export const SECHROOM_LEASE_TTL_MS = 120_000;
 
 // ---- executor instances (E1, E2, E10) ----
 

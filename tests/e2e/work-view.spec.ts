@@ -139,9 +139,11 @@ test('the Work view lists briefs, plans and tasks, and pauses, resumes, parks, u
   expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
 });
 
-test('without a Work Layer the view says what to set', async ({ page }) => {
+test('without a Work Layer the view says it belongs to Sechroom profiles, and what to set', async ({ page }) => {
   emu = await startEmulator({});
   host = await startHeadlessHost(['--control-plane', emu.url, '--allow-file-secret-store']);
   await host.open(page, '#work');
-  await expect(page.getByTestId('work-not-configured')).toHaveText(/Set RUNNER_TRAY_SECHROOM_URL, RUNNER_TRAY_SECHROOM_TENANT and SECHROOM_TOKEN/);
+  await expect(page.getByTestId('work-not-configured')).toHaveText(
+    /^The Work view belongs to Sechroom profiles.*set RUNNER_TRAY_SECHROOM_URL, RUNNER_TRAY_SECHROOM_TENANT and SECHROOM_TOKEN/,
+  );
 });

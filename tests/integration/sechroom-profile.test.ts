@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
-import { TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
+import { TTL_RANGE } from '../../shared/sechroom-instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';
 import { GitDelivery } from '../../main/core/delivery/git-delivery';
 import type { ProfileSummary } from '../../shared/profiles';

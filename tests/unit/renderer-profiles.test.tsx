@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandInput, CommandName, CommandOutput, HostEvent } from '../../shared/contract';
+import type { HostEvent } from '../../shared/contract';
 import type { ProfileSummary } from '../../shared/profiles';
-import type { Result } from '../../shared/result';
 import type { RunnerSnapshot } from '../../shared/runner';
 import type { Bridge } from '../../renderer/src/bridge';
 import { setBridge } from '../../renderer/src/bridge/instance';
+import { fakeBridge } from '../helpers/fake-bridge';
 import { applyEvents, initialHostState, useHostStore } from '../../renderer/src/store';
 import { effectiveProfile, scopedInput } from '../../renderer/src/store/profiles-slice';
 import { loadSnapshot, selectProfile } from '../../renderer/src/store/sync';
@@ -41,23 +41,6 @@ function snapshot(profile: string, state: 'idle' | 'paused'): RunnerSnapshot {
     sessions: { active: 0, max: 2 },
     paused: null,
   };
-}
-
-/** A bridge that answers from a table and records what it was asked. */
-function fakeBridge(answer: (name: CommandName, input: unknown) => unknown): { bridge: Bridge; calls: { name: string; input: unknown }[] } {
-  const calls: { name: string; input: unknown }[] = [];
-  const bridge: Bridge = {
-    transport: 'websocket',
-    async invoke<K extends CommandName>(name: K, input?: CommandInput<K>): Promise<Result<CommandOutput<K>>> {
-      calls.push({ name, input });
-      const value = answer(name, input);
-      return value instanceof Error ? { ok: false, error: { code: 'failed', message: value.message } } : { ok: true, value: value as CommandOutput<K> };
-    },
-    onEvents: () => () => {},
-    onConnection: () => () => {},
-    connect: () => {},
-  };
-  return { bridge, calls };
 }
 
 beforeEach(() => useHostStore.setState(initialHostState, true));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HEARTBEAT_TOO_LONG, TTL_RANGE } from '../../main/core/connectors/sechroom/instance-settings';
+import { HEARTBEAT_TOO_LONG, TTL_RANGE } from '../../shared/sechroom-instance-settings';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
 import { resolveSechroomPlane, sechroomCoreOptions } from '../../main/headless/sechroom-plane';
 

@@ -25,7 +25,7 @@ export class LazyOperatorService {
 
   /** The Work view's calls, made once the operator side is loaded. */
   readonly workLayer: WorkLayerCalls = {
-    board: async () => (await this.service()).workLayer.board(),
+    board: async (profile) => (await this.service()).workLayer.board(profile),
     briefAction: async (input) => (await this.service()).workLayer.briefAction(input),
     returnForRevision: async (input) => (await this.service()).workLayer.returnForRevision(input),
   };

@@ -25,6 +25,7 @@ import { boardView, confirmationView, detailView, lifecycleResultView } from './
 import { SignInFlow } from './sign-in-flow';
 import { operatorStatus } from './status';
 import { TokenVault } from './token-vault';
+import type { WorkLayerCalls } from './work-layer-handlers';
 import { WorkLayerOperator, workLayerAccessFromEnv, type WorkLayerOperatorDeps } from './work-layer-operator';
 
 export const OPERATOR_CLIENT_ID = 'runner-tray';
@@ -53,10 +54,10 @@ export interface OperatorServiceDeps {
   turns(): TurnsSnapshot;
   clientId?: string;
   /**
-   * The Work Layer the Work view shows. Default: from the environment (RUNNER_TRAY_SECHROOM_URL,
-   * RUNNER_TRAY_SECHROOM_TENANT, SECHROOM_TOKEN) until runner profiles carry a Sechroom sign-in.
+   * The Work Layer the Work view shows for a profile (null: none named), asked at every call.
+   * Default: from the environment (RUNNER_TRAY_SECHROOM_URL, RUNNER_TRAY_SECHROOM_TENANT, SECHROOM_TOKEN).
    */
-  workLayer?: WorkLayerOperatorDeps['access'];
+  workLayer?(profile: string | null): Promise<WorkLayerOperatorDeps['access']>;
 }
 
 interface Account {
@@ -79,18 +80,21 @@ export class OperatorService {
   private lastJson = '';
   private started = false;
   /** The operator's Work view of a Sechroom Work Layer (issue 18). */
-  readonly workLayer: WorkLayerOperator;
+  readonly workLayer: WorkLayerCalls;
 
   constructor(private readonly deps: OperatorServiceDeps) {
     this.vault = deps.secrets ? new TokenVault(deps.secrets, deps.registerSecret) : null;
-    const workLayer = deps.workLayer ?? workLayerAccessFromEnv(process.env);
-    if (workLayer.ok && workLayer.access.tokens.kind === 'static') void workLayer.access.tokens.accessToken().then(deps.registerSecret);
-    this.workLayer = new WorkLayerOperator({
-      access: workLayer,
-      log: deps.log.child('work-layer'),
-      ...(deps.fetch ? { fetch: deps.fetch } : {}),
-      knownSecrets: deps.knownSecrets,
-    });
+    const log = deps.log.child('work-layer');
+    const operatorFor = async (profile: string | null | undefined): Promise<WorkLayerOperator> => {
+      const access = deps.workLayer ? await deps.workLayer(profile ?? null) : workLayerAccessFromEnv(process.env);
+      if (access.ok && access.access.tokens.kind === 'static') deps.registerSecret(await access.access.tokens.accessToken());
+      return new WorkLayerOperator({ access, log, ...(deps.fetch ? { fetch: deps.fetch } : {}), knownSecrets: deps.knownSecrets });
+    };
+    this.workLayer = {
+      board: async (profile) => (await operatorFor(profile)).board(),
+      briefAction: async ({ profile, ...input }) => (await operatorFor(profile)).briefAction(input),
+      returnForRevision: async ({ profile, ...input }) => (await operatorFor(profile)).returnForRevision(input),
+    };
     this.flow = new SignInFlow({
       oauth: {
         startDeviceAuthorization: () => this.current().oauth.startDeviceAuthorization(),

@@ -17,9 +17,9 @@ export interface WorkLayerAccess {
 }
 
 /**
- * Until runner profiles carry a Sechroom profile's sign-in, the Work view is reached through
- * the environment: `RUNNER_TRAY_SECHROOM_URL` (the Work Layer base URL, e.g. the emulator's
- * `/sechroom`), `RUNNER_TRAY_SECHROOM_TENANT`, and the seed's `SECHROOM_TOKEN`.
+ * A Work Layer of the host itself, for the Work view while a Rost profile is shown (a
+ * Sechroom profile shows its own): `RUNNER_TRAY_SECHROOM_URL` (the Work Layer base URL, e.g.
+ * the emulator's `/sechroom`), `RUNNER_TRAY_SECHROOM_TENANT`, and the seed's `SECHROOM_TOKEN`.
  */
 const EnvSchema = z.object({
   RUNNER_TRAY_SECHROOM_URL: z.url({ protocol: /^https?$/, error: 'RUNNER_TRAY_SECHROOM_URL must be an http(s) address' }),

@@ -1,12 +1,12 @@
 import { slugOf, type ProfileSummary } from '../../../shared/profiles';
-import type { SechroomConfigureInput, SechroomFleetImportInput } from '../../../shared/sechroom-profile-contract';
+import type { SechroomConfigureInput, SechroomFleetImportInput, SechroomSettingsView } from '../../../shared/sechroom-profile-contract';
 import { FleetConfigError, readFleetConfig } from '../connectors/sechroom/fleet-config';
 import { CommandFailure } from '../dispatch';
 import { checkSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
 import { SechroomSession } from './sechroom-session';
 import type { SessionRegistry } from './session-registry';
 
-/** `sechroom:configure` and `sechroom:fleet-import`: a Sechroom profile's settings, checked with the seed's messages. */
+/** `sechroom:get`, `sechroom:configure` and `sechroom:fleet-import`: a Sechroom profile's settings, checked with the seed's messages. */
 export function createSechroomProfileHandlers(profiles: SessionRegistry) {
   const sechroomSession = (id: string): SechroomSession => {
     const session = profiles.get(id);
@@ -19,6 +19,7 @@ export function createSechroomProfileHandlers(profiles: SessionRegistry) {
     return result.config;
   };
   return {
+    'sechroom:get': ({ profile }: { profile: string }): SechroomSettingsView => sechroomSession(profile).settingsView(),
     'sechroom:configure': async ({ profile, ...input }: SechroomConfigureInput): Promise<ProfileSummary> => {
       const session = sechroomSession(profile);
       await session.configure(checked(input));

@@ -6,13 +6,12 @@ import { GitDelivery } from '../delivery/git-delivery';
 import type { LocalRuntimeExecutor } from '../exec/executor';
 import type { OpenSecretStoreResult } from '../secrets/open-secret-store';
 import type { Profile } from '../../../shared/profiles';
-import { OAuthTokenSource, sechroomOAuthClient, StaticTokenSource } from '../connectors/sechroom/sechroom-auth';
 import { workLayerAccessFromEnv, type WorkLayerOperatorDeps } from '../operator/work-layer-operator';
 import type { SessionContext } from './open-profile';
-import { profileDir } from './profile-store';
-import { loadSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import type { SechroomProfileConfig } from './sechroom-config';
 import { SechroomSession, type SechroomPlumbing, type SechroomSessionDeps } from './sechroom-session';
-import { SECHROOM_OAUTH_CLIENT_ID, sechroomAccountOf } from './sechroom-sign-in';
+import type { RunnerSession } from './session';
+import { sechroomTokenScope, type TokenScope } from './sechroom-token-scope';
 
 /** What every Sechroom session of the host shares (passed on to each as it is), and what the host needs for their plumbing. */
 export interface SechroomHostDeps extends Pick<
@@ -33,6 +32,8 @@ export interface SechroomHostDeps extends Pick<
   appVersion: string;
   /** Settings a profile starts with (headless flags, a fleet import), saved over its stored ones. */
   initial: Readonly<Record<string, SechroomProfileConfig>>;
+  /** The host's profiles now: which are Sechroom profiles decides whom SECHROOM_TOKEN signs in. */
+  profiles(): readonly Profile[];
 }
 
 /**
@@ -44,11 +45,6 @@ export class SechroomHost {
 
   constructor(private readonly deps: SechroomHostDeps) {
     this.delivery = new GitDelivery({ stateDir: path.join(deps.dataDir, 'delivery'), log: deps.log.child('delivery') });
-  }
-
-  /** The Work Layer the Work view shows (see workViewAccess). */
-  workViewAccess(profiles: readonly Profile[]): Promise<WorkLayerOperatorDeps['access']> {
-    return workViewAccess(this.deps, profiles);
   }
 
   /** At host start: worktrees a crash left behind are removed (kept ones stay for the operator). */
@@ -76,12 +72,26 @@ export class SechroomHost {
       registerSecret: deps.registerSecret,
       knownSecrets: deps.knownSecrets,
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
-      envToken: deps.env.SECHROOM_TOKEN?.trim() || null,
+      tokenScope: () => this.tokenScope(context.profile.id),
       ...(deps.initial[context.profile.id] ? { initial: deps.initial[context.profile.id]! } : {}),
       plumbing: (config) => this.plumbing(config, context),
       autoClaim: deps.autoClaim,
     });
   };
+
+  /** Whether SECHROOM_TOKEN signs this profile in (sechroom-token-scope.ts). */
+  tokenScope(profile: string): TokenScope {
+    const commandLine = Object.keys(this.deps.initial);
+    const ids = new Set([
+      ...this.deps
+        .profiles()
+        .filter((p) => p.connector === 'sechroom')
+        .map((p) => p.id),
+      ...commandLine,
+      profile,
+    ]);
+    return sechroomTokenScope(this.deps.env, { profile, sechroomProfiles: [...ids], commandLine });
+  }
 
   private plumbing(config: SechroomProfileConfig, { log, settings }: SessionContext): SechroomPlumbing {
     const { deps } = this;
@@ -109,35 +119,23 @@ export class SechroomHost {
   }
 }
 
-async function workViewAccess(options: SechroomHostDeps, profiles: readonly Profile[]): Promise<WorkLayerOperatorDeps['access']> {
-  const fromEnv = workLayerAccessFromEnv(options.env);
-  if (fromEnv.ok || options.env.RUNNER_TRAY_SECHROOM_URL) return fromEnv;
-  const initial = Object.entries(options.initial)[0];
-  let found: { id: string; config: SechroomProfileConfig } | null = initial ? { id: initial[0], config: initial[1] } : null;
-  for (const profile of profiles) {
-    if (found) break;
-    if (profile.connector !== 'sechroom') continue;
-    const config = await loadSechroomConfig(profileDir(options.dataDir, profile.id)).catch(() => null);
-    if (config) found = { id: profile.id, config };
-  }
-  if (!found) return fromEnv;
-  const { id, config } = found;
-  const token = options.env.SECHROOM_TOKEN?.trim();
-  if (token) return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens: new StaticTokenSource(token) } };
-  if (!options.secrets.ok) return { ok: false, message: 'No secret store works here, so the Work view has no Sechroom sign-in to use.' };
-  const tokens = new OAuthTokenSource({
-    baseUrl: config.baseUrl,
-    account: sechroomAccountOf(id, config),
-    store: options.secrets.store,
-    registerSecret: options.registerSecret,
-    oauth: sechroomOAuthClient({
-      baseUrl: config.baseUrl,
-      clientId: SECHROOM_OAUTH_CLIENT_ID,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      knownSecrets: options.knownSecrets,
-    }),
-    clock: options.clock,
-    log: options.log.child('work-layer'),
-  });
-  return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens } };
+/** Said in the Work view while a Rost profile is shown (and no Work Layer is set in the environment). */
+export const WORK_VIEW_SECHROOM_ONLY =
+  'The Work view belongs to Sechroom profiles: show one with the profile switcher, or add one in Settings. (Or set RUNNER_TRAY_SECHROOM_URL, RUNNER_TRAY_SECHROOM_TENANT and SECHROOM_TOKEN for a Work Layer of the host.)';
+
+/**
+ * The Work Layer the Work view shows for the profile shown: a Sechroom profile's own (its
+ * settings and its credential), else the environment's (RUNNER_TRAY_SECHROOM_URL …), else
+ * nothing, saying the view belongs to Sechroom profiles. No profile named: the first Sechroom one.
+ */
+export function workViewAccess(
+  env: Readonly<Record<string, string | undefined>>,
+  sessions: readonly RunnerSession[],
+  profile: string | null,
+): Promise<WorkLayerOperatorDeps['access']> {
+  const shown = profile === null ? sessions.find((s) => s instanceof SechroomSession) : sessions.find((s) => s.profile.id === profile);
+  if (shown instanceof SechroomSession) return shown.workLayerAccess();
+  const fromEnv = workLayerAccessFromEnv(env);
+  if (fromEnv.ok || env.RUNNER_TRAY_SECHROOM_URL || env.RUNNER_TRAY_SECHROOM_TENANT) return Promise.resolve(fromEnv);
+  return Promise.resolve({ ok: false, message: WORK_VIEW_SECHROOM_ONLY });
 }

@@ -4,14 +4,16 @@ import type { Profile, ProfileSummary } from '../../../shared/profiles';
 import { redactText } from '../../../shared/redact';
 import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../shared/runner';
 import type { RunnerStatus } from '../../../shared/status';
+import type { SechroomCredential, SechroomSettingsView } from '../../../shared/sechroom-profile-contract';
 import type { TurnView } from '../../../shared/turns';
 import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
-import { laneOf } from '../connectors/sechroom/instance-settings';
+import { laneOf } from '../../../shared/sechroom-instance-settings';
 import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
 import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
 import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
+import type { WorkLayerOperatorDeps } from '../operator/work-layer-operator';
 import type { Clock, Logger } from '../ports';
 import { PauseState } from '../runner/pause-state';
 import type { RunnerIdentity, RunnerStateStore } from '../runner/runner-state-store';
@@ -20,6 +22,7 @@ import type { TurnRegistry } from '../work/turn-registry';
 import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
 import { SechroomSignIn } from './sechroom-sign-in';
 import { sechroomStatus } from './sechroom-status';
+import type { TokenScope } from './sechroom-token-scope';
 import type { RunOneOutcome, RunnerSession } from './session';
 import { SessionEvents } from './session-events';
 
@@ -46,8 +49,8 @@ export interface SechroomSessionDeps {
   registerSecret(secret: string): void;
   knownSecrets(): readonly string[];
   fetch?: FetchLike;
-  /** `SECHROOM_TOKEN`: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
-  envToken: string | null;
+  /** `SECHROOM_TOKEN` when it applies to this profile (sechroom-token-scope.ts), and where its credential comes from. */
+  tokenScope(): TokenScope;
   /** The profile's state file: its pause is kept there. */
   state: RunnerStateStore;
   /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
@@ -94,7 +97,7 @@ export class SechroomSession implements RunnerSession {
     });
     this.signIn = new SechroomSignIn({
       profile: deps.profile.id,
-      envToken: deps.envToken,
+      envToken: () => deps.tokenScope().token,
       secrets: deps.secrets,
       secretStorage: deps.secretStorage,
       registerSecret: deps.registerSecret,
@@ -331,6 +334,37 @@ export class SechroomSession implements RunnerSession {
       results: { undelivered: this.undelivered },
       paused: this.pauseState.view(),
     };
+  }
+
+  /** This profile's Work Layer for the Work view: its settings and its credential, or why there is none. */
+  async workLayerAccess(): Promise<WorkLayerOperatorDeps['access']> {
+    const config = this.config;
+    if (!config) {
+      const why = this.configProblem ? `Its Sechroom settings cannot be used: ${this.configProblem}` : 'Set its Work Layer in Settings (Sechroom instance).';
+      return { ok: false, message: `This profile has no Work Layer to show yet. ${why}` };
+    }
+    // The executor's own bearer when it has one (the Work view polls: no secret store read each time).
+    const tokens = this.signIn.current ?? (await this.signIn.source(config));
+    if (!tokens) return { ok: false, message: `Sign this profile in to the Work Layer at ${config.baseUrl} to see its work here.` };
+    return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens } };
+  }
+
+  /** The saved settings for the Settings view (no secret is in them) and where the credential comes from. */
+  settingsView(): SechroomSettingsView {
+    return {
+      profile: this.deps.profile.id,
+      config: this.config,
+      problem: this.configProblem,
+      credential: this.credential(),
+      signedIn: this.signIn.signedIn,
+    };
+  }
+
+  /** Where the credential comes from: what the executor uses now, and what its next start will use when that differs. */
+  private credential(): SechroomCredential {
+    const { credential } = this.deps.tokenScope();
+    if (!this.signIn.usingEnvToken || credential.source === 'env') return credential;
+    return { source: 'env', note: `Token from SECHROOM_TOKEN since this profile's executor started; at its next start it is not used (${credential.note})` };
   }
 
   summary(): ProfileSummary {

@@ -14,8 +14,8 @@ export const sechroomAccountOf = (profile: string, config: SechroomProfileConfig
 
 export interface SechroomSignInDeps {
   profile: string;
-  /** `SECHROOM_TOKEN`: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
-  envToken: string | null;
+  /** `SECHROOM_TOKEN` when it applies to this profile: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
+  envToken(): string | null;
   secrets: SecretStore | null;
   secretStorage: SecretStorageInfo;
   registerSecret(secret: string): void;
@@ -39,6 +39,16 @@ export class SechroomSignIn {
     return this.tokens !== null;
   }
 
+  /** The bearer the executor uses now, if signed in. */
+  get current(): SechroomTokenSource | null {
+    return this.tokens;
+  }
+
+  /** Signed in with SECHROOM_TOKEN (decided when the executor last started). */
+  get usingEnvToken(): boolean {
+    return this.tokens instanceof StaticTokenSource;
+  }
+
   get pairing(): PairingState | null {
     return this.state;
   }
@@ -50,9 +60,10 @@ export class SechroomSignIn {
 
   /** SECHROOM_TOKEN, else the stored sign-in; null (the status says to sign in) when there is neither. */
   async source(config: SechroomProfileConfig): Promise<SechroomTokenSource | null> {
-    if (this.deps.envToken) {
-      this.deps.registerSecret(this.deps.envToken);
-      this.tokens = new StaticTokenSource(this.deps.envToken);
+    const envToken = this.deps.envToken();
+    if (envToken) {
+      this.deps.registerSecret(envToken);
+      this.tokens = new StaticTokenSource(envToken);
       return this.tokens;
     }
     if (!this.deps.secrets) return null;
@@ -64,7 +75,7 @@ export class SechroomSignIn {
 
   /** The device flow against the Work Layer's OAuth; with `SECHROOM_TOKEN` set there is nothing to sign in to. */
   async start(config: SechroomProfileConfig, onApproved: () => void): Promise<PairingState> {
-    if (this.deps.envToken) return { phase: 'approved', runnerName: config.instance.instanceKey };
+    if (this.deps.envToken()) return { phase: 'approved', runnerName: config.instance.instanceKey };
     const tokens = this.oauthTokens(config);
     this.flow?.cancel();
     this.flow = sechroomSignIn({

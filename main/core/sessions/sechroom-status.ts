@@ -1,7 +1,7 @@
 import type { PairingState } from '../../../shared/runner';
 import { iso, type Pause } from '../runner/pause-state';
 import type { RunnerStatus } from '../../../shared/status';
-import { laneOf } from '../connectors/sechroom/instance-settings';
+import { laneOf } from '../../../shared/sechroom-instance-settings';
 import type { SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
 import type { SechroomProfileConfig } from './sechroom-config';
 

@@ -9,7 +9,7 @@ import {
   type SechroomTurnRecord,
   type SessionStatus,
 } from '../../../main/core/connectors/sechroom/executor-session';
-import { checkInstanceSettings, type InstanceSettings, type InstanceSettingsInput } from '../../../main/core/connectors/sechroom/instance-settings';
+import { checkInstanceSettings, type InstanceSettings, type InstanceSettingsInput } from '../../../shared/sechroom-instance-settings';
 import { StaticTokenSource, type SechroomTokenSource } from '../../../main/core/connectors/sechroom/sechroom-auth';
 import { SechroomOutbox } from '../../../main/core/connectors/sechroom/sechroom-outbox';
 import type { SechroomTurnRunner, TurnOutcome, TurnRequest } from '../../../main/core/connectors/sechroom/turn-runner';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FleetConfigError, parseFleetConfig, readFleetConfig } from '../../../main/core/connectors/sechroom/fleet-config';
-import { checkInstanceSettings, laneOf, refreshAfterMs, registrationInput } from '../../../main/core/connectors/sechroom/instance-settings';
+import { checkInstanceSettings, laneOf, refreshAfterMs, registrationInput } from '../../../shared/sechroom-instance-settings';
 
 const laneOfEntry = (e: { settings: Parameters<typeof laneOf>[0] }) => laneOf(e.settings);
 const base = { instanceKey: 'codex-a', root: '/work/checkout-a' };

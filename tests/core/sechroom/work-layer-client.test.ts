@@ -10,7 +10,7 @@ import {
   StaticTokenSource,
 } from '../../../main/core/connectors/sechroom/sechroom-auth';
 import { WorkLayerClient } from '../../../main/core/connectors/sechroom/work-layer-client';
-import { registrationInput } from '../../../main/core/connectors/sechroom/instance-settings';
+import { registrationInput } from '../../../shared/sechroom-instance-settings';
 import { MemoryStore, rig, type Rig } from './sechroom-harness';
 
 let r: Rig | null = null;

@@ -2,7 +2,7 @@ import { errorText } from '../../../../shared/errors';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay, type BackoffPolicy } from '../../runner/backoff';
 import { isConnectorError } from '../errors';
-import { refreshAfterMs, registrationInput, type InstanceSettings } from './instance-settings';
+import { refreshAfterMs, registrationInput, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import { AuthExpiredError } from './sechroom-auth';
 import type { WorkLayerClient } from './work-layer-client';
 

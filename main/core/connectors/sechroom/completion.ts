@@ -1,7 +1,7 @@
 import type { TaskCard, Verdict } from '../../../../shared/protocol/sechroom';
 import type { ClaimedTask } from './claim-path';
 import { closeoutText, closeoutTitle, verdictFor, type CloseoutPacket } from './closeout-tools';
-import { laneOf, type InstanceSettings } from './instance-settings';
+import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import { taskTitle } from './prompt';
 import type { NewOutboxEntry } from './sechroom-outbox';
 import type { TurnDetail, TurnOutcome, TurnUsage } from './turn-runner';

@@ -8,7 +8,7 @@ import { gitWorktreeAccess, withGitWorktree } from '../../exec/isolation/git-wor
 import type { IsolationSpec } from '../../exec/isolation/spec';
 import type { Clock, Logger } from '../../ports';
 import { AppServerTurns } from './app-server-turns';
-import { laneOf, type InstanceSettings } from './instance-settings';
+import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import type { TaskWorkspace, TaskWorkspacePort } from './task-workspace';
 import type { SechroomTurnRunner, TurnOutcome, TurnRequest } from './turn-runner';
 import type { SechroomUsage } from './usage-account';

@@ -3,7 +3,7 @@ import type { TaskCard } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
 import { ClaimPath, type ClaimedTask } from './claim-path';
-import { laneOf, type InstanceSettings } from './instance-settings';
+import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import type { InflightJournal } from './inflight-journal';
 import { Advertisement } from './advertisement';
 import { ClaimGates } from './claim-gates';

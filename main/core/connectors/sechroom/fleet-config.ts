@@ -1,7 +1,7 @@
 import { errorText } from '../../../../shared/errors';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkInstanceSettings, type InstanceSettings, type InstanceSettingsInput } from './instance-settings';
+import { checkInstanceSettings, type InstanceSettings, type InstanceSettingsInput } from '../../../../shared/sechroom-instance-settings';
 
 /*
  * `sechroom executor fleet --config <file>` (seed B1.2): one instance per entry. The three

@@ -4,7 +4,7 @@ import type { TurnView } from '../../../../shared/turns';
 import type { Clock, Logger } from '../../ports';
 import { ExecutorSession, type SessionStatus, type WorkLayerPort } from './executor-session';
 import { InflightJournal } from './inflight-journal';
-import { laneOf, type InstanceSettings } from './instance-settings';
+import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import { AuthExpiredError } from './sechroom-auth';
 import { SechroomOutbox } from './sechroom-outbox';
 import { turnViewOf, type SessionSummary } from './turn-records';

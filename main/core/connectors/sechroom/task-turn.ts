@@ -3,7 +3,7 @@ import type { TaskCard } from '../../../../shared/protocol/sechroom';
 import type { Logger } from '../../ports';
 import type { ClaimedTask } from './claim-path';
 import { CloseoutCollector } from './closeout-tools';
-import type { InstanceSettings } from './instance-settings';
+import type { InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import { BEGIN_TURN_TEXT, taskInstructions, type LoadedPack } from './prompt';
 import type { SechroomTurnRunner, TurnDetail, TurnOutcome, TurnUsage } from './turn-runner';
 

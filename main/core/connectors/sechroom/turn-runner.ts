@@ -1,5 +1,5 @@
 import type { DynamicToolHost } from './closeout-tools';
-import type { SandboxMode } from './instance-settings';
+import type { SandboxMode } from '../../../../shared/sechroom-instance-settings';
 
 /*
  * The port a Sechroom session runs one turn through: the shape a codex app-server turn has

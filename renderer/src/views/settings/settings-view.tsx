@@ -6,6 +6,7 @@ import { useHostStore } from '../../store';
 import { ErrorLine } from '../common/error-line';
 import { ProfilesCard } from '../profiles/profiles-card';
 import { useCommand } from '../common/use-command';
+import { SechroomCard } from './sechroom-card';
 import { SecretStoreInUse } from './secret-store-in-use';
 import { SettingField } from './setting-field';
 import { changedKeys, checkField, draftFrom, patchOf, SECTIONS, type Draft } from './settings-form';
@@ -17,9 +18,11 @@ import { changedKeys, checkField, draftFrom, patchOf, SECTIONS, type Draft } fro
 export function SettingsView() {
   const view = useHostStore((s) => s.settings);
   const profile = useHostStore((s) => s.profile);
+  const sechroom = useHostStore((s) => s.profiles.find((p) => p.id === s.profile)?.connector === 'sechroom');
   return (
     <div className="view settings" data-testid="view-settings">
       <ProfilesCard />
+      {sechroom ? <SechroomCard key={profile} profile={profile} /> : null}
       {view ? <SettingsForm key={profile} view={view} /> : <p className="empty">Waiting for the host…</p>}
     </div>
   );

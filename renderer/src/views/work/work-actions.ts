@@ -1,14 +1,27 @@
 import type { Result } from '../../../../shared/result';
 import type { WorkActionOutcome, WorkBriefAction } from '../../../../shared/work-layer';
 import { getBridge } from '../../bridge/instance';
+import { useHostStore } from '../../store';
 import { useWorkStore } from './work-store';
 
 const set = useWorkStore.setState;
+const shown = () => useHostStore.getState().profile;
 
+/**
+ * Reads the board of the profile shown. An answer that arrives after the window switched to
+ * another profile is dropped, so one profile's list is never shown under another's name.
+ */
 export async function loadWorkBoard(): Promise<void> {
-  const result = await getBridge().invoke('work:board');
-  if (result.ok) set({ board: result.value, boardError: null });
-  else set({ boardError: result.error });
+  const profile = shown();
+  const result = await getBridge().invoke('work:board', { profile });
+  if (shown() !== profile) return;
+  if (result.ok) set({ profile, board: result.value, boardError: null });
+  else set({ profile, board: null, boardError: result.error });
+}
+
+/** The window shows another profile: nothing of the last one's board, confirmation or outcome stays. */
+export function forgetWorkBoard(): void {
+  set({ profile: null, board: null, boardError: null, open: null, notice: null });
 }
 
 function settle(targetId: string, result: Result<WorkActionOutcome>): void {
@@ -18,6 +31,7 @@ function settle(targetId: string, result: Result<WorkActionOutcome>): void {
 
 export async function runBriefAction(briefId: string, action: WorkBriefAction, reasonCode: string | null, reason: string): Promise<Result<WorkActionOutcome>> {
   const result = await getBridge().invoke('work:brief-action', {
+    profile: shown(),
     briefId,
     action,
     ...(reasonCode ? { reasonCode } : {}),
@@ -28,7 +42,7 @@ export async function runBriefAction(briefId: string, action: WorkBriefAction, r
 }
 
 export async function returnForRevision(decompositionId: string, notes: string): Promise<Result<WorkActionOutcome>> {
-  const result = await getBridge().invoke('work:return-for-revision', { decompositionId, notes });
+  const result = await getBridge().invoke('work:return-for-revision', { profile: shown(), decompositionId, notes });
   settle(decompositionId, result);
   return result;
 }

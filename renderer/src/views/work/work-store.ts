@@ -13,17 +13,19 @@ export interface WorkNotice {
 }
 
 /**
- * The Work view's own store: the Work Layer board as the core reads it, the open
+ * The Work view's own store: the Work Layer board of the profile shown as the core reads it, the open
  * confirmation, and the last outcome. Fed by work-actions.ts; views only read it.
  */
 export interface WorkState {
+  /** The profile the board and its error are of (the profile shown when they were read). */
+  profile: string | null;
   board: WorkBoard | null;
   boardError: CommandError | null;
   open: OpenConfirm;
   notice: WorkNotice | null;
 }
 
-export const useWorkStore = create<WorkState>(() => ({ board: null, boardError: null, open: null, notice: null }));
+export const useWorkStore = create<WorkState>(() => ({ profile: null, board: null, boardError: null, open: null, notice: null }));
 
 export function openConfirm(open: OpenConfirm): void {
   useWorkStore.setState({ open });

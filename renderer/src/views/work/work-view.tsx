@@ -1,9 +1,10 @@
+import { useLayoutEffect } from 'react';
 import type { WorkBriefView, WorkPlanView, WorkTaskView } from '../../../../shared/work-layer';
 import { briefActions, canReturnForRevision } from '../../../../shared/work-layer';
 import { useHostStore } from '../../store';
 import { Untrusted } from '../requests/chips';
 import { usePolling } from '../requests/requests-sync';
-import { loadWorkBoard } from './work-actions';
+import { forgetWorkBoard, loadWorkBoard } from './work-actions';
 import { BRIEF_ACTION_LABEL, BriefConfirm, RevisionConfirm } from './work-confirm';
 import { openConfirm, useWorkStore } from './work-store';
 
@@ -25,14 +26,20 @@ const TASK_STATUS: Record<WorkTaskView['status'], string> = { ready: 'Offered', 
  */
 export function WorkView() {
   const connected = useHostStore((s) => s.connection.state === 'open');
-  const board = useWorkStore((s) => s.board);
-  const error = useWorkStore((s) => s.boardError);
-  usePolling(connected ? loadWorkBoard : null, BOARD_EVERY_MS);
+  const profile = useHostStore((s) => s.profile);
+  const profileName = useHostStore((s) => s.profiles.find((p) => p.id === s.profile)?.name ?? null);
+  const several = useHostStore((s) => s.profiles.length > 1);
+  const ours = useWorkStore((s) => s.profile === profile);
+  const board = useWorkStore((s) => (ours ? s.board : null));
+  const error = useWorkStore((s) => (ours ? s.boardError : null));
+  // Another profile shown: its Work Layer, read afresh; nothing of the last one's stays on screen.
+  useLayoutEffect(() => forgetWorkBoard, [profile]);
+  usePolling(connected ? loadWorkBoard : null, BOARD_EVERY_MS, profile);
 
   return (
-    <section className="requests work" aria-labelledby="work-title" data-testid="work-view">
+    <section className="requests work" aria-labelledby="work-title" data-testid="work-view" data-profile={profile}>
       <header className="req-head">
-        <h2 id="work-title">Work (Sechroom)</h2>
+        <h2 id="work-title">Work (Sechroom){several && profileName ? ` · ${profileName}` : ''}</h2>
         {board?.state === 'ready' ? (
           <span className="req-muted req-mono" data-testid="work-layer-url">
             {board.baseUrl}

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { INSTANCE_TTL_MAX_S, INSTANCE_TTL_MIN_S, SECHROOM_LEASE_TTL_MS, type ExecutorRegistrationInput } from '../../../../shared/protocol/sechroom';
+import { INSTANCE_TTL_MAX_S, INSTANCE_TTL_MIN_S, type ExecutorRegistrationInput } from './protocol/sechroom';
+import { SECHROOM_LEASE_TTL_MS } from './protocol/sechroom-lease';
+// shared/ is compiled without DOM or Node types; every runtime it runs in has WHATWG URL.
+declare const URL: new (url: string) => { readonly protocol: string; readonly username: string; readonly password: string };
 
 /*
  * The instance settings of `sechroom executor install` + `executor run` (seed B1.1, B1.3):
@@ -134,6 +137,7 @@ export const FLAG_OF: Record<string, string> = {
   laneId: '--lane',
   connectorId: '--connector',
   capabilityKeys: '--capability',
+  relayId: '--relay',
   ttlSeconds: '--ttl',
   refreshAfterSeconds: '--refresh-after',
   pollIntervalSeconds: '--poll-interval',
@@ -174,4 +178,61 @@ export function registrationInput(settings: InstanceSettings, deliverySubscripti
     toolSetRef: null,
     ttlSeconds: settings.ttlSeconds,
   };
+}
+
+/*
+ * A Sechroom profile's own settings (issue 18): the Work Layer it talks to, its executor
+ * instance, its git delivery. The core checks `sechroom:configure` with it, and the Settings
+ * view checks its form with it before sending anything.
+ */
+
+const BaseUrlSchema = z
+  .string({ error: '--control-plane must be the Work Layer base URL' })
+  .trim()
+  .max(2000)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+      } catch {
+        return false;
+      }
+    },
+    { error: '--control-plane must be an http(s) address without credentials (the Work Layer base URL, e.g. http://127.0.0.1:7457/sechroom)' },
+  )
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const TenantSchema = z.string({ error: '--tenant is required' }).trim().min(1, { error: '--tenant is required' }).max(200);
+const AccountSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._-]+$/, { error: '--account must be letters, digits, dots, dashes or underscores' });
+
+export const SechroomProfileConfigSchema = z.object({
+  baseUrl: BaseUrlSchema,
+  tenant: TenantSchema,
+  /** The seed's `--account`: whose sign-in (the secret store keeps one per base URL and account). */
+  account: AccountSchema.default('default'),
+  instance: InstanceSettingsSchema,
+  /** The seed's `--no-deliver`: false leaves the turn's changes in the root, no branch, no push. */
+  deliver: z.boolean().default(true),
+  /** The seed's `--no-pr`: false pushes the branch without a pull request. */
+  raisePr: z.boolean().default(true),
+});
+export type SechroomProfileConfig = z.output<typeof SechroomProfileConfigSchema>;
+
+export type ConfigCheck = { ok: true; config: SechroomProfileConfig } | { ok: false; message: string; field: string };
+
+/** The first problem in the seed's words where it has them (the instance settings' own messages). */
+export function checkSechroomConfig(input: unknown): ConfigCheck {
+  const record = input && typeof input === 'object' ? (input as Record<string, unknown>) : {};
+  const instance = checkInstanceSettings(record.instance ?? {});
+  if (!instance.ok) return { ok: false, message: instance.message, field: `instance.${instance.field}` };
+  const parsed = SechroomProfileConfigSchema.safeParse({ ...record, instance: record.instance ?? {} });
+  if (parsed.success) return { ok: true, config: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, message: issue?.message ?? 'invalid Sechroom settings', field: issue?.path.map(String).join('.') ?? '' };
 }
