@@ -8,7 +8,6 @@ import type { SechroomCredential, SechroomSettingsView } from '../../../shared/s
 import type { TurnView } from '../../../shared/turns';
 import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
-import { laneOf } from '../../../shared/sechroom-instance-settings';
 import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
 import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
@@ -21,7 +20,7 @@ import type { SecretStore } from '../secrets/secret-store';
 import type { TurnRegistry } from '../work/turn-registry';
 import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
 import { SechroomSignIn } from './sechroom-sign-in';
-import { sechroomStatus } from './sechroom-status';
+import { sechroomStatus, sechroomTelemetry } from './sechroom-status';
 import type { TokenScope } from './sechroom-token-scope';
 import type { RunOneOutcome, RunnerSession } from './session';
 import { SessionEvents } from './session-events';
@@ -321,15 +320,7 @@ export class SechroomSession implements RunnerSession {
         ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
         : null,
       secretStorage: this.deps.secretStorage,
-      heartbeat: {
-        lastOkAt: null,
-        nextAt: null,
-        consecutiveFailures: 0,
-        longPoll: false,
-        intervalMs: (config?.instance.heartbeatIntervalSeconds ?? 30) * 1000,
-      },
-      runtimes: null,
-      modelAccount: { alias: config ? laneOf(config.instance) : 'default', state: this.last?.status.state ?? 'unknown' },
+      ...sechroomTelemetry(config, this.last),
       sessions: { active: this.turnIds.size, max: 1 },
       results: { undelivered: this.undelivered },
       paused: this.pauseState.view(),

@@ -1,4 +1,4 @@
-import type { PairingState } from '../../../shared/runner';
+import type { PairingState, RunnerSnapshot } from '../../../shared/runner';
 import { iso, type Pause } from '../runner/pause-state';
 import type { RunnerStatus } from '../../../shared/status';
 import { laneOf } from '../../../shared/sechroom-instance-settings';
@@ -53,4 +53,25 @@ export function sechroomStatus(input: SechroomStatusInput): RunnerStatus {
     case 'stopped':
       return { state: 'idle', reason: `Sechroom instance ${config.instance.instanceKey} stopped.` };
   }
+}
+
+/**
+ * The snapshot's telemetry for a Sechroom profile: its executor heartbeats the Work Layer
+ * on its own cadence (no long-poll, no Rost runtime detection), on its model account's lane.
+ */
+export function sechroomTelemetry(
+  config: SechroomProfileConfig | null,
+  snapshot: SechroomSessionSnapshot | null,
+): Pick<RunnerSnapshot, 'heartbeat' | 'runtimes' | 'modelAccount'> {
+  return {
+    heartbeat: {
+      lastOkAt: null,
+      nextAt: null,
+      consecutiveFailures: 0,
+      longPoll: false,
+      intervalMs: (config?.instance.heartbeatIntervalSeconds ?? 30) * 1000,
+    },
+    runtimes: null,
+    modelAccount: { alias: config ? laneOf(config.instance) : 'default', state: snapshot?.status.state ?? 'unknown' },
+  };
 }
