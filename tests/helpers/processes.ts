@@ -1,14 +1,15 @@
+import { vi } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { isRunning, snapshotProcesses } from '../../main/core/exec/process-tree';
 
-/** No event exists for the death of a process that is not our child: poll, bounded. Returns the pids still running. */
+/** No event exists for the death of a process that is not our child: vitest polls, bounded. Returns the pids still running. */
 export async function gone(list: number[], timeoutMs = 15_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
   let left = list;
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
+  const check = async () => {
     left = (await Promise.all(left.map(async (pid) => ((await isRunning(pid)) ? pid : null)))).filter((p): p is number => p !== null);
-  }
+    return left.length === 0;
+  };
+  await vi.waitUntil(check, { timeout: timeoutMs, interval: 100 }).catch(() => undefined);
   return left;
 }
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { commandWorks, probeIsolation, type IsolationTools } from '../../../main/core/exec/isolation';
 import { createCommandRunner } from '../../../main/core/runner/process-runner';
 import { request, setup, tempDir } from './exec-helpers';
@@ -33,14 +33,10 @@ if (bwrap) tools = await probeIsolation({ platform: 'linux', which: async () => 
 const SANDBOXED_HOST = fileURLToPath(new URL('./fixtures/sandboxed-host.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** No event exists for the death of a process that is not our child: poll, bounded. */
+/** No event exists for the death of a process that is not our child: vitest polls, bounded. */
 async function allGone(marker: string, timeoutMs = 15_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
   let left = processesWith(marker);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    left = processesWith(marker);
-  }
+  await vi.waitUntil(() => (left = processesWith(marker)).length === 0, { timeout: timeoutMs, interval: 100 }).catch(() => undefined);
   return left;
 }
 
