@@ -1,12 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBridge } from './bridge';
 import { setBridge } from './bridge/instance';
+import { bridgeStarted } from './start';
 import { syncStore } from './store/sync';
 import './styles.css';
 import { App } from './views/app';
+import { prepareFormats } from './views/format';
 
-const bridge = await createBridge();
+const bridge = await bridgeStarted;
 setBridge(bridge);
 syncStore(bridge);
 
@@ -17,3 +18,5 @@ createRoot(root).render(
     <App />
   </StrictMode>,
 );
+// A task of its own, after the first render is queued and before the data arrive.
+setTimeout(prepareFormats, 0);

@@ -7,19 +7,13 @@ import { NavTabs, panelId, tabId } from './nav-tabs';
 import { ProfileSwitcher } from './profiles/profile-switcher';
 import { StatusHeader } from './status-header';
 import { useRouteFromHash, type RouteId } from './use-route';
+import { VIEW_LOADERS } from './view-loaders';
 
 // Only the dashboard (a paired machine's first view) is in the first script. The rest,
 // the pairing view included (an unpaired machine's first view, known only once the host
 // says so), load when first opened: from the host's own origin that takes a few
 // milliseconds, and the panel stays empty meanwhile (no "Loading…" to flash).
-const LAZY: Partial<Record<RouteId, ComponentType>> = {
-  turns: lazy(async () => ({ default: (await import('./turns/turns-view')).TurnsView })),
-  pairing: lazy(async () => ({ default: (await import('./pairing/pairing-view')).PairingView })),
-  activity: lazy(async () => ({ default: (await import('./activity/activity-view')).ActivityView })),
-  requests: lazy(async () => ({ default: (await import('./requests')).RequestsView })),
-  work: lazy(async () => ({ default: (await import('./work')).WorkView })),
-  settings: lazy(async () => ({ default: (await import('./settings/settings-view')).SettingsView })),
-};
+const LAZY: Partial<Record<RouteId, ComponentType>> = Object.fromEntries(Object.entries(VIEW_LOADERS).map(([id, load]) => [id, lazy(load)]));
 
 function RouteView({ route }: { route: RouteId }): ReactNode {
   const Lazy = LAZY[route];
