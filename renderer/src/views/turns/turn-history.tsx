@@ -131,10 +131,20 @@ function HistoryRow({ turn, profile }: { turn: TurnRow; profile: string | null }
   );
 }
 
-/** Only what needs attention goes in a row: a result waiting, refused or late. */
+/**
+ * Only what needs attention goes in a row: a result waiting, refused or late. Only a
+ * waiting result's note counts time, so only its row follows the clock (not 10,000).
+ */
 function DeliveryNote({ turn }: { turn: TurnRow }) {
+  return turn.delivery?.state === 'waiting' ? <WaitingNote turn={turn} /> : <NoteText note={deliveryText(turn, 0)} />;
+}
+
+function WaitingNote({ turn }: { turn: TurnRow }) {
   const now = useNow(1000);
-  const note = deliveryText(turn, now);
+  return <NoteText note={deliveryText(turn, now)} />;
+}
+
+function NoteText({ note }: { note: ReturnType<typeof deliveryText> }) {
   if (!note || note.tone === 'quiet') return null;
   return (
     <span className={note.tone === 'error' ? 'delivery-note error-text' : 'delivery-note warn-text'} data-testid="delivery-note">
