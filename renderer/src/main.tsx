@@ -18,5 +18,5 @@ createRoot(root).render(
     <App />
   </StrictMode>,
 );
-// A task of its own, after the first render is queued and before the data arrive.
-setTimeout(prepareFormats, 0);
+// After the first render is queued, before the data arrive.
+prepareFormats();

@@ -1,6 +1,6 @@
 import { useNow } from '../use-now';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useId, useRef } from 'react';
+import { useCallback, useEffect, useId, useRef } from 'react';
 import type { TurnRow } from '../../../../shared/turns';
 import { getBridge } from '../../bridge/instance';
 import { loadMoreHistory } from '../../store/sync';
@@ -26,13 +26,16 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   const profiles = useHostStore((s) => (s.profiles.length > 1 ? s.profiles : null));
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
+  // A new key function makes the list measure all its rows again (10,000 on a full
+  // history): only when the rows change, not on every running turn's output.
+  const itemKey = useCallback((index: number) => history[index]?.id ?? index, [history]);
   // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
   const virtualizer = useVirtualizer({
     count: total,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => HISTORY_ROW_HEIGHT,
     overscan: 8,
-    getItemKey: (index) => history[index]?.id ?? index,
+    getItemKey: itemKey,
   });
   const index = selectedId ? history.findIndex((t) => t.id === selectedId) : -1;
   const items = virtualizer.getVirtualItems();
