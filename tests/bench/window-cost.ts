@@ -22,6 +22,9 @@ export interface WindowCost {
   longestUpdateTaskMs: number;
   /** Largest gap between two animation frames in that stream. */
   largestFrameGapMs: number;
+  /** Frames in that stream, and how many came more than 20 ms after the one before. */
+  frames: number;
+  lateFrames: number;
   /** The stream: turns run, at most this many at once, each this long, over this many seconds; the most the view showed running. */
   stream: { turns: number; atOnce: number; turnMs: number; seconds: number; runningSeen: number };
 }
@@ -79,13 +82,24 @@ async function openTurns(page: Page, url: string): Promise<number> {
 const probeOf = (page: Page) => page.evaluate(() => (window as unknown as { __probe: PageProbe }).__probe);
 const pageNow = (page: Page) => page.evaluate(() => performance.now());
 
-/** The longest of the tasks that began in [from, to], and the largest gap between frames in it. */
-function within(probe: PageProbe, from: number, to: number): { longestTaskMs: number; largestGapMs: number } {
+/** A frame this much later than the one before (at 60 Hz) means at least one was skipped. */
+const LATE_FRAME_MS = 20;
+
+/**
+ * The longest of the tasks that began in [from, to] (0: none over 50 ms, the least a
+ * `longtask` entry is), the largest gap between frames in it, and how many frames came late.
+ */
+function within(probe: PageProbe, from: number, to: number): { longestTaskMs: number; largestGapMs: number; frames: number; lateFrames: number } {
   const longestTaskMs = Math.max(0, ...probe.tasks.filter(([start]) => start >= from && start <= to).map(([, d]) => d));
   const frames = probe.frames.filter((t) => t >= from && t <= to);
   let largestGapMs = 0;
-  for (let i = 1; i < frames.length; i++) largestGapMs = Math.max(largestGapMs, frames[i]! - frames[i - 1]!);
-  return { longestTaskMs, largestGapMs };
+  let lateFrames = 0;
+  for (let i = 1; i < frames.length; i++) {
+    const gap = frames[i]! - frames[i - 1]!;
+    largestGapMs = Math.max(largestGapMs, gap);
+    if (gap > LATE_FRAME_MS) lateFrames += 1;
+  }
+  return { longestTaskMs, largestGapMs, frames: frames.length, lateFrames };
 }
 
 /**
@@ -156,6 +170,8 @@ export async function measureWindow(emu: RunningEmulator, runnerId: string, next
       longestLoadTaskMs,
       longestUpdateTaskMs: updates.longestTaskMs,
       largestFrameGapMs: updates.largestGapMs,
+      frames: updates.frames,
+      lateFrames: updates.lateFrames,
       stream: { turns: options.streamTurns, atOnce: options.atOnce, turnMs: options.streamTurnMs, seconds: updates.seconds, runningSeen: updates.runningSeen },
     };
   } finally {
