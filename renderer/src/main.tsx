@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { setBridge } from './bridge/instance';
-import { bridgeStarted } from './start';
+import { bridgeStarted, viewLoaded } from './start';
 import { syncStore } from './store/sync';
 import './styles.css';
 import { App } from './views/app';
@@ -13,10 +13,15 @@ syncStore(bridge);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+// Rendered once the view the address names is loaded (while the socket connects), so it
+// never suspends (see preloadView). Not awaited here: that view's module imports this
+// script's, which would then never finish evaluating.
+void viewLoaded.then(() =>
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );
-// After the first render is queued, before the data arrive.
+// Before the data arrive.
 prepareFormats();

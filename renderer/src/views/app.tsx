@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
+import { Suspense, useEffect, type ReactNode } from 'react';
 import { useHostStore } from '../store';
 import { ConnectionBanner } from './connection-banner';
 import { DashboardView } from './dashboard/dashboard-view';
@@ -7,17 +7,15 @@ import { NavTabs, panelId, tabId } from './nav-tabs';
 import { ProfileSwitcher } from './profiles/profile-switcher';
 import { StatusHeader } from './status-header';
 import { useRouteFromHash, type RouteId } from './use-route';
-import { VIEW_LOADERS } from './view-loaders';
+import { VIEWS } from './view-loaders';
 
 // Only the dashboard (a paired machine's first view) is in the first script. The rest,
 // the pairing view included (an unpaired machine's first view, known only once the host
 // says so), load when first opened: from the host's own origin that takes a few
 // milliseconds, and the panel stays empty meanwhile (no "Loading…" to flash).
-const LAZY: Partial<Record<RouteId, ComponentType>> = Object.fromEntries(Object.entries(VIEW_LOADERS).map(([id, load]) => [id, lazy(load)]));
-
 function RouteView({ route }: { route: RouteId }): ReactNode {
-  const Lazy = LAZY[route];
-  return Lazy ? <Lazy /> : <DashboardView />;
+  const View = VIEWS[route];
+  return View ? <View /> : <DashboardView />;
 }
 
 /** Views that fill the window and scroll inside (their lists and output), not as a page. */
