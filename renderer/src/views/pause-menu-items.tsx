@@ -46,63 +46,29 @@ export function PauseMenuItems({
     }
   };
 
+  const item = (index: number, label: string, onClick: () => void, testId?: string) => (
+    <button
+      key={label}
+      ref={(el) => {
+        itemsRef.current[index] = el;
+      }}
+      type="button"
+      role="menuitem"
+      tabIndex={-1}
+      className="menu-item"
+      data-testid={testId}
+      onClick={onClick}
+    >
+      {label}
+    </button>
+  );
+
   return (
     <div className="menu" role="menu" id={id} aria-label="Pause" onKeyDown={onMenuKey}>
-      {PRESETS.map((preset, i) => (
-        <button
-          key={preset.label}
-          ref={(el) => {
-            itemsRef.current[i] = el;
-          }}
-          type="button"
-          role="menuitem"
-          tabIndex={-1}
-          className="menu-item"
-          onClick={() => onPause(preset.minutes)}
-        >
-          {preset.label}
-        </button>
-      ))}
-      <button
-        ref={(el) => {
-          itemsRef.current[PRESETS.length] = el;
-        }}
-        type="button"
-        role="menuitem"
-        tabIndex={-1}
-        className="menu-item"
-        onClick={onCustom}
-      >
-        Pause for…
-      </button>
-      {onPauseAll ? (
-        <button
-          ref={(el) => {
-            itemsRef.current[PRESETS.length + 1] = el;
-          }}
-          type="button"
-          role="menuitem"
-          tabIndex={-1}
-          className="menu-item"
-          data-testid="pause-all"
-          onClick={onPauseAll}
-        >
-          Pause every profile
-        </button>
-      ) : null}
-      <button
-        ref={(el) => {
-          itemsRef.current[PRESETS.length + 2] = el;
-        }}
-        type="button"
-        role="menuitem"
-        tabIndex={-1}
-        className="menu-item"
-        data-testid="stop-after-turns"
-        onClick={onStop}
-      >
-        Stop after the running turns
-      </button>
+      {PRESETS.map((preset, i) => item(i, preset.label, () => onPause(preset.minutes)))}
+      {item(PRESETS.length, 'Pause for…', onCustom)}
+      {onPauseAll ? item(PRESETS.length + 1, 'Pause every profile', onPauseAll, 'pause-all') : null}
+      {item(PRESETS.length + 2, 'Stop after the running turns', onStop, 'stop-after-turns')}
     </div>
   );
 }
