@@ -75,6 +75,18 @@ describe("the window's first answers, pushed by the host", () => {
     expect(socket().sent.map((f) => f.command)).toEqual(['app:info']);
   });
 
+  it('pushed answers are kept 5 s for an ask, also one that lands late: a later ask goes to the host', () => {
+    vi.useFakeTimers();
+    const bridge = connected();
+    socket().push({ type: 'first', command: 'app:info', input: {}, result: { ok: true, value: 'then' } });
+    vi.advanceTimersByTime(5_001);
+    socket().push({ type: 'first', command: 'usage:get', input: {}, result: { ok: true, value: 'late' } });
+    void bridge.invoke('app:info');
+    void bridge.invoke('usage:get');
+    expect(socket().sent.map((f) => f.command)).toEqual(['app:info', 'usage:get']);
+    vi.useRealTimers();
+  });
+
   it('an ask made before its pushed answer lands waits for it instead of asking the host', async () => {
     const bridge = connected();
     const asked = bridge.invoke('turns:list', { limit: 100 });

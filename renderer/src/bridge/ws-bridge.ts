@@ -48,7 +48,8 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
   let opened = false;
   let started = false;
   let connection: ConnectionState | null = null;
-  let dropPushed: ReturnType<typeof setTimeout> | undefined;
+  /** Pushed answers are kept for an ask until then (ms since the epoch). */
+  let keepPushedUntil = 0;
 
   const setConnection = (state: ConnectionState) => {
     connection = state;
@@ -85,7 +86,7 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     const waiting = awaited.get(key)!;
     awaited.delete(key);
     if (waiting.length > 0) waiting.forEach((resolve) => resolve(result));
-    else pushed.set(key, result);
+    else if (Date.now() <= keepPushedUntil) pushed.set(key, result);
   }
 
   // The host checks every command's input against the contract and answers with its typed
@@ -126,8 +127,7 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     ws.onopen = () => {
       attempt = 0;
       opened = true;
-      clearTimeout(dropPushed);
-      dropPushed = setTimeout(() => pushed.clear(), FIRST_ANSWERS_TTL_MS);
+      keepPushedUntil = Date.now() + FIRST_ANSWERS_TTL_MS;
       setConnection({ state: 'open' });
     };
     ws.onmessage = (event) => onMessage(event.data);
@@ -171,10 +171,8 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
         }
         const key = requestKey(name, input);
         const answer = pushed.get(key);
-        if (answer) {
-          pushed.delete(key);
-          return resolve(answer);
-        }
+        pushed.delete(key);
+        if (answer && Date.now() <= keepPushedUntil) return resolve(answer);
         const waiting = awaited.get(key);
         if (waiting) return void waiting.push(resolve as (r: Result<never>) => void);
         const id = nextId++;
