@@ -66,6 +66,8 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',
+    // Every browser the page supports preloads modules itself: no polyfill in the first script.
+    modulePreload: { polyfill: false },
     rolldownOptions: {
       output: {
         // Everything the first view imports statically in one chunk beside the entry: a

@@ -211,5 +211,7 @@ export const WsClientFrameSchema = z.object({
 export const WsServerFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('result'), id: z.number().int(), result: z.unknown() }),
   z.object({ type: z.literal('events'), events: HostEventBatchSchema }),
+  /** One of the first view's answers, pushed unasked (see shared/first-view.ts). */
+  z.object({ type: z.literal('first'), command: z.string(), input: z.unknown(), result: z.unknown() }),
 ]);
 export type WsServerFrame = z.infer<typeof WsServerFrameSchema>;

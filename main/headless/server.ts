@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { EVENT_CHANNEL, WsClientFrameSchema, type HostEvent, type WsServerFrame } from '../../shared/contract';
+import { firstViewRequests } from '../../shared/first-view';
+import { ProfileIdSchema } from '../../shared/profiles';
+import { TransportErrorCode } from '../../shared/result';
 import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/ports';
@@ -149,6 +152,9 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not found.');
     if (!allowedHosts(port).has(req.headers.host ?? '')) return refuseUpgrade(socket, 403, 'Forbidden host.');
     if (url.searchParams.has('token')) return refuseUpgrade(socket, 401, 'Send the launch token as an Authorization: Bearer header, never in the address.');
+    // `?profile=<id>`: a window that shows that profile; its first view's answers are pushed.
+    const firstProfile = url.searchParams.has('profile') ? ProfileIdSchema.safeParse(url.searchParams.get('profile')) : null;
+    if (firstProfile && !firstProfile.success) return refuseUpgrade(socket, 400, 'Bad request.');
     // A browser always sends its Origin and cannot set Authorization; a script may do without an Origin.
     const requestOrigin = req.headers.origin;
     if (requestOrigin !== undefined && !allowedOrigins(port).has(requestOrigin)) return refuseUpgrade(socket, 403, 'Forbidden origin.');
@@ -157,7 +163,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     void webSockets().then(
       (ws) => {
         if (ws.clients.size >= maxConnections) return refuseUpgrade(socket, 503, `Too many windows are connected (${maxConnections}); close one.`);
-        ws.handleUpgrade(req, socket, head, (client) => serveBridge(client));
+        ws.handleUpgrade(req, socket, head, (client) => serveBridge(client, firstProfile?.data ?? null));
       },
       (error: unknown) => {
         log.error('headless: the WebSocket server could not be loaded', { error: errorText(error) });
@@ -170,11 +176,34 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   }
 
-  function serveBridge(ws: WebSocket): void {
+  /**
+   * The answers a window asks for first, sent unasked as each is ready: the window finds
+   * them when it asks, and its first view waits for no round trip after the socket opens.
+   * Every one is answered (a failure as an error result): the window waits for them.
+   */
+  function pushFirstView(ws: WebSocket, profile: string): void {
+    for (const { command, input } of firstViewRequests(profile)) {
+      void host.invoke(command, input).then(
+        (result) => send(ws, { type: 'first', command, input, result }),
+        (error: unknown) => {
+          log.error('a window command failed', { command, error: errorText(error) });
+          send(ws, {
+            type: 'first',
+            command,
+            input,
+            result: { ok: false, error: { code: TransportErrorCode.internal, message: `${command} failed on the host.` } },
+          });
+        },
+      );
+    }
+  }
+
+  function serveBridge(ws: WebSocket, firstProfile: string | null): void {
     // A protocol error (oversized, compressed or unmasked frame, bad UTF-8) closes this
     // connection; ws reports it here, and unheard it would end the process.
     ws.on('error', (error) => log.info('a window connection was dropped', { error: errorText(error) }));
     const unsubscribe = host.subscribe((events: HostEvent[]) => send(ws, { type: 'events', events }));
+    if (firstProfile !== null) pushFirstView(ws, firstProfile);
     // A connected window shows the live figures: capacity is sampled every 5 s while one is.
     const unwatch = host.watch();
     const limit = new RateLimit(commandsPerSecond, commandsPerSecond * 2);

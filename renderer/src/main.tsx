@@ -1,19 +1,27 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBridge } from './bridge';
 import { setBridge } from './bridge/instance';
+import { bridgeStarted, viewLoaded } from './start';
 import { syncStore } from './store/sync';
 import './styles.css';
 import { App } from './views/app';
+import { prepareFormats } from './views/format';
 
-const bridge = await createBridge();
+const bridge = await bridgeStarted;
 setBridge(bridge);
 syncStore(bridge);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+// Rendered once the view the address names is loaded (while the socket connects), so it
+// never suspends (see preloadView). Not awaited here: that view's module imports this
+// script's, which would then never finish evaluating.
+void viewLoaded.then(() =>
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );
+// Before the data arrive.
+prepareFormats();

@@ -3,18 +3,20 @@
 // its process began and when it exits (stamp-runtime.mjs). Measures, on the real process:
 // start → first heartbeat (a restart with an identity on disk), idle RSS and CPU with no
 // window, enqueue → runtime process, runtime exit → result accepted, the runner's share
-// of a 1 s turn, and a window's data on screen in Chromium with 10,000 history rows.
+// of a 1 s turn, and a window in Chromium with 10,000 history rows (window-cost.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { chromium } from '@playwright/test';
 import type { RunningEmulator } from '../../emulator';
+import { CURRENT_SETTINGS_VERSION } from '../../main/core/settings/settings-migrations';
+import { measureWindow, type NextAddress, type WindowCost, type WindowOptions } from './window-cost';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));
+const STREAM_RUNTIME = fileURLToPath(new URL('./stream-runtime.mjs', import.meta.url));
 const HEADLESS_BUNDLE = path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const HISTORY_ROWS = 10_000;
@@ -31,9 +33,8 @@ export interface HeadlessCost {
   tailMs: number[];
   /** Runner time (everything but the runtime's own) as a share of a 1 s turn, in percent. */
   overheadPercent: number[];
-  /** Navigation → the first history row on screen (Turns view, 10,000 rows on disk). */
-  dataOnScreenMs: number[];
-  longestTaskMs: number;
+  /** Chromium on the Turns view with 10,000 rows on disk: at load and during a stream of updates. */
+  window: WindowCost;
 }
 
 const epochNow = () => performance.timeOrigin + performance.now();
@@ -55,15 +56,15 @@ export interface Host {
   address: Promise<string>;
 }
 
-export function startHost(dataDir: string, args: string[]): Host {
+export function startHost(dataDir: string, args: string[], runtime = STAMP_RUNTIME): Host {
   const child = spawn(process.execPath, [HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
     cwd: repoRoot,
     env: {
       ...process.env,
       RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1',
       RUNNER_TRAY_QUIT_DRAIN_MS: '0',
-      RUNNER_TRAY_CLAUDE_BIN: STAMP_RUNTIME,
-      RUNNER_TRAY_CODEX_BIN: STAMP_RUNTIME,
+      RUNNER_TRAY_CLAUDE_BIN: runtime,
+      RUNNER_TRAY_CODEX_BIN: runtime,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -119,46 +120,28 @@ async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Prom
   return { pickup: spawned - enqueuedAt, tail: acceptedAt - exiting, overhead: ((acceptedAt - enqueuedAt - turn) / Math.max(turn, 1)) * 100 };
 }
 
-async function dataOnScreen(host: Host, loads: number): Promise<{ ms: number[]; longestTaskMs: number }> {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
-  const ms: number[] = [];
-  let longestTaskMs = 0;
-  try {
-    let url = await host.address;
-    for (let i = 0; i < loads; i++) {
-      const page = await browser.newPage();
-      await page.addInitScript(() => {
-        const w = window as unknown as { __longest: number };
-        w.__longest = 0;
-        new PerformanceObserver((list) => {
-          for (const entry of list.getEntries()) w.__longest = Math.max(w.__longest, entry.duration);
-        }).observe({ type: 'longtask', buffered: true });
-      });
-      await page.goto(`${url}#turns`);
-      await page.getByTestId('history-row').first().waitFor();
-      ms.push(await page.evaluate(() => performance.now()));
-      await sleep(500); // long tasks right after the first rows still count as load
-      longestTaskMs = Math.max(longestTaskMs, await page.evaluate(() => (window as unknown as { __longest: number }).__longest));
-      await page.close();
-      // Each address opens one window: ask the host for the next one.
-      const next = new Promise<string>((resolve) =>
-        createInterface({ input: host.child.stdout! }).on('line', (line) => {
-          const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(line)?.[1];
-          if (found) resolve(found);
-        }),
-      );
-      host.child.kill('SIGUSR2');
-      url = await next;
+/** The host's window addresses: the one it printed at start, then a new one per SIGUSR2. */
+function addresses(host: Host): NextAddress {
+  let first = true;
+  return async () => {
+    if (first) {
+      first = false;
+      return host.address;
     }
-  } finally {
-    await browser.close();
-  }
-  return { ms, longestTaskMs };
+    const next = new Promise<string>((resolve) =>
+      createInterface({ input: host.child.stdout! }).on('line', (line) => {
+        const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(line)?.[1];
+        if (found) resolve(found);
+      }),
+    );
+    host.child.kill('SIGUSR2');
+    return next;
+  };
 }
 
 export async function measureHeadless(
   emu: RunningEmulator,
-  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; loads: number },
+  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; window: WindowOptions },
 ): Promise<HeadlessCost> {
   if (!existsSync(HEADLESS_BUNDLE)) throw new Error(`${HEADLESS_BUNDLE} is missing: run npm run build first`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-bench-headless-'));
@@ -205,12 +188,17 @@ export async function measureHeadless(
     const overheadPercent: number[] = [];
     for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runner.runner_id, 1_000)).overhead);
 
-    // A window on a host with 10,000 finished turns on disk.
+    // A window on a host with 10,000 finished turns on disk, running turns that stream
+    // output `atOnce` at a time (the machine's limit lifted from one per core to that).
     await stop(host!);
     writeHistory(dataDir);
-    host = startHost(dataDir, ['--control-plane', emu.url]);
+    writeFileSync(
+      path.join(dataDir, 'settings.json'),
+      JSON.stringify({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { machineMaxTurns: options.window.atOnce } }),
+    );
+    host = startHost(dataDir, ['--control-plane', emu.url, '--max-sessions', String(options.window.atOnce)], STREAM_RUNTIME);
     await heartbeatOf();
-    const screen = await dataOnScreen(host, options.loads);
+    const windowCost = await measureWindow(emu, runner.runner_id, addresses(host), options.window);
     return {
       startToHeartbeatMs,
       idleRssMb,
@@ -219,8 +207,7 @@ export async function measureHeadless(
       pickupMs,
       tailMs,
       overheadPercent,
-      dataOnScreenMs: screen.ms,
-      longestTaskMs: screen.longestTaskMs,
+      window: windowCost,
     };
   } finally {
     if (host) await stop(host);

@@ -37,6 +37,8 @@ function finishedTurn(i: number): TurnView {
 }
 
 type ClientFrame = { id: number; command: string; input?: { offset?: number; limit?: number; id?: string } };
+/** The host pushes the first view's answers unasked (`first` frames), the history's first page among them. */
+type PushedFrame = { type: string; command?: string; input?: { limit?: number } };
 
 test('1,000 turns of history page in while the list scrolls, and choosing a row fetches its tail', async ({ page }) => {
   // The host has no history to give, so its turns:list and turns:detail are answered on
@@ -45,17 +47,26 @@ test('1,000 turns of history page in while the list scrolls, and choosing a row 
   const windows: { offset: number; limit: number; rows: number; lean: boolean }[] = [];
   const details: string[] = [];
   let toPage: ((frame: string) => void) | null = null;
+  const historyPage = (offset: number, limit: number) => {
+    const history = all.slice(offset, offset + limit).map(toTurnRow);
+    windows.push({ offset, limit, rows: history.length, lean: history.every((r) => !('outputTail' in r) && !('summary' in r)) });
+    return { ok: true, value: { active: [], history, offset, total: all.length } };
+  };
   await page.routeWebSocket(/\/ws/, (ws) => {
     const server = ws.connectToServer();
     toPage = (frame) => ws.send(frame);
+    server.onMessage((message) => {
+      const frame = JSON.parse(String(message)) as PushedFrame;
+      if (frame.type === 'first' && frame.command === 'turns:list') {
+        ws.send(JSON.stringify({ ...frame, result: historyPage(0, frame.input?.limit ?? 100) }));
+        return;
+      }
+      ws.send(String(message));
+    });
     ws.onMessage((message) => {
       const frame = JSON.parse(String(message)) as ClientFrame;
       if (frame.command === 'turns:list') {
-        const offset = frame.input?.offset ?? 0;
-        const limit = frame.input?.limit ?? 100;
-        const history = all.slice(offset, offset + limit).map(toTurnRow);
-        windows.push({ offset, limit, rows: history.length, lean: history.every((r) => !('outputTail' in r) && !('summary' in r)) });
-        ws.send(JSON.stringify({ type: 'result', id: frame.id, result: { ok: true, value: { active: [], history, offset, total: all.length } } }));
+        ws.send(JSON.stringify({ type: 'result', id: frame.id, result: historyPage(frame.input?.offset ?? 0, frame.input?.limit ?? 100) }));
         return;
       }
       if (frame.command === 'turns:detail') {
@@ -73,7 +84,7 @@ test('1,000 turns of history page in while the list scrolls, and choosing a row 
   const rows = page.getByTestId('history-row');
   await expect(rows.first()).toContainText('summary number 0');
   await expect(rows.first()).toHaveAttribute('aria-setsize', String(COUNT));
-  // Only the first window was asked for, and its rows carried no tail and no summary.
+  // Only the first window came (pushed with the socket), and its rows carried no tail and no summary.
   expect(windows).toEqual([{ offset: 0, limit: 100, rows: 100, lean: true }]);
   expect(await rows.count()).toBeLessThan(60);
 
@@ -126,20 +137,20 @@ test('the dashboard shows the host before turns:list answers', async ({ page }) 
   const held: (() => void)[] = [];
   await page.routeWebSocket(/\/ws/, (ws) => {
     const server = ws.connectToServer();
-    ws.onMessage((message) => {
-      const frame = JSON.parse(String(message)) as ClientFrame;
-      if (frame.command === 'turns:list') {
+    server.onMessage((message) => {
+      const frame = JSON.parse(String(message)) as PushedFrame;
+      if (frame.type === 'first' && frame.command === 'turns:list') {
         const value = { active: [], history: all.slice(0, frame.input?.limit ?? 100).map(toTurnRow), offset: 0, total: all.length };
-        held.push(() => ws.send(JSON.stringify({ type: 'result', id: frame.id, result: { ok: true, value } })));
+        held.push(() => ws.send(JSON.stringify({ ...frame, result: { ok: true, value } })));
         return;
       }
-      server.send(String(message));
+      ws.send(String(message));
     });
   });
   await host.open(page, '#dashboard');
   await expect(page.getByTestId('view-dashboard')).toBeVisible();
   await expect(page.getByTestId('status-line')).not.toHaveText('Waiting for the host…');
-  // The history's first page was asked for at once, and lands when it is answered.
+  // The history's first page was pushed at once, and lands when it reaches the page.
   expect(held).toHaveLength(1);
   await page.getByTestId('tab-turns').click();
   await expect(page.getByTestId('history-loading')).toBeVisible();

@@ -1,9 +1,12 @@
 import type { CommandName, HostEvent } from '../../../shared/contract';
+import { firstViewRequests, requestKey } from '../../../shared/first-view';
 import { TransportErrorCode, type Result } from '../../../shared/result';
 import type { Bridge, ConnectionState } from './types';
 
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
+/** Pushed first-view answers nobody asked for this long after the socket opened are dropped (a later ask goes to the host). */
+const FIRST_ANSWERS_TTL_MS = 5_000;
 
 /** What a closed socket means, found by asking the page's own origin (the session cookie goes with it). */
 export type CloseCause = 'unreachable' | 'session-refused' | 'other';
@@ -27,22 +30,63 @@ export const RESTARTED_REASON = 'This host restarted. Open the new address print
 
 type Pending = { name: CommandName; resolve: (result: Result<never>) => void };
 
-export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> = probeCloseCause): Bridge {
+/**
+ * `firstProfile`: the profile the window shows; when given, the socket's address names it
+ * and the host pushes the answers the window asks for first (shared/first-view.ts): an
+ * ask for one of them takes the pushed answer, or waits for it, instead of going out.
+ */
+export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> = probeCloseCause, firstProfile?: () => string): Bridge {
   const eventListeners = new Set<(events: HostEvent[]) => void>();
   const connectionListeners = new Set<(state: ConnectionState) => void>();
   const pending = new Map<number, Pending>();
+  /** Pushed answers not asked for yet, and the asks waiting for a pushed answer, by request key. */
+  const pushed = new Map<string, Result<never>>();
+  const awaited = new Map<string, ((result: Result<never>) => void)[]>();
   let socket: WebSocket | null = null;
   let nextId = 1;
   let attempt = 0;
   let opened = false;
+  let started = false;
+  let connection: ConnectionState | null = null;
+  /** Pushed answers are kept for an ask until then (ms since the epoch). */
+  let keepPushedUntil = 0;
 
-  const setConnection = (state: ConnectionState) => connectionListeners.forEach((l) => l(state));
+  const setConnection = (state: ConnectionState) => {
+    connection = state;
+    connectionListeners.forEach((l) => l(state));
+  };
 
   function failPending(message: string) {
+    const failure = { ok: false, error: { code: TransportErrorCode.disconnected, message } } as Result<never>;
     for (const [id, p] of pending) {
       pending.delete(id);
-      p.resolve({ ok: false, error: { code: TransportErrorCode.disconnected, message } } as Result<never>);
+      p.resolve(failure);
     }
+    for (const waiting of awaited.values()) for (const resolve of waiting) resolve(failure);
+    awaited.clear();
+    pushed.clear();
+  }
+
+  /** The answer as the host sent it when it has a result's shape, else an error saying it does not fit. */
+  function checked(name: string, result: unknown): Result<never> {
+    const fits =
+      isRecord(result) && (result.ok === true ? 'value' in result : result.ok === false && isRecord(result.error) && typeof result.error.message === 'string');
+    return (
+      fits
+        ? result
+        : { ok: false, error: { code: TransportErrorCode.invalidInput, message: `${name}: the host sent an answer that does not fit the contract` } }
+    ) as Result<never>;
+  }
+
+  function onPushed(frame: Record<string, unknown>) {
+    if (typeof frame.command !== 'string') return;
+    const key = requestKey(frame.command, frame.input);
+    if (!awaited.has(key)) return;
+    const result = checked(frame.command, frame.result);
+    const waiting = awaited.get(key)!;
+    awaited.delete(key);
+    if (waiting.length > 0) waiting.forEach((resolve) => resolve(result));
+    else if (Date.now() <= keepPushedUntil) pushed.set(key, result);
   }
 
   // The host checks every command's input against the contract and answers with its typed
@@ -65,30 +109,25 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
       if (events.length) eventListeners.forEach((l) => l(events));
       return;
     }
+    if (frame.type === 'first') return onPushed(frame);
     if (frame.type !== 'result' || typeof frame.id !== 'number') return;
     const waiting = pending.get(frame.id);
     if (!waiting) return;
     pending.delete(frame.id);
-    const result = frame.result;
-    const fits =
-      isRecord(result) && (result.ok === true ? 'value' in result : result.ok === false && isRecord(result.error) && typeof result.error.message === 'string');
-    waiting.resolve(
-      (fits
-        ? result
-        : {
-            ok: false,
-            error: { code: TransportErrorCode.invalidInput, message: `${waiting.name}: the host sent an answer that does not fit the contract` },
-          }) as Result<never>,
-    );
+    waiting.resolve(checked(waiting.name, frame.result));
   }
 
   function open() {
     if (attempt === 0) setConnection({ state: 'connecting' });
-    const ws = new WebSocket(wsUrl);
+    const profile = firstProfile?.() ?? null;
+    // Each pushed answer is awaited (with nobody waiting yet) until it lands.
+    if (profile !== null) for (const r of firstViewRequests(profile)) awaited.set(requestKey(r.command, r.input), []);
+    const ws = new WebSocket(profile === null ? wsUrl : `${wsUrl}?profile=${encodeURIComponent(profile)}`);
     socket = ws;
     ws.onopen = () => {
       attempt = 0;
       opened = true;
+      keepPushedUntil = Date.now() + FIRST_ANSWERS_TTL_MS;
       setConnection({ state: 'open' });
     };
     ws.onmessage = (event) => onMessage(event.data);
@@ -130,6 +169,12 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
           resolve({ ok: false, error: { code: TransportErrorCode.disconnected, message: 'Not connected to the host.' } });
           return;
         }
+        const key = requestKey(name, input);
+        const answer = pushed.get(key);
+        pushed.delete(key);
+        if (answer && Date.now() <= keepPushedUntil) return resolve(answer);
+        const waiting = awaited.get(key);
+        if (waiting) return void waiting.push(resolve as (r: Result<never>) => void);
         const id = nextId++;
         pending.set(id, { name, resolve: resolve as (r: Result<never>) => void });
         socket.send(JSON.stringify({ id, command: name, input: input ?? {} }));
@@ -141,9 +186,15 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     },
     onConnection(listener) {
       connectionListeners.add(listener);
+      // A window that started connecting before it listened learns where the socket is.
+      if (connection) listener(connection);
       return () => connectionListeners.delete(listener);
     },
-    connect: open,
+    connect() {
+      if (started) return;
+      started = true;
+      open();
+    },
   };
 }
 

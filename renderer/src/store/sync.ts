@@ -5,6 +5,7 @@ import { initialRunner, withSnapshot } from './runner-slice';
 import { effectiveProfile, rememberedProfile, rememberProfile } from './profiles-slice';
 import { telemetryFromHistory } from './telemetry-slice';
 import { appendHistoryPage, turnsFromPage } from './turns-slice';
+import { FIRST_LOG_LIMIT } from '../../../shared/first-view';
 import { TURNS_PAGE_MAX, TURNS_PAGE_SIZE } from '../../../shared/turns';
 import { freezeClocks } from '../views/use-now';
 
@@ -28,6 +29,7 @@ export function syncStore(bridge: Bridge): () => void {
 /**
  * Everything the window shows, asked for at once; events keep it current afterwards.
  * The turns come on their own (the dashboard does not wait for the history's first page).
+ * These are the asks of shared/first-view.ts, whose answers the headless host pushes.
  */
 export async function loadSnapshot(bridge: Bridge): Promise<void> {
   const turns = loadTurns(bridge);
@@ -37,7 +39,7 @@ export async function loadSnapshot(bridge: Bridge): Promise<void> {
     bridge.invoke('app:info'),
     bridge.invoke('runner:snapshot', { profile: chosen }),
     bridge.invoke('telemetry:history'),
-    bridge.invoke('log:recent', { limit: 200 }),
+    bridge.invoke('log:recent', { limit: FIRST_LOG_LIMIT }),
     bridge.invoke('settings:get', { profile: chosen }),
     bridge.invoke('usage:get'),
   ]);

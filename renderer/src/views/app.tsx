@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
+import { Suspense, useEffect, type ReactNode } from 'react';
 import { useHostStore } from '../store';
 import { ConnectionBanner } from './connection-banner';
 import { DashboardView } from './dashboard/dashboard-view';
@@ -7,23 +7,15 @@ import { NavTabs, panelId, tabId } from './nav-tabs';
 import { ProfileSwitcher } from './profiles/profile-switcher';
 import { StatusHeader } from './status-header';
 import { useRouteFromHash, type RouteId } from './use-route';
+import { VIEWS } from './view-loaders';
 
 // Only the dashboard (a paired machine's first view) is in the first script. The rest,
 // the pairing view included (an unpaired machine's first view, known only once the host
 // says so), load when first opened: from the host's own origin that takes a few
 // milliseconds, and the panel stays empty meanwhile (no "Loading…" to flash).
-const LAZY: Partial<Record<RouteId, ComponentType>> = {
-  turns: lazy(async () => ({ default: (await import('./turns/turns-view')).TurnsView })),
-  pairing: lazy(async () => ({ default: (await import('./pairing/pairing-view')).PairingView })),
-  activity: lazy(async () => ({ default: (await import('./activity/activity-view')).ActivityView })),
-  requests: lazy(async () => ({ default: (await import('./requests')).RequestsView })),
-  work: lazy(async () => ({ default: (await import('./work')).WorkView })),
-  settings: lazy(async () => ({ default: (await import('./settings/settings-view')).SettingsView })),
-};
-
 function RouteView({ route }: { route: RouteId }): ReactNode {
-  const Lazy = LAZY[route];
-  return Lazy ? <Lazy /> : <DashboardView />;
+  const View = VIEWS[route];
+  return View ? <View /> : <DashboardView />;
 }
 
 /** Views that fill the window and scroll inside (their lists and output), not as a page. */

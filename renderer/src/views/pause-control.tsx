@@ -1,15 +1,11 @@
-import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import { useHostStore } from '../store';
 import { isPaired } from '../store/runner-slice';
 import { ErrorLine } from './common/error-line';
 import { useCommand } from './common/use-command';
 
-const PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
-  { label: 'Pause for 30 minutes', minutes: 30 },
-  { label: 'Pause for 1 hour', minutes: 60 },
-  { label: 'Pause until I resume', minutes: null },
-];
-// The form for a number of minutes is seldom opened: loaded then, not with the first view.
+// The menu and the form for a number of minutes are seldom opened: loaded then, not with the first view.
+const PauseMenuItems = lazy(async () => ({ default: (await import('./pause-menu-items')).PauseMenuItems }));
 const CustomPause = lazy(async () => ({ default: (await import('./pause-custom')).CustomPause }));
 
 /**
@@ -134,12 +130,7 @@ function PauseMenu({
 }) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
-  const itemsRef = useRef<(HTMLButtonElement | null)[]>([]);
   const [custom, setCustom] = useState(false);
-
-  useEffect(() => {
-    if (open && !custom) itemsRef.current[0]?.focus();
-  }, [open, custom]);
 
   const close = (refocus = true) => {
     setOpen(false);
@@ -156,24 +147,6 @@ function PauseMenu({
     document.addEventListener('pointerdown', onPointer);
     return () => document.removeEventListener('pointerdown', onPointer);
   });
-
-  const onMenuKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    const items = itemsRef.current.filter((i): i is HTMLButtonElement => i !== null);
-    const index = items.indexOf(document.activeElement as HTMLButtonElement);
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      close();
-    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      const step = event.key === 'ArrowDown' ? 1 : -1;
-      items[(index + step + items.length) % items.length]?.focus();
-    } else if (event.key === 'Home' || event.key === 'End') {
-      event.preventDefault();
-      items[event.key === 'Home' ? 0 : items.length - 1]?.focus();
-    } else if (event.key === 'Tab') {
-      close(false);
-    }
-  };
 
   return (
     <>
@@ -197,63 +170,9 @@ function PauseMenu({
         <span aria-hidden="true">▾</span>
       </button>
       {open && !custom ? (
-        <div className="menu" role="menu" id={menuId} aria-label="Pause" onKeyDown={onMenuKey}>
-          {PRESETS.map((preset, i) => (
-            <button
-              key={preset.label}
-              ref={(el) => {
-                itemsRef.current[i] = el;
-              }}
-              type="button"
-              role="menuitem"
-              tabIndex={-1}
-              className="menu-item"
-              onClick={() => onPause(preset.minutes)}
-            >
-              {preset.label}
-            </button>
-          ))}
-          <button
-            ref={(el) => {
-              itemsRef.current[PRESETS.length] = el;
-            }}
-            type="button"
-            role="menuitem"
-            tabIndex={-1}
-            className="menu-item"
-            onClick={() => setCustom(true)}
-          >
-            Pause for…
-          </button>
-          {onPauseAll ? (
-            <button
-              ref={(el) => {
-                itemsRef.current[PRESETS.length + 1] = el;
-              }}
-              type="button"
-              role="menuitem"
-              tabIndex={-1}
-              className="menu-item"
-              data-testid="pause-all"
-              onClick={onPauseAll}
-            >
-              Pause every profile
-            </button>
-          ) : null}
-          <button
-            ref={(el) => {
-              itemsRef.current[PRESETS.length + 2] = el;
-            }}
-            type="button"
-            role="menuitem"
-            tabIndex={-1}
-            className="menu-item"
-            data-testid="stop-after-turns"
-            onClick={onStop}
-          >
-            Stop after the running turns
-          </button>
-        </div>
+        <Suspense fallback={null}>
+          <PauseMenuItems id={menuId} onPause={onPause} onCustom={() => setCustom(true)} onPauseAll={onPauseAll} onStop={onStop} onClose={close} />
+        </Suspense>
       ) : null}
       {open && custom ? (
         <Suspense fallback={null}>

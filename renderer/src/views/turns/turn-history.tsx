@@ -1,6 +1,6 @@
 import { useNow } from '../use-now';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useId, useRef } from 'react';
+import { useCallback, useEffect, useId, useRef } from 'react';
 import type { TurnRow } from '../../../../shared/turns';
 import { getBridge } from '../../bridge/instance';
 import { loadMoreHistory } from '../../store/sync';
@@ -26,13 +26,16 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
   const profiles = useHostStore((s) => (s.profiles.length > 1 ? s.profiles : null));
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
+  // A new key function makes the list measure all its rows again (10,000 on a full
+  // history): only when the rows change, not on every running turn's output.
+  const itemKey = useCallback((index: number) => history[index]?.id ?? index, [history]);
   // oxlint-disable-next-line react/incompatible-library -- only says the React Compiler would skip this component; we do not use the compiler.
   const virtualizer = useVirtualizer({
     count: total,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => HISTORY_ROW_HEIGHT,
     overscan: 8,
-    getItemKey: (index) => history[index]?.id ?? index,
+    getItemKey: itemKey,
   });
   const index = selectedId ? history.findIndex((t) => t.id === selectedId) : -1;
   const items = virtualizer.getVirtualItems();
@@ -131,10 +134,20 @@ function HistoryRow({ turn, profile }: { turn: TurnRow; profile: string | null }
   );
 }
 
-/** Only what needs attention goes in a row: a result waiting, refused or late. */
+/**
+ * Only what needs attention goes in a row: a result waiting, refused or late. Only a
+ * waiting result's note counts time, so only its row follows the clock (not 10,000).
+ */
 function DeliveryNote({ turn }: { turn: TurnRow }) {
+  return turn.delivery?.state === 'waiting' ? <WaitingNote turn={turn} /> : <NoteText note={deliveryText(turn, 0)} />;
+}
+
+function WaitingNote({ turn }: { turn: TurnRow }) {
   const now = useNow(1000);
-  const note = deliveryText(turn, now);
+  return <NoteText note={deliveryText(turn, now)} />;
+}
+
+function NoteText({ note }: { note: ReturnType<typeof deliveryText> }) {
   if (!note || note.tone === 'quiet') return null;
   return (
     <span className={note.tone === 'error' ? 'delivery-note error-text' : 'delivery-note warn-text'} data-testid="delivery-note">
