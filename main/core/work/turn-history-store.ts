@@ -1,82 +1,310 @@
 import { errorText } from '../../../shared/errors';
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { HISTORY_LIMIT, TurnViewSchema, type TurnView } from '../../../shared/turns';
+import { HISTORY_LIMIT, toTurnRow, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../ports';
 
-import { leanTurn as lean } from './lean-turn';
+import { detached, leanTurn } from './lean-turn';
+import { readLegacyHistory } from './turn-history-legacy';
 
-const FileSchema = z.object({ version: z.literal(1), turns: z.array(z.unknown()) });
+/** One line of the log: `add` puts a finished turn on top (replacing a row of its id), `set` replaces a row in place. */
+const LineSchema = z.object({ op: z.enum(['add', 'set']), turn: TurnViewSchema });
+
+/** A row of the history as memory keeps it: what the list shows, and where its whole record is in the log. */
+interface Entry {
+  row: TurnRow;
+  /** Byte offset and length of the row's newest line; -1 until that line is written. */
+  at: number;
+  size: number;
+}
+
+/** Superseded lines the log may hold beyond its live rows before it is rewritten. */
+const SLACK_LINES = 1_000;
+/** Marks a row replaced by a later `add` line while the log is replayed. */
+const SUPERSEDED = -2;
+
+/** The log's text for `turns` (newest first): one `add` line each, oldest first. The bench writes its history with it. */
+export function historyLog(turns: readonly TurnView[]): string {
+  return [...turns]
+    .reverse()
+    .map((t) => `${JSON.stringify({ op: 'add', turn: leanTurn(t) })}\n`)
+    .join('');
+}
 
 /**
- * The finished turns, newest first, kept in the data folder so the Turns view survives a
- * restart: at most HISTORY_LIMIT rows, written whole and atomically (temp file + rename)
- * after each change, one write at a time (changes that arrive during a write are
- * folded into the next one). Every row is parsed on read; a bad row is dropped, a
- * damaged file is set aside and reported, never silently lost.
+ * The finished turns, newest first, in an append-only JSON-lines log in the data folder
+ * (`turn-history.jsonl`): memory keeps only each row's list fields and where its line
+ * is, so a row's output tail and summary are read from disk when it is chosen. Each
+ * change appends one line (written and synced one at a time, in order); the log is
+ * rewritten (temp file + rename) once superseded lines pile up. Every line is parsed on
+ * read: a torn last line (a crash mid-append) is cut off and reported, any other bad line
+ * is dropped and the file copied aside first, never the rest. A version-1
+ * `turn-history.json` is converted once and kept as it was (an older build still reads it).
+ *
+ * `load()` may run while the sessions start: changes made before it ends wait for it
+ * and land on top of the loaded rows.
  */
 export class TurnHistoryStore {
-  private pending: readonly TurnView[] | null = null;
-  private writing: Promise<void> | null = null;
+  private entries: Entry[] = [];
+  private readonly byId = new Map<string, Entry>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private loading: Promise<void> | null = null;
+  private done = false;
+  /** The log's size in bytes and its line count (live and superseded). */
+  private size = 0;
+  private lines = 0;
 
   constructor(
     readonly file: string,
     private readonly log: Logger,
     private readonly limit = HISTORY_LIMIT,
+    /** The version-1 file converted once when the log does not exist yet. */
+    private readonly legacyFile: string | null = null,
   ) {}
 
-  async load(): Promise<TurnView[]> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn('the turn history could not be read', { error: errorText(error) });
-      return [];
-    }
-    let parsed: z.infer<typeof FileSchema>;
-    try {
-      parsed = FileSchema.parse(JSON.parse(text));
-    } catch (error) {
-      const aside = `${this.file}.damaged-${Date.now()}`;
-      await rename(this.file, aside).catch(() => undefined);
-      this.log.warn('the turn history file was damaged; it was set aside and history starts empty', { keptAs: aside, error: errorText(error) });
-      return [];
-    }
-    const turns: TurnView[] = [];
-    let dropped = 0;
-    for (const raw of parsed.turns.slice(0, this.limit)) {
-      const row = TurnViewSchema.safeParse(raw);
-      if (row.success) turns.push(row.data);
-      else dropped++;
-    }
-    if (dropped > 0) this.log.warn('dropped unreadable rows of the turn history', { dropped });
-    return turns;
+  get loaded(): boolean {
+    return this.done;
   }
 
-  /** Queues the history to be written; resolves when a write that includes it has landed. */
-  save(history: readonly TurnView[]): Promise<void> {
-    this.pending = history;
-    this.writing ??= this.drain().finally(() => (this.writing = null));
-    return this.writing;
+  get total(): number {
+    return this.entries.length;
   }
 
-  /** Resolves once everything saved so far is on disk. */
+  /** Starts reading the log (once); resolves when the rows are in memory. Never rejects. */
+  load(): Promise<void> {
+    this.loading ??= this.run(() => this.replay()).then(() => {
+      this.done = true;
+    });
+    return this.loading;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  rows(offset: number, limit: number): TurnRow[] {
+    return this.entries.slice(offset, offset + limit).map((e) => e.row);
+  }
+
+  allRows(): TurnRow[] {
+    return this.entries.map((e) => e.row);
+  }
+
+  /** Puts a finished turn on top (replacing a row of its id) and appends its line. */
+  add(turn: TurnView): void {
+    const lean = leanTurn(turn);
+    const entry: Entry = { row: listRow(lean), at: -1, size: 0 };
+    this.drop(lean.id);
+    this.entries.unshift(entry);
+    this.byId.set(lean.id, entry);
+    this.trim();
+    void this.run(() => this.append('add', lean, entry));
+  }
+
+  /**
+   * Merges `patch` into a row (its list fields at once, the whole record once read) and
+   * appends the merged line; resolves with the merged record, or undefined when the row is
+   * not kept.
+   */
+  update(id: string, patch: Partial<TurnView>): Promise<TurnView | undefined> {
+    const entry = this.byId.get(id);
+    if (entry) entry.row = { ...entry.row, ...rowFields(patch) };
+    return this.run(async () => {
+      const current = this.byId.get(id);
+      const whole = current ? await this.readLine(current) : undefined;
+      if (!current || !whole) return undefined;
+      const next = leanTurn({ ...whole, ...patch });
+      current.row = listRow(next);
+      await this.append('set', next, current);
+      return next;
+    });
+  }
+
+  /** A row's whole record, read from the log; undefined when it is not kept. */
+  read(id: string): Promise<TurnView | undefined> {
+    return this.run(async () => {
+      const entry = this.byId.get(id);
+      return entry ? this.readLine(entry) : undefined;
+    });
+  }
+
+  /** Resolves once every change so far is on disk. */
   async flush(): Promise<void> {
-    while (this.writing) await this.writing;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending) {
-      const rows = this.pending.slice(0, this.limit).map(lean);
-      this.pending = null;
-      try {
-        await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-        await writeFileAtomic(this.file, JSON.stringify({ version: 1, turns: rows }), { mode: 0o600 });
-      } catch (error) {
-        this.log.warn('the turn history could not be saved (it is kept in memory)', { error: errorText(error) });
-      }
+    let last: Promise<unknown> | null = null;
+    while (last !== this.queue) {
+      last = this.queue;
+      await last;
     }
   }
+
+  /** Runs `task` after every earlier one; a failure is logged and resolves as undefined. */
+  private run<T>(task: () => Promise<T>): Promise<T | undefined> {
+    const next = this.queue.then(task).catch((error: unknown) => {
+      this.log.warn('the turn history could not be read or written (the list is kept in memory)', { error: errorText(error) });
+      return undefined;
+    });
+    this.queue = next;
+    return next;
+  }
+
+  private drop(id: string): void {
+    const old = this.byId.get(id);
+    if (!old) return;
+    this.byId.delete(id);
+    this.entries.splice(this.entries.indexOf(old), 1);
+  }
+
+  private trim(): void {
+    for (const gone of this.entries.splice(this.limit)) this.byId.delete(gone.row.id);
+  }
+
+  private async append(op: 'add' | 'set', turn: TurnView, entry: Entry): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify({ op, turn })}\n`, 'utf8');
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const handle = await open(this.file, 'a', 0o600);
+    try {
+      await handle.write(line);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    entry.at = this.size;
+    entry.size = line.length;
+    this.size += line.length;
+    this.lines++;
+    if (this.lines > 2 * this.entries.length + SLACK_LINES) await this.compact();
+  }
+
+  private async readLine(entry: Entry): Promise<TurnView | undefined> {
+    if (entry.at < 0) return undefined;
+    const handle = await open(this.file, 'r');
+    try {
+      const buffer = Buffer.alloc(entry.size);
+      await handle.read(buffer, 0, entry.size, entry.at);
+      return LineSchema.parse(JSON.parse(buffer.toString('utf8'))).turn;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Rewrites the log with only its live rows, oldest first (temp file + rename). */
+  private async compact(): Promise<void> {
+    const text = await readFile(this.file);
+    const live = this.entries.filter((e) => e.at >= 0).reverse();
+    const parts: Buffer[] = [];
+    let at = 0;
+    const places = live.map((entry) => {
+      let line = text.subarray(entry.at, entry.at + entry.size);
+      if (!line.toString('utf8', 0, 12).startsWith('{"op":"add"')) {
+        line = Buffer.from(`${JSON.stringify({ op: 'add', turn: LineSchema.parse(JSON.parse(line.toString('utf8'))).turn })}\n`, 'utf8');
+      }
+      parts.push(line);
+      const place = { entry, at, size: line.length };
+      at += line.length;
+      return place;
+    });
+    await writeFileAtomic(this.file, Buffer.concat(parts), { mode: 0o600 });
+    for (const p of places) {
+      p.entry.at = p.at;
+      p.entry.size = p.size;
+    }
+    this.size = at;
+    this.lines = places.length;
+  }
+
+  private async replay(): Promise<void> {
+    const early = this.entries;
+    let text: Buffer;
+    try {
+      text = await readFile(this.file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      text = await this.migrate();
+    }
+    const loaded: Entry[] = [];
+    const byId = new Map<string, Entry>();
+    let start = 0;
+    let bad = 0;
+    let lines = 0;
+    while (start < text.length) {
+      const end = text.indexOf(10, start);
+      if (end < 0) {
+        // A crash mid-append: the last line has no end. Cut it off so the next line starts clean.
+        await truncate(this.file, start);
+        this.log.warn('the last line of the turn history was torn (cut short by a crash); it was dropped', { bytes: text.length - start });
+        text = text.subarray(0, start);
+        break;
+      }
+      const line = parseLine(text.toString('utf8', start, end));
+      lines++;
+      if (!line) bad++;
+      else {
+        const old = byId.get(line.turn.id);
+        if (line.op === 'add') {
+          // The older copy leaves its place (marked here, filtered once at the end).
+          if (old) old.at = SUPERSEDED;
+          const entry: Entry = { row: listRow(line.turn), at: start, size: end + 1 - start };
+          loaded.push(entry);
+          byId.set(line.turn.id, entry);
+        } else if (old) {
+          old.row = listRow(line.turn);
+          old.at = start;
+          old.size = end + 1 - start;
+        }
+      }
+      start = end + 1;
+    }
+    if (bad > 0) {
+      const aside = `${this.file}.damaged-${Date.now()}`;
+      await copyFile(this.file, aside);
+      this.log.warn('dropped unreadable lines of the turn history; the file was copied aside', { dropped: bad, keptAs: aside });
+    }
+    this.size = text.length;
+    this.lines = lines;
+    // Rows added while the log loaded are newer than all of it.
+    const earlyIds = new Set(early.map((e) => e.row.id));
+    this.entries = [...early, ...loaded.reverse().filter((e) => e.at !== SUPERSEDED && !earlyIds.has(e.row.id))];
+    this.byId.clear();
+    for (const e of this.entries) this.byId.set(e.row.id, e);
+    this.trim();
+    if (bad > 0 || this.lines > 2 * this.entries.length + SLACK_LINES) await this.compact();
+  }
+
+  /** Converts the version-1 file, if any, into the log (durable before it is used); the old file stays. */
+  private async migrate(): Promise<Buffer> {
+    if (!this.legacyFile) return Buffer.alloc(0);
+    const turns = await readLegacyHistory(this.legacyFile, this.log, this.limit);
+    if (turns.length === 0) return Buffer.alloc(0);
+    const text = Buffer.from(historyLog(turns), 'utf8');
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.file, text, { mode: 0o600 });
+    this.log.info('converted the turn history to the append-only log; the old file is kept for older builds', {
+      rows: turns.length,
+      kept: this.legacyFile,
+    });
+    return text;
+  }
+}
+
+/** The list fields of a row; its headline copied out of the summary, which memory does not keep. */
+function listRow(turn: TurnView): TurnRow {
+  const row = toTurnRow(turn);
+  return row.headline === null ? row : { ...row, headline: detached(row.headline) };
+}
+
+function parseLine(text: string): z.infer<typeof LineSchema> | null {
+  try {
+    const line = LineSchema.safeParse(JSON.parse(text));
+    return line.success ? line.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The fields of a patch the list shows (a new summary's headline waits for the whole record). */
+function rowFields(patch: Partial<TurnView>): Partial<TurnRow> {
+  const { outputTail: _tail, summary: _summary, ...rest } = patch;
+  return rest;
 }

@@ -1,0 +1,15 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { historyLog, TurnHistoryStore } from '../../main/core/work/turn-history-store';
+import type { TurnView } from '../../shared/turns';
+import { testLogging } from './test-logger';
+
+/** A loaded history store in a fresh folder, holding `turns` (newest first). */
+export async function historyStore(turns: readonly TurnView[] = [], limit?: number): Promise<TurnHistoryStore> {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'runner-tray-history-')), 'turn-history.jsonl');
+  if (turns.length > 0) writeFileSync(file, historyLog(turns));
+  const store = new TurnHistoryStore(file, testLogging().log, limit);
+  await store.load();
+  return store;
+}
