@@ -12,6 +12,6 @@ export function leanTurn(turn: TurnView): TurnView {
  * A copy that does not point into the string it was cut from: V8 keeps a slice as a view
  * of its parent, so a 1 kB tail of a 100 kB output would keep the 100 kB alive.
  */
-export function detached(text: string): string {
+function detached(text: string): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { HISTORY_LIMIT, toTurnRow, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../ports';
 
-import { detached, leanTurn } from './lean-turn';
+import { readLogLines, type LogEnd } from './history-log-reader';
+import { leanTurn } from './lean-turn';
 import { readLegacyHistory } from './turn-history-legacy';
 
 /** One line of the log: `add` puts a finished turn on top (replacing a row of its id), `set` replaces a row in place. */
@@ -14,7 +15,9 @@ const LineSchema = z.object({ op: z.enum(['add', 'set']), turn: TurnViewSchema }
 
 /** A row of the history as memory keeps it: what the list shows, and where its whole record is in the log. */
 interface Entry {
-  row: TurnRow;
+  id: string;
+  /** The list row as JSON: a flat string costs about half what the parsed object does. */
+  row: string;
   /** Byte offset and length of the row's newest line; -1 until that line is written. */
   at: number;
   size: number;
@@ -85,17 +88,17 @@ export class TurnHistoryStore {
   }
 
   rows(offset: number, limit: number): TurnRow[] {
-    return this.entries.slice(offset, offset + limit).map((e) => e.row);
+    return this.entries.slice(offset, offset + limit).map(rowOf);
   }
 
   allRows(): TurnRow[] {
-    return this.entries.map((e) => e.row);
+    return this.entries.map(rowOf);
   }
 
   /** Puts a finished turn on top (replacing a row of its id) and appends its line. */
   add(turn: TurnView): void {
     const lean = leanTurn(turn);
-    const entry: Entry = { row: listRow(lean), at: -1, size: 0 };
+    const entry: Entry = { id: lean.id, row: listRow(lean), at: -1, size: 0 };
     this.drop(lean.id);
     this.entries.unshift(entry);
     this.byId.set(lean.id, entry);
@@ -110,7 +113,7 @@ export class TurnHistoryStore {
    */
   update(id: string, patch: Partial<TurnView>): Promise<TurnView | undefined> {
     const entry = this.byId.get(id);
-    if (entry) entry.row = { ...entry.row, ...rowFields(patch) };
+    if (entry) entry.row = JSON.stringify({ ...rowOf(entry), ...rowFields(patch) });
     return this.run(async () => {
       const current = this.byId.get(id);
       const whole = current ? await this.readLine(current) : undefined;
@@ -157,7 +160,7 @@ export class TurnHistoryStore {
   }
 
   private trim(): void {
-    for (const gone of this.entries.splice(this.limit)) this.byId.delete(gone.row.id);
+    for (const gone of this.entries.splice(this.limit)) this.byId.delete(gone.id);
   }
 
   private async append(op: 'add' | 'set', turn: TurnView, entry: Entry): Promise<void> {
@@ -216,82 +219,81 @@ export class TurnHistoryStore {
 
   private async replay(): Promise<void> {
     const early = this.entries;
-    let text: Buffer;
-    try {
-      text = await readFile(this.file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      text = await this.migrate();
-    }
     const loaded: Entry[] = [];
     const byId = new Map<string, Entry>();
-    let start = 0;
     let bad = 0;
     let lines = 0;
-    while (start < text.length) {
-      const end = text.indexOf(10, start);
-      if (end < 0) {
-        // A crash mid-append: the last line has no end. Cut it off so the next line starts clean.
-        await truncate(this.file, start);
-        this.log.warn('the last line of the turn history was torn (cut short by a crash); it was dropped', { bytes: text.length - start });
-        text = text.subarray(0, start);
-        break;
-      }
-      const line = parseLine(text.toString('utf8', start, end));
+    const onLine = (text: string, at: number, size: number) => {
+      const line = parseLine(text);
       lines++;
-      if (!line) bad++;
-      else {
-        const old = byId.get(line.turn.id);
-        if (line.op === 'add') {
-          // The older copy leaves its place (marked here, filtered once at the end).
-          if (old) old.at = SUPERSEDED;
-          const entry: Entry = { row: listRow(line.turn), at: start, size: end + 1 - start };
-          loaded.push(entry);
-          byId.set(line.turn.id, entry);
-        } else if (old) {
-          old.row = listRow(line.turn);
-          old.at = start;
-          old.size = end + 1 - start;
-        }
+      if (!line) {
+        bad++;
+        return;
       }
-      start = end + 1;
+      const old = byId.get(line.turn.id);
+      if (line.op === 'add') {
+        // The older copy leaves its place (marked here, filtered once at the end).
+        if (old) old.at = SUPERSEDED;
+        const entry: Entry = { id: line.turn.id, row: listRow(line.turn), at, size };
+        loaded.push(entry);
+        byId.set(line.turn.id, entry);
+      } else if (old) {
+        old.row = listRow(line.turn);
+        old.at = at;
+        old.size = size;
+      }
+    };
+    let end: LogEnd;
+    try {
+      end = await readLogLines(this.file, onLine);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      end = (await this.migrate()) ? await readLogLines(this.file, onLine) : { size: 0, tornBytes: 0 };
+    }
+    if (end.tornBytes > 0) {
+      // A crash mid-append: the last line has no end. Cut it off so the next line starts clean.
+      await truncate(this.file, end.size);
+      this.log.warn('the last line of the turn history was torn (cut short by a crash); it was dropped', { bytes: end.tornBytes });
     }
     if (bad > 0) {
       const aside = `${this.file}.damaged-${Date.now()}`;
       await copyFile(this.file, aside);
       this.log.warn('dropped unreadable lines of the turn history; the file was copied aside', { dropped: bad, keptAs: aside });
     }
-    this.size = text.length;
+    this.size = end.size;
     this.lines = lines;
     // Rows added while the log loaded are newer than all of it.
-    const earlyIds = new Set(early.map((e) => e.row.id));
-    this.entries = [...early, ...loaded.reverse().filter((e) => e.at !== SUPERSEDED && !earlyIds.has(e.row.id))];
+    const earlyIds = new Set(early.map((e) => e.id));
+    this.entries = [...early, ...loaded.reverse().filter((e) => e.at !== SUPERSEDED && !earlyIds.has(e.id))];
     this.byId.clear();
-    for (const e of this.entries) this.byId.set(e.row.id, e);
+    for (const e of this.entries) this.byId.set(e.id, e);
     this.trim();
     if (bad > 0 || this.lines > 2 * this.entries.length + SLACK_LINES) await this.compact();
   }
 
   /** Converts the version-1 file, if any, into the log (durable before it is used); the old file stays. */
-  private async migrate(): Promise<Buffer> {
-    if (!this.legacyFile) return Buffer.alloc(0);
+  private async migrate(): Promise<boolean> {
+    if (!this.legacyFile) return false;
     const turns = await readLegacyHistory(this.legacyFile, this.log, this.limit);
-    if (turns.length === 0) return Buffer.alloc(0);
-    const text = Buffer.from(historyLog(turns), 'utf8');
+    if (turns.length === 0) return false;
     await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.file, text, { mode: 0o600 });
+    await writeFileAtomic(this.file, historyLog(turns), { mode: 0o600 });
     this.log.info('converted the turn history to the append-only log; the old file is kept for older builds', {
       rows: turns.length,
       kept: this.legacyFile,
     });
-    return text;
+    return true;
   }
 }
 
-/** The list fields of a row; its headline copied out of the summary, which memory does not keep. */
-function listRow(turn: TurnView): TurnRow {
-  const row = toTurnRow(turn);
-  return row.headline === null ? row : { ...row, headline: detached(row.headline) };
+/** The list fields of a row, as memory keeps them. */
+function listRow(turn: TurnView): string {
+  return JSON.stringify(toTurnRow(turn));
+}
+
+/** Parsed from the row's own JSON (written by listRow from a parsed record). */
+function rowOf(entry: Entry): TurnRow {
+  return JSON.parse(entry.row) as TurnRow;
 }
 
 function parseLine(text: string): z.infer<typeof LineSchema> | null {
