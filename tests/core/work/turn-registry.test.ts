@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { TurnRegistry } from '../../../main/core/work/turn-registry';
 import type { TurnView } from '../../../shared/turns';
 import { historyStore } from '../../helpers/history-store';
+import { testLogging } from '../../helpers/test-logger';
+import { historyLog, TurnHistoryStore } from '../../../main/core/work/turn-history-store';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 function turn(id: string, patch: Partial<TurnView> = {}): TurnView {
   return {
@@ -111,5 +116,30 @@ describe('TurnRegistry', () => {
     expect(update?.active.map((t) => t.id)).toEqual(['a']);
     expect(update?.removed).toEqual([]);
     expect(r.get('a')?.phase).toBe('starting');
+  });
+
+  it('a delivery for a row still loading waits for the history and goes out as an in-place update; a running turn is not taken for a row', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-registry-'));
+    const file = path.join(dir, 'turn-history.jsonl');
+    writeFileSync(file, historyLog([turn('old', { phase: 'succeeded', endedAt: '2026-12-01T12:01:00.000Z', summary: 'kept' })]));
+    const store = new TurnHistoryStore(file, testLogging().log);
+    const r = new TurnRegistry(() => {}, store);
+    const loading = r.historyLoaded();
+    r.add(turn('live'));
+    expect(r.patchHistory('live', { reason: 'not yet' })).toBe(false);
+    const delivery = { state: 'delivered' as const, attempts: 1, since: '2026-12-01T12:01:00.000Z', reason: null };
+    expect(r.patchHistory('old', { delivery })).toBe(true);
+    // Not kept after all: the row given to add instead goes on top.
+    const report = turn('report', { phase: 'failed', endedAt: '2026-12-01T12:02:00.000Z' });
+    expect(r.patchHistory('report', { phase: 'failed' }, report)).toBe(true);
+    await loading;
+    await store.flush();
+    const update = r.drain();
+    expect(update?.updated).toEqual([expect.objectContaining({ id: 'old', summary: 'kept', delivery })]);
+    expect(update?.finished.map((t) => t.id)).toEqual(['report']);
+    expect(r.overview().history.map((t) => [t.id, t.delivery?.state ?? null])).toEqual([
+      ['report', null],
+      ['old', 'delivered'],
+    ]);
   });
 });
