@@ -15,13 +15,19 @@ afterEach(async () => {
   h = null;
 });
 
+/** A host paired with the emulator, its fake runtimes ready. */
+async function paired(): Promise<Harness> {
+  const harness = await startHarness({ core: { runtimeBinaries: { claude: FAKE, codex: FAKE } }, emulator: { config: { longPollMaxMs: 1000 } } });
+  const pairing = await harness.invoke<PairingState>('pairing:start');
+  if (pairing.phase !== 'waiting') throw new Error('not waiting');
+  harness.emu.admin.approvePairing(pairing.userCode);
+  await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+  return harness;
+}
+
 describe('the turn history survives a restart', () => {
   it('shows the finished turns after a restart, and a damaged row does not cost the others', async () => {
-    h = await startHarness({ core: { runtimeBinaries: { claude: FAKE, codex: FAKE } }, emulator: { config: { longPollMaxMs: 1000 } } });
-    const pairing = await h.invoke<PairingState>('pairing:start');
-    if (pairing.phase !== 'waiting') throw new Error('not waiting');
-    h.emu.admin.approvePairing(pairing.userCode);
-    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+    h = await paired();
     const ok = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:hello' });
     await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === ok.id));
     const bad = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:crash' });
@@ -46,11 +52,7 @@ describe('the turn history survives a restart', () => {
   });
 
   it('converts a version-1 history once and keeps the old file; the first heartbeat does not wait for the history', async () => {
-    h = await startHarness({ core: { runtimeBinaries: { claude: FAKE, codex: FAKE } }, emulator: { config: { longPollMaxMs: 1000 } } });
-    const pairing = await h.invoke<PairingState>('pairing:start');
-    if (pairing.phase !== 'waiting') throw new Error('not waiting');
-    h.emu.admin.approvePairing(pairing.userCode);
-    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+    h = await paired();
     const ok = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:hello' });
     await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === ok.id));
     const before = await h.invoke<TurnsPage>('turns:list');

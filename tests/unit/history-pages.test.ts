@@ -1,31 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PERSISTED_TAIL_CHARS } from '../../main/core/work/lean-turn';
 import { TurnRegistry } from '../../main/core/work/turn-registry';
-import { historyStore } from '../helpers/history-store';
+import { finishedTurn, historyStore } from '../helpers/history-store';
 import { appendHistoryPage, applyTurnsUpdate, initialTurns, turnsFromPage } from '../../renderer/src/store/turns-slice';
 import { commands } from '../../shared/contract';
-import { HEADLINE_CHARS, TurnRowSchema, TURNS_PAGE_MAX, type TurnView } from '../../shared/turns';
+import { HEADLINE_CHARS, TurnRowSchema, TURNS_PAGE_MAX } from '../../shared/turns';
 
-function turn(id: string, patch: Partial<TurnView> = {}): TurnView {
-  return {
-    id,
-    kind: 'turn_execution',
-    runtime: 'claude',
-    seat: null,
-    buildRequestId: null,
-    startedAt: '2026-12-01T12:00:00.000Z',
-    endedAt: '2026-12-01T12:01:00.000Z',
-    phase: 'succeeded',
-    pid: null,
-    tokens: null,
-    costUsd: null,
-    outputTail: `tail of ${id}`,
-    summary: `summary of ${id}\nsecond line`,
-    lease: null,
-    reason: null,
-    ...patch,
-  };
-}
+const turn = finishedTurn;
 
 /** 250 finished turns, t0 newest. */
 async function seeded(): Promise<TurnRegistry> {

@@ -3,29 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { historyLog, TurnHistoryStore } from '../../../main/core/work/turn-history-store';
-import type { TurnView } from '../../../shared/turns';
+import { finishedTurn } from '../../helpers/history-store';
 import { testLogging } from '../../helpers/test-logger';
 
-function turn(id: string, patch: Partial<TurnView> = {}): TurnView {
-  return {
-    id,
-    kind: 'turn_execution',
-    runtime: 'claude',
-    seat: null,
-    buildRequestId: null,
-    startedAt: '2026-12-01T12:00:00.000Z',
-    endedAt: '2026-12-01T12:01:00.000Z',
-    phase: 'succeeded',
-    pid: null,
-    tokens: null,
-    costUsd: null,
-    outputTail: `tail of ${id}`,
-    summary: `summary of ${id}`,
-    lease: null,
-    reason: null,
-    ...patch,
-  };
-}
+const turn = finishedTurn;
 
 function folder(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'runner-tray-history-test-'));
@@ -54,7 +35,7 @@ describe('TurnHistoryStore', () => {
       ['b', 'summary of b'],
       ['a', 'summary of a'],
     ]);
-    expect(await store.read('a')).toMatchObject({ outputTail: 'tail of a', summary: 'summary of a' });
+    expect(await store.read('a')).toMatchObject({ outputTail: 'tail of a', summary: 'summary of a\nsecond line' });
     expect(await store.read('gone')).toBeUndefined();
 
     const again = open(dir).store;
@@ -79,7 +60,7 @@ describe('TurnHistoryStore', () => {
     await again.load();
     expect(ids(again)).toEqual(['b', 'a']);
     expect(again.rows(1, 1)[0]?.delivery).toEqual(delivered);
-    expect(await again.read('a')).toMatchObject({ summary: 'summary of a', delivery: delivered });
+    expect(await again.read('a')).toMatchObject({ summary: 'summary of a\nsecond line', delivery: delivered });
   });
 
   it('a turn added again (same id) moves to the top once', async () => {
@@ -105,7 +86,7 @@ describe('TurnHistoryStore', () => {
     expect(ids(store)).toEqual(['t1009', 't1008', 't1007']);
     // Compacted on the way: far fewer lines than appends, and the live rows read right from the rewritten file.
     expect(lines(dir).length).toBeLessThan(1_010);
-    expect(await store.read('t1007')).toMatchObject({ summary: 'summary of t1007' });
+    expect(await store.read('t1007')).toMatchObject({ summary: 'summary of t1007\nsecond line' });
     const again = open(dir, 3).store;
     await again.load();
     expect(ids(again)).toEqual(['t1009', 't1008', 't1007']);
@@ -139,7 +120,7 @@ describe('TurnHistoryStore', () => {
     expect(warnings().some((w) => w.includes('unreadable lines'))).toBe(true);
     const aside = readdirSync(dir).find((f) => f.startsWith('turn-history.jsonl.damaged-'));
     expect(aside && readFileSync(path.join(dir, aside), 'utf8')).toContain('not json at all');
-    expect(await store.read('a')).toMatchObject({ summary: 'summary of a' });
+    expect(await store.read('a')).toMatchObject({ summary: 'summary of a\nsecond line' });
   });
 
   it('changes made before the log is loaded wait for it and land on top of the loaded rows', async () => {
@@ -152,7 +133,7 @@ describe('TurnHistoryStore', () => {
     const patched = store.update('old1', { reason: 'lost' });
     await loading;
     expect(ids(store)).toEqual(['restart-report', 'old2', 'old1']);
-    expect(await patched).toMatchObject({ id: 'old1', reason: 'lost', summary: 'summary of old1' });
+    expect(await patched).toMatchObject({ id: 'old1', reason: 'lost', summary: 'summary of old1\nsecond line' });
     const again = open(dir).store;
     await again.load();
     expect(ids(again)).toEqual(['restart-report', 'old2', 'old1']);
