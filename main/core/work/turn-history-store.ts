@@ -23,8 +23,9 @@ interface Entry {
   size: number;
 }
 
-/** Superseded lines the log may hold beyond its live rows before it is rewritten. */
+/** Superseded lines the log may hold before it is rewritten: a quarter of its live rows, and 1,000 more. */
 const SLACK_LINES = 1_000;
+const SLACK_SHARE = 0.25;
 /** Marks a row replaced by a later `add` line while the log is replayed. */
 const SUPERSEDED = -2;
 
@@ -177,7 +178,7 @@ export class TurnHistoryStore {
     entry.size = line.length;
     this.size += line.length;
     this.lines++;
-    if (this.lines > 2 * this.entries.length + SLACK_LINES) await this.compact();
+    if (this.crowded()) await this.compact();
   }
 
   private async readLine(entry: Entry): Promise<TurnView | undefined> {
@@ -190,6 +191,10 @@ export class TurnHistoryStore {
     } finally {
       await handle.close();
     }
+  }
+
+  private crowded(): boolean {
+    return this.lines - this.entries.length > this.entries.length * SLACK_SHARE + SLACK_LINES;
   }
 
   /** Rewrites the log with only its live rows, oldest first (temp file + rename). */
@@ -268,7 +273,7 @@ export class TurnHistoryStore {
     this.byId.clear();
     for (const e of this.entries) this.byId.set(e.id, e);
     this.trim();
-    if (bad > 0 || this.lines > 2 * this.entries.length + SLACK_LINES) await this.compact();
+    if (bad > 0 || this.crowded()) await this.compact();
   }
 
   /** Converts the version-1 file, if any, into the log (durable before it is used); the old file stays. */
