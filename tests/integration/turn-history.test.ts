@@ -42,10 +42,12 @@ describe('the turn history survives a restart', () => {
 
     // One row edited by hand into nonsense: the other row is still shown.
     await h.core.shutdown(0);
-    // The log is oldest first: its last line is the newest row.
+    // Every line of one row edited by hand into nonsense.
     const file = path.join(h.dataDir, 'turn-history.jsonl');
-    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    lines[lines.length - 1] = JSON.stringify({ op: 'add', turn: { id: 42 } });
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (line.includes(bad.id) ? JSON.stringify({ op: 'add', turn: { id: 42 } }) : line));
     writeFileSync(file, `${lines.join('\n')}\n`);
     await h.restart({ runtimeBinaries: { claude: FAKE, codex: FAKE } });
     expect((await h.invoke<TurnsPage>('turns:list')).history.map((t) => t.id)).toEqual([ok.id]);

@@ -9,12 +9,13 @@ export interface LogEnd {
 }
 
 /**
- * Hands each complete line of a JSON-lines file to `onLine` with its byte offset and
- * length (newline included), reading a chunk at a time: the file is never in memory
- * whole, and the event loop gets a turn between chunks. Rejects with ENOENT when the file
+ * Hands each complete line of a file to `onLine` (its bytes without the newline, valid
+ * only during the call) with its byte offset and length (newline included), reading a
+ * chunk at a time: the file is never in memory whole, and the event loop gets a turn
+ * between chunks. Rejects with ENOENT when the file
  * is missing.
  */
-export async function readLogLines(file: string, onLine: (text: string, at: number, size: number) => void): Promise<LogEnd> {
+export async function readLogLines(file: string, onLine: (line: Buffer, at: number, size: number) => void): Promise<LogEnd> {
   const handle = await open(file, 'r');
   try {
     let buffer = Buffer.alloc(CHUNK);
@@ -28,7 +29,7 @@ export async function readLogLines(file: string, onLine: (text: string, at: numb
       const filled = carried + bytesRead;
       let start = 0;
       for (let end = buffer.indexOf(10, carried); end >= 0 && end < filled; end = buffer.indexOf(10, end + 1)) {
-        onLine(buffer.toString('utf8', start, end), base + start, end + 1 - start);
+        onLine(buffer.subarray(start, end), base + start, end + 1 - start);
         start = end + 1;
       }
       buffer.copy(buffer, 0, start, filled);

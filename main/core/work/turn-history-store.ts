@@ -3,21 +3,28 @@ import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { HISTORY_LIMIT, toTurnRow, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
+import { HISTORY_LIMIT, toTurnRow, TurnRowSchema, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../ports';
 
 import { readLogLines, type LogEnd } from './history-log-reader';
 import { leanTurn } from './lean-turn';
 import { readLegacyHistory } from './turn-history-legacy';
 
-/** One line of the log: `add` puts a finished turn on top (replacing a row of its id), `set` replaces a row in place. */
-const LineSchema = z.object({ op: z.enum(['add', 'set']), turn: TurnViewSchema });
+/**
+ * One line of the log: a head, a tab, the whole record. The head says what the line does
+ * (`add` puts a finished turn on top, replacing a row of its id; `set` replaces a row in
+ * place) and holds the row's list fields, so loading the log parses the heads only; the
+ * record is parsed when it is read. JSON never holds a raw tab, so the first one splits.
+ */
+const HeadSchema = z.object({ op: z.enum(['add', 'set']), row: TurnRowSchema });
+type Op = z.infer<typeof HeadSchema>['op'];
+const TAB = 9;
 
 /** A row of the history as memory keeps it: what the list shows, and where its whole record is in the log. */
 interface Entry {
   id: string;
-  /** The list row as JSON: a flat string costs about half what the parsed object does. */
-  row: string;
+  /** The line's head (op and list row) as JSON: a flat string costs about half what the parsed row does. */
+  head: string;
   /** Byte offset and length of the row's newest line; -1 until that line is written. */
   at: number;
   size: number;
@@ -33,7 +40,7 @@ const SUPERSEDED = -2;
 export function historyLog(turns: readonly TurnView[]): string {
   return [...turns]
     .reverse()
-    .map((t) => `${JSON.stringify({ op: 'add', turn: leanTurn(t) })}\n`)
+    .map((t) => encodeLine('add', leanTurn(t)))
     .join('');
 }
 
@@ -99,7 +106,7 @@ export class TurnHistoryStore {
   /** Puts a finished turn on top (replacing a row of its id) and appends its line. */
   add(turn: TurnView): void {
     const lean = leanTurn(turn);
-    const entry: Entry = { id: lean.id, row: listRow(lean), at: -1, size: 0 };
+    const entry: Entry = { id: lean.id, head: headOf('add', lean), at: -1, size: 0 };
     this.drop(lean.id);
     this.entries.unshift(entry);
     this.byId.set(lean.id, entry);
@@ -114,13 +121,13 @@ export class TurnHistoryStore {
    */
   update(id: string, patch: Partial<TurnView>): Promise<TurnView | undefined> {
     const entry = this.byId.get(id);
-    if (entry) entry.row = JSON.stringify({ ...rowOf(entry), ...rowFields(patch) });
+    if (entry) entry.head = JSON.stringify({ op: 'set', row: { ...rowOf(entry), ...rowFields(patch) } });
     return this.run(async () => {
       const current = this.byId.get(id);
       const whole = current ? await this.readLine(current) : undefined;
       if (!current || !whole) return undefined;
       const next = leanTurn({ ...whole, ...patch });
-      current.row = listRow(next);
+      current.head = headOf('set', next);
       await this.append('set', next, current);
       return next;
     });
@@ -164,8 +171,8 @@ export class TurnHistoryStore {
     for (const gone of this.entries.splice(this.limit)) this.byId.delete(gone.id);
   }
 
-  private async append(op: 'add' | 'set', turn: TurnView, entry: Entry): Promise<void> {
-    const line = Buffer.from(`${JSON.stringify({ op, turn })}\n`, 'utf8');
+  private async append(op: Op, turn: TurnView, entry: Entry): Promise<void> {
+    const line = Buffer.from(encodeLine(op, turn), 'utf8');
     await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
     const handle = await open(this.file, 'a', 0o600);
     try {
@@ -187,7 +194,7 @@ export class TurnHistoryStore {
     try {
       const buffer = Buffer.alloc(entry.size);
       await handle.read(buffer, 0, entry.size, entry.at);
-      return LineSchema.parse(JSON.parse(buffer.toString('utf8'))).turn;
+      return TurnViewSchema.parse(JSON.parse(buffer.toString('utf8', buffer.indexOf(TAB) + 1)));
     } finally {
       await handle.close();
     }
@@ -205,9 +212,8 @@ export class TurnHistoryStore {
     let at = 0;
     const places = live.map((entry) => {
       let line = text.subarray(entry.at, entry.at + entry.size);
-      if (!line.toString('utf8', 0, 12).startsWith('{"op":"add"')) {
-        line = Buffer.from(`${JSON.stringify({ op: 'add', turn: LineSchema.parse(JSON.parse(line.toString('utf8'))).turn })}\n`, 'utf8');
-      }
+      // A `set` line becomes the row's `add` line: the op is the head's first field (written by encodeLine).
+      if (line.toString('utf8', 0, SET.length) === SET) line = Buffer.concat([Buffer.from(ADD, 'utf8'), line.subarray(ADD.length)]);
       parts.push(line);
       const place = { entry, at, size: line.length };
       at += line.length;
@@ -228,22 +234,24 @@ export class TurnHistoryStore {
     const byId = new Map<string, Entry>();
     let bad = 0;
     let lines = 0;
-    const onLine = (text: string, at: number, size: number) => {
-      const line = parseLine(text);
+    const onLine = (bytes: Buffer, at: number, size: number) => {
       lines++;
-      if (!line) {
+      const tab = bytes.indexOf(TAB);
+      const text = tab > 0 ? bytes.toString('utf8', 0, tab) : '';
+      const head = parseHead(text);
+      if (!head) {
         bad++;
         return;
       }
-      const old = byId.get(line.turn.id);
-      if (line.op === 'add') {
+      const old = byId.get(head.row.id);
+      if (head.op === 'add') {
         // The older copy leaves its place (marked here, filtered once at the end).
         if (old) old.at = SUPERSEDED;
-        const entry: Entry = { id: line.turn.id, row: listRow(line.turn), at, size };
+        const entry: Entry = { id: head.row.id, head: text, at, size };
         loaded.push(entry);
-        byId.set(line.turn.id, entry);
+        byId.set(head.row.id, entry);
       } else if (old) {
-        old.row = listRow(line.turn);
+        old.head = text;
         old.at = at;
         old.size = size;
       }
@@ -291,20 +299,27 @@ export class TurnHistoryStore {
   }
 }
 
-/** The list fields of a row, as memory keeps them. */
-function listRow(turn: TurnView): string {
-  return JSON.stringify(toTurnRow(turn));
+const ADD = '{"op":"add"';
+const SET = '{"op":"set"';
+
+/** A line of the log: its head (op first), a tab, the whole record. */
+function encodeLine(op: Op, turn: TurnView): string {
+  return `${headOf(op, turn)}\t${JSON.stringify(turn)}\n`;
 }
 
-/** Parsed from the row's own JSON (written by listRow from a parsed record). */
+function headOf(op: Op, turn: TurnView): string {
+  return JSON.stringify({ op, row: toTurnRow(turn) });
+}
+
+/** The row from a head memory keeps (written by headOf from a parsed record, or checked when loaded). */
 function rowOf(entry: Entry): TurnRow {
-  return JSON.parse(entry.row) as TurnRow;
+  return (JSON.parse(entry.head) as { row: TurnRow }).row;
 }
 
-function parseLine(text: string): z.infer<typeof LineSchema> | null {
+function parseHead(text: string): z.infer<typeof HeadSchema> | null {
   try {
-    const line = LineSchema.safeParse(JSON.parse(text));
-    return line.success ? line.data : null;
+    const head = HeadSchema.safeParse(JSON.parse(text));
+    return head.success ? head.data : null;
   } catch {
     return null;
   }
