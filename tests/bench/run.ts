@@ -154,7 +154,7 @@ function hostRows(
       `${fmt(p(history.emptyRssMb, 50))} MB with none, ${fmt(p(history.fullRssMb, 50))} MB with ${history.rows.toLocaleString('en')}`,
       '≤ +1 MB',
       history.perThousandMb <= 1,
-      "rows keep only their list fields in memory (~0.9 MB per 1,000); the rest is the young generation the load's JSON and zod parse of every line grows to 16 MB semi-spaces, never shrunk while idle (node --max-semi-space-size=1 measured +1.16 MB; docs/benchmarks.md)",
+      'rows keep only their list fields in memory (~0.9 MB per 1,000); the rest is the young generation that parsing 10,000 log heads in one burst grows, never shrunk while idle (docs/benchmarks.md)',
     ),
     hostRow(
       'Pickup p50, enqueue → runtime process began (built host)',

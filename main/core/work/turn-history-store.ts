@@ -45,13 +45,14 @@ export function historyLog(turns: readonly TurnView[]): string {
 }
 
 /**
- * The finished turns, newest first, in an append-only JSON-lines log in the data folder
+ * The finished turns, newest first, in an append-only log in the data folder
  * (`turn-history.jsonl`): memory keeps only each row's list fields and where its line
  * is, so a row's output tail and summary are read from disk when it is chosen. Each
  * change appends one line (written and synced one at a time, in order); the log is
- * rewritten (temp file + rename) once superseded lines pile up. Every line is parsed on
- * read: a torn last line (a crash mid-append) is cut off and reported, any other bad line
- * is dropped and the file copied aside first, never the rest. A version-1
+ * rewritten (temp file + rename) once superseded lines pile up. Every line's head is
+ * parsed when the log loads, its record when it is read: a torn last line (a crash
+ * mid-append) is cut off and reported, any other bad line is dropped and the file copied
+ * aside first, never the rest. A version-1
  * `turn-history.json` is converted once and kept as it was (an older build still reads it).
  *
  * `load()` may run while the sessions start: changes made before it ends wait for it
