@@ -3,8 +3,13 @@
  * way finished turns do (a long output, trimmed to the kept tail; a summary), and prints
  * the heap and RSS growth. Run: node --expose-gc --import tsx scripts/history-memory.ts [rows]
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TurnHistoryStore } from '../main/core/work/turn-history-store';
 import { TurnRegistry } from '../main/core/work/turn-registry';
 import type { TurnView } from '../shared/turns';
+import type { Logger } from '../main/core/ports';
 
 const rows = Number(process.argv[2] ?? 10_000);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -37,7 +42,11 @@ function measure(): { heap: number; rss: number } {
   return { heap: m.heapUsed, rss: m.rss };
 }
 
-const registry = new TurnRegistry(() => {});
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
+const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-history-memory-'));
+const store = new TurnHistoryStore(path.join(dir, 'turn-history.jsonl'), quiet);
+await store.load();
+const registry = new TurnRegistry(() => {}, store);
 const before = measure();
 for (let i = 0; i < rows; i++) {
   const t = turn(i);
@@ -49,11 +58,13 @@ for (let i = 0; i < rows; i++) {
   });
 }
 registry.drain();
+await store.flush();
 const after = measure();
 const perK = (n: number) => ((n / rows) * 1000) / 1024 / 1024;
 console.log(
   `${rows} rows: heap +${perK(after.heap - before.heap).toFixed(2)} MB per 1,000 rows, RSS +${perK(after.rss - before.rss).toFixed(2)} MB per 1,000 rows`,
 );
 console.log(
-  `one first page (100 rows) as JSON: ${(JSON.stringify(registry.page(0, 100)).length / 1024).toFixed(1)} kB; the whole history as JSON: ${(JSON.stringify(registry.snapshot()).length / 1024 / 1024).toFixed(1)} MB`,
+  `one first page (100 rows) as JSON: ${(JSON.stringify(registry.page(0, 100)).length / 1024).toFixed(1)} kB; the history's rows as JSON: ${(JSON.stringify(registry.overview()).length / 1024 / 1024).toFixed(1)} MB`,
 );
+rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import {
   SourceChannelSchema,
   TaskStatusSchema,
 } from './protocol';
-import { TurnViewSchema } from './turns';
+import { TurnRowSchema, TurnViewSchema } from './turns';
 
 /**
  * What the window may know about the operator side: who is signed in, the sign-in code
@@ -163,7 +163,7 @@ export const RequestDetailViewSchema = z.object({
   tasks: z.array(TaskViewSchema),
   changesets: z.array(ChangesetViewSchema),
   /** This runner's turns for the request: running now, and finished (newest first). */
-  turns: z.object({ active: z.array(TurnViewSchema), history: z.array(TurnViewSchema) }),
+  turns: z.object({ active: z.array(TurnViewSchema), history: z.array(TurnRowSchema) }),
   fetchedAt: z.string(),
 });
 export type RequestDetailView = z.infer<typeof RequestDetailViewSchema>;

@@ -63,13 +63,6 @@ export const TurnViewSchema = z.object({
 });
 export type TurnView = z.infer<typeof TurnViewSchema>;
 
-export const TurnsSnapshotSchema = z.object({
-  active: z.array(TurnViewSchema),
-  /** Newest first. */
-  history: z.array(TurnViewSchema),
-});
-export type TurnsSnapshot = z.infer<typeof TurnsSnapshotSchema>;
-
 /** A batch of changes: upserts of active turns, ids that left, and newly finished turns. */
 export const TurnsUpdateSchema = z.object({
   active: z.array(TurnViewSchema),
@@ -97,6 +90,14 @@ export const TurnRowSchema = TurnViewSchema.omit({ outputTail: true, summary: tr
 export type TurnRow = z.infer<typeof TurnRowSchema>;
 
 export const HEADLINE_CHARS = 160;
+
+/** The running turns whole and every history row, for the core's own readers (request views). */
+export const TurnsSnapshotSchema = z.object({
+  active: z.array(TurnViewSchema),
+  /** Newest first: list rows (their whole records stay on disk). */
+  history: z.array(TurnRowSchema),
+});
+export type TurnsSnapshot = z.infer<typeof TurnsSnapshotSchema>;
 
 export function toTurnRow(turn: TurnView): TurnRow {
   const { outputTail: _tail, summary, ...rest } = turn;

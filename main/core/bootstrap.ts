@@ -151,14 +151,19 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   });
 
   // Finished turns outlive the process: the Turns view shows them (every profile's) after a restart.
-  const historyStore = new TurnHistoryStore(path.join(paths.dataDir, 'turn-history.json'), log.child('history'));
-  const registry = new TurnRegistry(
-    () => hub.poke(),
+  const historyStore = new TurnHistoryStore(
+    path.join(paths.dataDir, 'turn-history.jsonl'),
+    log.child('history'),
     HISTORY_LIMIT,
-    (rows) => void historyStore.save(rows),
+    path.join(paths.dataDir, 'turn-history.json'),
   );
+  const registry = new TurnRegistry(() => hub.poke(), historyStore);
   const historyService = {
-    start: async () => registry.restoreHistory(await historyStore.load()),
+    // Loads alongside the sessions' start: what they add to the history meanwhile waits for it.
+    start: () => {
+      void historyStore.load();
+      return Promise.resolve();
+    },
     stop: () => historyStore.flush(),
   };
   hub.addSource(() => {
@@ -201,7 +206,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     registerSecret,
     knownSecrets: secretList,
     emit: (event) => hub.emit(event),
-    turns: () => registry.snapshot(),
+    turns: () => registry.overview(),
     workLayer: (profile) => workViewAccess(options.env ?? process.env, profiles.sessions(), profile),
   });
 
@@ -303,7 +308,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     logFeed: logging,
     status: () => profiles.status(),
     watch: () => sampler.watch(),
-    // The history loads first (the sessions add restart reports to it) and is flushed last.
+    // The history starts loading first (what the sessions add meanwhile waits for it) and is flushed last.
     services: [historyService, sampler, sessionsService, operator],
     handlers: createHandlers({
       appInfo: {

@@ -43,7 +43,7 @@ export function createHandlers(s: CommandServices): Handlers {
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
-      const turns = s.registry.snapshot();
+      const turns = s.registry.overview();
       const pr = recordedPrUrl(url, [...turns.active, ...turns.history]);
       if (pr) {
         await desktop.openExternal(pr);
@@ -112,8 +112,11 @@ export function createHandlers(s: CommandServices): Handlers {
       return runtimes;
     },
     'telemetry:history': () => s.history.all(),
-    'turns:list': (input) => s.registry.page(input?.offset ?? 0, input?.limit ?? TURNS_PAGE_SIZE),
-    'turns:detail': ({ id }) => s.registry.detail(id) ?? null,
+    'turns:list': async (input) => {
+      await s.registry.historyLoaded();
+      return s.registry.page(input?.offset ?? 0, input?.limit ?? TURNS_PAGE_SIZE);
+    },
+    'turns:detail': async ({ id }) => (await s.registry.detail(id)) ?? null,
     'turns:cancel': ({ id }) => {
       if (!s.profiles.cancelTurn(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import type { RunningEmulator } from '../../emulator';
 import { CURRENT_SETTINGS_VERSION } from '../../main/core/settings/settings-migrations';
 import { measureWindow, type NextAddress, type WindowCost, type WindowOptions } from './window-cost';
+import { historyLog } from '../../main/core/work/turn-history-store';
+import type { TurnView } from '../../shared/turns';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));
@@ -82,10 +84,10 @@ export async function stop(host: Host): Promise<void> {
   await host.exited;
 }
 
-/** Finished turns as the history file keeps them (what the Turns view pages through). */
+/** Finished turns as the history log keeps them once compacted, in the store's own format (what the Turns view pages through). */
 function writeHistory(dataDir: string): void {
   const base = Date.parse('2026-11-01T00:00:00Z');
-  const turns = Array.from({ length: HISTORY_ROWS }, (_, i) => ({
+  const turns = Array.from({ length: HISTORY_ROWS }, (_, i): TurnView => ({
     id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
     kind: 'turn_execution',
     runtime: 'claude',
@@ -103,7 +105,7 @@ function writeHistory(dataDir: string): void {
     reason: null,
     delivery: { state: 'delivered', attempts: 1, since: new Date(base + i * 60_000 + 30_000).toISOString(), reason: null },
   }));
-  writeFileSync(path.join(dataDir, 'turn-history.json'), JSON.stringify({ version: 1, turns }));
+  writeFileSync(path.join(dataDir, 'turn-history.jsonl'), historyLog(turns));
 }
 
 async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Promise<{ pickup: number; tail: number; overhead: number }> {

@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { RunningEmulator } from '../../emulator';
+import { historyLog } from '../../main/core/work/turn-history-store';
+import type { TurnView } from '../../shared/turns';
 import { startHost, stop, type Host } from './headless-cost';
 
 const ROWS = 10_000;
@@ -30,10 +32,13 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 }
 
-/** Finished turns as the history file keeps them: each with a full kept tail and a summary. */
+/**
+ * Finished turns as the history log keeps them once compacted (the store's own format): each
+ * with a full kept tail and a summary.
+ */
 function historyFile(rows: number): string {
   const base = Date.parse('2026-10-01T00:00:00Z');
-  const turns = Array.from({ length: rows }, (_, i) => {
+  const turns = Array.from({ length: rows }, (_, i): TurnView => {
     const ended = new Date(base + i * 60_000 + 45_000).toISOString();
     return {
       id: `10000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
@@ -54,7 +59,7 @@ function historyFile(rows: number): string {
       delivery: { state: 'delivered', attempts: 1, since: ended, reason: null },
     };
   });
-  return JSON.stringify({ version: 1, turns });
+  return historyLog(turns);
 }
 
 /** A window's first request of the Turns view: `turns:list` for the newest page, over the host's WebSocket. */
@@ -91,7 +96,7 @@ async function idleRssWithHistory(emu: RunningEmulator, rows: number, settleMs: 
     host = startHost(dataDir, ['--control-plane', emu.url, '--state-file', stateFile]);
     await heartbeat();
     await stop(host);
-    if (rows > 0) writeFileSync(path.join(dataDir, 'turn-history.json'), historyFile(rows));
+    if (rows > 0) writeFileSync(path.join(dataDir, 'turn-history.jsonl'), historyFile(rows));
     const beat = heartbeat();
     host = startHost(dataDir, ['--control-plane', emu.url]);
     await beat;

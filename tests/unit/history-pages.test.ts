@@ -1,41 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { PERSISTED_TAIL_CHARS } from '../../main/core/work/lean-turn';
 import { TurnRegistry } from '../../main/core/work/turn-registry';
+import { finishedTurn, historyStore } from '../helpers/history-store';
 import { appendHistoryPage, applyTurnsUpdate, initialTurns, turnsFromPage } from '../../renderer/src/store/turns-slice';
 import { commands } from '../../shared/contract';
-import { HEADLINE_CHARS, TurnRowSchema, TURNS_PAGE_MAX, type TurnView } from '../../shared/turns';
+import { HEADLINE_CHARS, TurnRowSchema, TURNS_PAGE_MAX } from '../../shared/turns';
 
-function turn(id: string, patch: Partial<TurnView> = {}): TurnView {
-  return {
-    id,
-    kind: 'turn_execution',
-    runtime: 'claude',
-    seat: null,
-    buildRequestId: null,
-    startedAt: '2026-12-01T12:00:00.000Z',
-    endedAt: '2026-12-01T12:01:00.000Z',
-    phase: 'succeeded',
-    pid: null,
-    tokens: null,
-    costUsd: null,
-    outputTail: `tail of ${id}`,
-    summary: `summary of ${id}\nsecond line`,
-    lease: null,
-    reason: null,
-    ...patch,
-  };
-}
+const turn = finishedTurn;
 
 /** 250 finished turns, t0 newest. */
-function seeded(): TurnRegistry {
-  const r = new TurnRegistry(() => {});
-  r.restoreHistory(Array.from({ length: 250 }, (_, i) => turn(`t${i}`)));
-  return r;
+async function seeded(): Promise<TurnRegistry> {
+  return new TurnRegistry(() => {}, await historyStore(Array.from({ length: 250 }, (_, i) => turn(`t${i}`))));
 }
 
 describe('turns:list in pages', () => {
-  it('answers a window from the offset, newest first, with the total, and rows carry no tail or summary', () => {
-    const r = seeded();
+  it('answers a window from the offset, newest first, with the total, and rows carry no tail or summary', async () => {
+    const r = await seeded();
     r.add(turn('live', { phase: 'running', endedAt: null, outputTail: 'streaming' }));
     const first = r.page(0, 100);
     expect(first.total).toBe(250);
@@ -54,8 +34,8 @@ describe('turns:list in pages', () => {
     expect(r.page(300, 100).total).toBe(250);
   });
 
-  it('a new finished turn goes on top and moves the later windows down by one', () => {
-    const r = seeded();
+  it('a new finished turn goes on top and moves the later windows down by one', async () => {
+    const r = await seeded();
     r.addFinished(turn('new'));
     const page = r.page(0, 2);
     expect(page.total).toBe(251);
@@ -63,30 +43,36 @@ describe('turns:list in pages', () => {
     expect(r.page(100, 1).history[0]!.id).toBe('t99');
   });
 
-  it('turns:detail gives the whole record of a running or finished turn, and null for one not kept', () => {
-    const r = seeded();
+  it('turns:detail gives the whole record of a running or finished turn, and null for one not kept', async () => {
+    const r = await seeded();
     r.add(turn('live', { phase: 'running', endedAt: null, outputTail: 'streaming' }));
-    expect(r.detail('t42')).toMatchObject({ id: 't42', outputTail: 'tail of t42', summary: 'summary of t42\nsecond line' });
-    expect(r.detail('live')?.outputTail).toBe('streaming');
-    expect(r.detail('gone')).toBeUndefined();
+    expect(await r.detail('t42')).toMatchObject({ id: 't42', outputTail: 'tail of t42', summary: 'summary of t42\nsecond line' });
+    expect((await r.detail('live'))?.outputTail).toBe('streaming');
+    expect(await r.detail('gone')).toBeUndefined();
   });
 
-  it("keeps only the end of a finished turn's output in memory, as on disk", () => {
-    const r = new TurnRegistry(() => {});
+  it("keeps only the end of a finished turn's output in memory, as on disk", async () => {
+    const r = new TurnRegistry(() => {}, await historyStore());
     r.add(turn('a', { phase: 'running', endedAt: null, outputTail: 'x'.repeat(50_000) }));
     r.finish('a', { phase: 'succeeded', outputTail: `${'x'.repeat(50_000)}END` });
-    const kept = r.detail('a')!.outputTail;
+    const kept = (await r.detail('a'))!.outputTail;
     expect(kept).toHaveLength(PERSISTED_TAIL_CHARS);
     expect(kept.endsWith('END')).toBe(true);
   });
 
-  it('the headline is the first line of the summary, else of the reason, cut short', () => {
-    const r = new TurnRegistry(() => {});
-    r.restoreHistory([turn('a', { summary: null, reason: 'timed out\nafter 1800 s' }), turn('b', { summary: 'y'.repeat(1000) }), turn('c', { summary: null })]);
+  it('the headline is the first line of the summary, else of the reason, cut short', async () => {
+    const r = new TurnRegistry(
+      () => {},
+      await historyStore([
+        turn('a', { summary: null, reason: 'timed out\nafter 1800 s' }),
+        turn('b', { summary: 'y'.repeat(1000) }),
+        turn('c', { summary: null }),
+      ]),
+    );
     expect(r.page(0, 3).history.map((t) => t.headline)).toEqual(['timed out', 'y'.repeat(HEADLINE_CHARS), null]);
   });
 
-  it('parses the input: offset and limit are optional, bounded integers; nothing else is taken', () => {
+  it('parses the input: offset and limit are optional, bounded integers; nothing else is taken', async () => {
     const input = commands['turns:list'].input;
     expect(input.safeParse(undefined).success).toBe(true);
     expect(input.safeParse({ offset: 100, limit: 100 }).success).toBe(true);
@@ -100,8 +86,8 @@ describe('turns:list in pages', () => {
 });
 
 describe("the window's history pages", () => {
-  it('appends the next window where the held rows end, skips copies, and keeps the count right through live updates', () => {
-    const r = seeded();
+  it('appends the next window where the held rows end, skips copies, and keeps the count right through live updates', async () => {
+    const r = await seeded();
     let slice = turnsFromPage(r.page(0, 100));
     expect([slice.history.length, slice.historyTotal]).toEqual([100, 250]);
 
@@ -128,15 +114,15 @@ describe("the window's history pages", () => {
     expect(new Set(again.history.map((t) => t.id)).size).toBe(again.history.length);
   });
 
-  it('ignores a window that would leave a gap, or that comes before the first page', () => {
-    const r = seeded();
+  it('ignores a window that would leave a gap, or that comes before the first page', async () => {
+    const r = await seeded();
     expect(appendHistoryPage(initialTurns, r.page(0, 100))).toBe(initialTurns);
     const slice = turnsFromPage(r.page(0, 100));
     expect(appendHistoryPage(slice, r.page(200, 50))).toBe(slice);
   });
 
-  it('a delivery change to a held row updates that row in place', () => {
-    const r = seeded();
+  it('a delivery change to a held row updates that row in place', async () => {
+    const r = await seeded();
     const slice = turnsFromPage(r.page(0, 10));
     const delivered = { ...turn('t3'), delivery: { state: 'delivered' as const, attempts: 1, since: '2026-12-01T12:01:00.000Z', reason: null } };
     const next = applyTurnsUpdate(slice, { active: [], removed: [], finished: [], updated: [delivered] });

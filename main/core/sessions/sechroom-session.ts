@@ -432,7 +432,7 @@ export class SechroomSession implements RunnerSession {
     } else {
       this.turnIds.delete(view.id);
       if (registry.get(view.id)) registry.finish(view.id, view);
-      else if (!registry.patchHistory(view.id, view)) registry.addFinished(view);
+      else registry.patchHistory(view.id, view, view);
       if (this.turnIds.size === 0) {
         const waiters = [...this.idleWaiters];
         this.idleWaiters.clear();

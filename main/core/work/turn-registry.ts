@@ -1,5 +1,6 @@
-import { HISTORY_LIMIT, toTurnRow, type TurnsPage, type TurnsSnapshot, type TurnsUpdate, type TurnView } from '../../../shared/turns';
+import type { TurnsPage, TurnsSnapshot, TurnsUpdate, TurnView } from '../../../shared/turns';
 import { leanTurn } from './lean-turn';
+import type { TurnHistoryStore } from './turn-history-store';
 
 /**
  * Active turns and recent history. Changes are collected and handed out as one
@@ -8,7 +9,6 @@ import { leanTurn } from './lean-turn';
  */
 export class TurnRegistry {
   private readonly active = new Map<string, TurnView>();
-  private history: TurnView[] = [];
   private dirty = new Set<string>();
   private removed = new Set<string>();
   private finished: TurnView[] = [];
@@ -16,10 +16,14 @@ export class TurnRegistry {
 
   constructor(
     private readonly notify: () => void,
-    private readonly historyLimit = HISTORY_LIMIT,
-    /** Called with the whole history after each change (the data folder keeps it). */
-    private readonly onHistory: (history: readonly TurnView[]) => void = () => {},
+    /** The finished turns, on disk with their list rows in memory. */
+    private readonly history: TurnHistoryStore,
   ) {}
+
+  /** Resolves once the history's rows are loaded (changes made before then are kept). */
+  historyLoaded(): Promise<void> {
+    return this.history.load();
+  }
 
   get activeCount(): number {
     return this.active.size;
@@ -61,53 +65,56 @@ export class TurnRegistry {
     this.record(leanTurn(turn));
   }
 
-  /** Changes a finished turn's row (e.g. its result's delivery); false if it is not in the history. */
-  patchHistory(id: string, patch: Partial<TurnView>): boolean {
-    const index = this.history.findIndex((t) => t.id === id);
-    if (index < 0) return false;
-    const next = { ...this.history[index]!, ...patch };
-    this.history[index] = next;
-    // Still in this batch's `finished`: the newer copy goes out there; else as an in-place update.
-    const pendingFinish = this.finished.findIndex((t) => t.id === id);
-    if (pendingFinish >= 0) this.finished[pendingFinish] = next;
-    else this.updated.set(id, next);
-    this.notify();
-    this.onHistory(this.history);
+  /**
+   * Changes a finished turn's row (e.g. its result's delivery); false if it is not in the
+   * history. Before the history is loaded a turn that is not running may be in it: the
+   * change waits for it (true). `orAdd` is put on top when the row turns out not to be kept.
+   */
+  patchHistory(id: string, patch: Partial<TurnView>, orAdd?: TurnView): boolean {
+    const kept = this.history.has(id) || (!this.history.loaded && !this.active.has(id));
+    if (!kept) {
+      if (orAdd) this.addFinished(orAdd);
+      return Boolean(orAdd);
+    }
+    void this.history.update(id, patch).then((next) => {
+      if (!next) {
+        if (orAdd && !this.history.has(id)) this.addFinished(orAdd);
+        return;
+      }
+      // Still in this batch's `finished`: the newer copy goes out there; else as an in-place update.
+      const pendingFinish = this.finished.findIndex((t) => t.id === id);
+      if (pendingFinish >= 0) this.finished[pendingFinish] = next;
+      else this.updated.set(id, next);
+      this.notify();
+    });
     return true;
   }
 
   private record(done: TurnView): void {
-    this.history = [done, ...this.history.filter((t) => t.id !== done.id)];
-    if (this.history.length > this.historyLimit) this.history.length = this.historyLimit;
-    this.finished.push(done);
+    this.history.add(done);
+    this.finished = [...this.finished.filter((t) => t.id !== done.id), done];
     this.updated.delete(done.id);
     this.notify();
-    this.onHistory(this.history);
-  }
-
-  /** Seeds history (e.g. from a previous run, or in benchmarks). */
-  restoreHistory(turns: TurnView[]): void {
-    this.history = turns.slice(0, this.historyLimit).map(leanTurn);
   }
 
   /** The running turns and `limit` history rows from `offset` (newest first), without tails or summaries. */
   page(offset: number, limit: number): TurnsPage {
     return {
       active: this.activeTurns(),
-      history: this.history.slice(offset, offset + limit).map(toTurnRow),
+      history: this.history.rows(offset, limit),
       offset,
-      total: this.history.length,
+      total: this.history.total,
     };
   }
 
-  /** One turn's whole record, running or finished; undefined when it is not kept. */
-  detail(id: string): TurnView | undefined {
-    return this.active.get(id) ?? this.history.find((t) => t.id === id);
+  /** One turn's whole record, running or finished (read from disk); undefined when it is not kept. */
+  async detail(id: string): Promise<TurnView | undefined> {
+    return this.active.get(id) ?? (await this.history.read(id));
   }
 
-  /** Everything, for the core's own readers (request views); the window asks for pages. */
-  snapshot(): TurnsSnapshot {
-    return { active: this.activeTurns(), history: this.history };
+  /** Every turn's list fields, for the core's own readers (request views); the window asks for pages. */
+  overview(): TurnsSnapshot {
+    return { active: this.activeTurns(), history: this.history.allRows() };
   }
 
   /** The changes since the last call, or null when nothing changed. */

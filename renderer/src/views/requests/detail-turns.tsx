@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { RequestDetailView } from '../../../../shared/operator';
-import { toTurnRow, type TurnRow, type TurnView } from '../../../../shared/turns';
+import type { TurnRow, TurnView } from '../../../../shared/turns';
 import { useHostStore } from '../../store';
 import { useNow } from '../use-now';
 import { formatWhen, words } from './format-request';
@@ -50,7 +50,7 @@ export function useRequestTurns(detail: RequestDetailView): { active: TurnView[]
   const turns = useHostStore((s) => s.turns);
   const id = detail.request.id;
   return useMemo(() => {
-    if (!turns.loaded) return { active: detail.turns.active, history: detail.turns.history.map(toTurnRow) };
+    if (!turns.loaded) return { active: detail.turns.active, history: detail.turns.history };
     return {
       active: turns.active.filter((t) => t.buildRequestId === id),
       history: turns.history.filter((t) => t.buildRequestId === id).slice(0, HISTORY_SHOWN),
