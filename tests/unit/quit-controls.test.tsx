@@ -62,7 +62,8 @@ describe("the window's quit controls", () => {
     show(snapshot({ state: 'working', reason: '', active: 1, limit: 2 }));
     render(<PauseControl />);
     fireEvent.click(screen.getByTestId('pause-menu'));
-    fireEvent.click(screen.getByTestId('stop-after-turns'));
+    // The menu's items load when it first opens.
+    fireEvent.click(await screen.findByTestId('stop-after-turns'));
     await settle();
     expect(calls).toEqual([{ name: 'runner:quit', input: { mode: 'after-turns' } }]);
   });
@@ -72,7 +73,7 @@ describe("the window's quit controls", () => {
     show(snapshot({ state: 'idle', reason: '' }));
     render(<PauseControl />);
     fireEvent.click(screen.getByTestId('pause-menu'));
-    fireEvent.click(screen.getByText('Pause for…'));
+    fireEvent.click(await screen.findByText('Pause for…'));
     // The custom pause form loads when first opened.
     fireEvent.change(await screen.findByTestId('pause-note'), { target: { value: 'deploy window' } });
     fireEvent.click(screen.getByTestId('pause-custom-submit'));
