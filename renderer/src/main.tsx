@@ -1,4 +1,4 @@
-import { StrictMode, startTransition } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { setBridge } from './bridge/instance';
 import { bridgeStarted, viewLoaded } from './start';
@@ -16,15 +16,11 @@ if (!root) throw new Error('index.html has no #root element');
 // Rendered once the view the address names is loaded (while the socket connects), so it
 // never suspends (see preloadView). Not awaited here: that view's module imports this
 // script's, which would then never finish evaluating.
-// A transition, so React renders the first screen in slices and yields between them
-// (one long task otherwise, with the first rows in it).
 void viewLoaded.then(() =>
-  startTransition(() =>
-    createRoot(root).render(
-      <StrictMode>
-        <App />
-      </StrictMode>,
-    ),
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
   ),
 );
 // Before the data arrive.
