@@ -39,10 +39,10 @@ export interface WindowOptions {
 
 /** How often the stream runtime (stream-runtime.mjs) prints a line. */
 const LINE_EVERY_MS = 20;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface PageProbe {
   rowAt: number | null;
+  runningMax: number;
   tasks: [start: number, duration: number][];
   frames: number[];
 }
@@ -64,6 +64,11 @@ const PROBE = `(() => {
     requestAnimationFrame(() => setTimeout(() => (probe.rowAt = performance.now()), 0));
   });
   rows.observe(document, { childList: true, subtree: true });
+  // The most turns the view showed running at once (a check that the stream is what it says).
+  probe.runningMax = 0;
+  new MutationObserver(() => {
+    probe.runningMax = Math.max(probe.runningMax, document.querySelectorAll('[data-testid="active-turn"]').length);
+  }).observe(document, { childList: true, subtree: true });
   function frame(t) {
     probe.frames.push(t);
     if (probe.frames.length > 20000) probe.frames.splice(0, 10000);
@@ -81,6 +86,10 @@ async function openTurns(page: Page, url: string): Promise<number> {
 
 const probeOf = (page: Page) => page.evaluate(() => (window as unknown as { __probe: PageProbe }).__probe);
 const pageNow = (page: Page) => page.evaluate(() => performance.now());
+/** The moment the page's main thread first goes idle from now (requestIdleCallback). */
+const pageIdle = (page: Page) => page.evaluate(() => new Promise<number>((resolve) => requestIdleCallback(() => resolve(performance.now()))));
+/** Resolves after the page's next frame was painted (a frame, then a task after it). */
+const nextPaint = (page: Page) => page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
 
 /** A frame this much later than the one before (at 60 Hz) means at least one was skipped. */
 const LATE_FRAME_MS = 20;
@@ -126,25 +135,15 @@ async function stream(
       emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `stream ms=${options.streamTurnMs} every=${LINE_EVERY_MS}`, target_runner_id: runnerId }).id,
     );
   }
-  // How many turns the view shows running, looked at every 250 ms (a check that the stream is what it says).
-  let runningSeen = 0;
-  let done = false;
-  const watching = (async () => {
-    while (!done) {
-      runningSeen = Math.max(runningSeen, await page.getByTestId('active-turn').count());
-      await sleep(250);
-    }
-  })();
   await Promise.all([...ids].map((id) => emu.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === id, { timeoutMs: 120_000 })));
-  done = true;
-  await watching;
   const seconds = (performance.now() - t0) / 1000;
   emu.admin.setConfig({ caps: { defaultAccount: accountCap } });
   // The last turn's row on top of the history, painted: the stream reached the window.
   await page.waitForFunction((top) => document.querySelector('[data-testid="history-row"]')?.getAttribute('data-turn-id') !== top, topBefore);
-  await sleep(200);
+  await nextPaint(page);
   const to = await pageNow(page);
-  return { ...within(await probeOf(page), from, to), seconds, runningSeen };
+  const probe = await probeOf(page);
+  return { ...within(probe, from, to), seconds, runningSeen: probe.runningMax };
 }
 
 export async function measureWindow(emu: RunningEmulator, runnerId: string, nextAddress: NextAddress, options: WindowOptions): Promise<WindowCost> {
@@ -156,13 +155,14 @@ export async function measureWindow(emu: RunningEmulator, runnerId: string, next
       const page = await browser.newPage();
       const rowAt = await openTurns(page, await nextAddress());
       dataOnScreenMs.push(rowAt);
-      await sleep(500); // long tasks right after the first rows still count as load
-      longestLoadTaskMs = Math.max(longestLoadTaskMs, within(await probeOf(page), 0, rowAt + 500).longestTaskMs);
+      // Load lasts until the page first goes idle after the first rows: its long tasks until then count.
+      const idleAt = await pageIdle(page);
+      longestLoadTaskMs = Math.max(longestLoadTaskMs, within(await probeOf(page), 0, idleAt).longestTaskMs);
       await page.close();
     }
     const page = await browser.newPage();
     await openTurns(page, await nextAddress());
-    await sleep(1_000); // the load settled: what follows is updates only
+    await pageIdle(page); // the load settled: what follows is updates only
     const updates = await stream(page, emu, runnerId, options);
     await page.close();
     return {

@@ -35,6 +35,35 @@ function finished(harness: Harness, match: (t: TurnView) => boolean): Promise<Tu
   return harness.waitForEvent('turns:update', (u) => u.finished.some(match), 30_000).then((u) => u.finished.find(match)!);
 }
 
+/**
+ * A host with one Sechroom profile, `work`, signed in by SECHROOM_TOKEN, its turns run by
+ * the app-server stub playing `scenario`, its root a git checkout with an origin.
+ * `beforeConfigure` runs between adding the profile and configuring it.
+ */
+async function sechroomHost(
+  scenario: object,
+  instance: Record<string, unknown> = {},
+  beforeConfigure?: (harness: Harness) => Promise<unknown>,
+): Promise<{ h: Harness; emu: RunningEmulator; git: GitOrigin }> {
+  const git = (repo = gitOrigin());
+  const plane = (emu = await startEmulator({}));
+  const minted = plane.sechroom.mintToken();
+  const harness = (h = await startHarness({
+    emu: plane,
+    core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
+  }));
+  await harness.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+  await beforeConfigure?.(harness);
+  await harness.invoke('sechroom:configure', {
+    profile: 'work',
+    baseUrl: plane.sechroomUrl,
+    tenant: minted.tenant,
+    instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB, ...instance },
+    raisePr: false,
+  });
+  return { h: harness, emu: plane, git };
+}
+
 describe('a Rost profile and a Sechroom profile in one host', () => {
   it('each completes its own work; the Sechroom task is delivered to its branch and its completion carries the note', async () => {
     const git = gitOrigin();
@@ -204,24 +233,9 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
   });
 
   it('keeps a Sechroom profile’s pause and its note across a restart (the instance registered) and claims on resume', async () => {
-    const git = gitOrigin();
-    repo = git;
-    emu = await startEmulator({});
-    const minted = emu.sechroom.mintToken();
-    const scenario = { turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'resumed\n' } };
-    h = await startHarness({
-      emu,
-      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
-    });
-    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-    await h.invoke('runner:pause', { profile: 'work', minutes: null, note: 'lunch' });
-    await h.invoke('sechroom:configure', {
-      profile: 'work',
-      baseUrl: emu.sechroomUrl,
-      tenant: minted.tenant,
-      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
-      raisePr: false,
-    });
+    const { h, emu } = await sechroomHost({ turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'resumed\n' } }, {}, (harness) =>
+      harness.invoke('runner:pause', { profile: 'work', minutes: null, note: 'lunch' }),
+    );
     await h.restart();
     const paused = await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null));
     expect(paused.find((p) => p.id === 'work')).toMatchObject({ paused: true, status: { state: 'paused', note: 'lunch', by: 'you' } });
@@ -233,22 +247,7 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
   });
 
   it('turns:cancel on a running Sechroom task interrupts its turn: no completion, the row says so, no branch pushed', async () => {
-    const git = gitOrigin();
-    repo = git;
-    emu = await startEmulator({});
-    const minted = emu.sechroom.mintToken();
-    h = await startHarness({
-      emu,
-      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
-    });
-    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-    await h.invoke('sechroom:configure', {
-      profile: 'work',
-      baseUrl: emu.sechroomUrl,
-      tenant: minted.tenant,
-      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
-      raisePr: false,
-    });
+    const { h, emu, git } = await sechroomHost({ turn: 'hang' }, {});
     const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });
     const running = await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.plane === 'sechroom' && t.phase === 'running'), 15_000);
     const id = running.active.find((t) => t.plane === 'sechroom')!.id;
@@ -260,23 +259,8 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
   });
 
   it('quitting now interrupts a running Sechroom task at once: no completion, the instance deregistered, the lease left to expire', async () => {
-    const git = gitOrigin();
-    repo = git;
-    emu = await startEmulator({});
-    const minted = emu.sechroom.mintToken();
-    h = await startHarness({
-      emu,
-      core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
-    });
-    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-    await h.invoke('sechroom:configure', {
-      profile: 'work',
-      baseUrl: emu.sechroomUrl,
-      tenant: minted.tenant,
-      // The instance would give a draining turn 10 minutes; quitting now does not wait for it.
-      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, drainTimeoutSeconds: 600, codexBin: APP_SERVER_STUB },
-      raisePr: false,
-    });
+    // The instance would give a draining turn 10 minutes; quitting now does not wait for it.
+    const { h, emu } = await sechroomHost({ turn: 'hang' }, { drainTimeoutSeconds: 600 });
     const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });
     await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.plane === 'sechroom' && t.phase === 'running'), 15_000);
     await h.core.quit('now');
