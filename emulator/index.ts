@@ -43,6 +43,8 @@ export interface StartEmulatorOptions {
   config?: ConfigPatch;
   /** Work Layer tunables (lease TTL, token lifetime, claim stagger); the plane always runs at `/sechroom`. */
   sechroom?: Partial<SechroomConfig>;
+  /** How an injected fault latency is waited out (default: a timer). Tests pass a held promise. */
+  faultDelay?: (ms: number, method: string, path: string) => Promise<void>;
 }
 
 export interface RunningEmulator {
@@ -98,6 +100,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     bodyLimitBytes: () => ctx.config.bodyLimitBytes,
     log: options.log ?? false,
     beforeRequest: () => void sweepAll(),
+    ...(options.faultDelay ? { faultDelay: options.faultDelay } : {}),
   });
   let port: number;
   try {

@@ -9,6 +9,8 @@ import type { Router } from './router';
 export interface HttpServerOptions {
   router: Router;
   faults: FaultInjector;
+  /** How an injected latency is waited out (default: a timer); tests hold it on a promise instead. */
+  faultDelay?: (ms: number, method: string, path: string) => Promise<void>;
   bodyLimitBytes: () => number;
   log: boolean;
   /** Runs before each routed request (lazy lease expiry). */
@@ -98,7 +100,7 @@ export class EmulatorHttpServer {
 
     const plan = this.opts.faults.plan(method, path);
     if (plan) {
-      if (plan.latencyMs > 0) await new Promise((r) => setTimeout(r, plan.latencyMs));
+      if (plan.latencyMs > 0) await (this.opts.faultDelay ?? sleep)(plan.latencyMs, method, path);
       if (plan.dropBefore) {
         req.socket.destroy();
         return null;
@@ -210,4 +212,8 @@ function malform(reply: Reply, plan: FaultPlan): Reply {
     task: 'x',
     components: 'x',
   });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClaimResponseSchema, HeartbeatResponseSchema } from '../../shared/protocol';
 import { claimAndStart, launch, runnerWith } from './helpers';
 
@@ -7,16 +7,21 @@ let emu: Emu;
 afterEach(() => emu?.close());
 
 describe('fault injection', () => {
-  it('adds latency to matching routes only', async () => {
-    emu = await launch();
+  it('adds latency to matching routes only, and holds the answer until it has passed', async () => {
+    const waits: { ms: number; path: string; release: () => void }[] = [];
+    emu = await launch({ faultDelay: (ms, _method, path) => new Promise<void>((release) => waits.push({ ms, path, release })) });
     const r = await runnerWith(emu);
     emu.admin.addFault({ route: '/api/runner/heartbeat', latency_ms: 150 });
-    let t0 = performance.now();
-    await emu.call('/api/runner/heartbeat', { token: r.secret, body: {} });
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
-    t0 = performance.now();
-    await emu.call('/api/runner/work-orders/claim', { token: r.secret, body: {} });
-    expect(performance.now() - t0).toBeLessThan(140);
+    let answered = false;
+    const beat = emu.call('/api/runner/heartbeat', { token: r.secret, body: {} }).then((res) => ((answered = true), res));
+    await vi.waitUntil(() => waits.length === 1);
+    expect(waits[0]).toMatchObject({ ms: 150, path: '/api/runner/heartbeat' });
+    // A route the fault does not match is answered at once, with no wait, while the beat is held.
+    expect((await emu.call('/api/runner/work-orders/claim', { token: r.secret, body: {} })).status).toBeLessThan(500);
+    expect(waits).toHaveLength(1);
+    expect(answered).toBe(false);
+    waits[0]!.release();
+    expect((await beat).status).toBe(200);
   });
 
   it('answers an injected status for the next N requests, then heals; never faults the admin API', async () => {

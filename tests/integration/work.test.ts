@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
 import { startHarness, type Harness } from './core-harness';
@@ -78,6 +78,32 @@ describe('claiming and running units against the emulator', () => {
     const view = await finished(h, unit.id);
     expect(view.phase).toBe('canceled');
     expect(view.reason).toContain('canceled by the control plane');
+  });
+
+  it('shows a unit the control plane canceled before it took the start as canceled, not failed, and reports nothing', async () => {
+    const held: (() => void)[] = [];
+    h = await startHarness({
+      settings: { maxSessions: 2 },
+      emulator: {
+        config: { leaseHeartbeatMs: 200, longPollMaxMs: 2_000 },
+        faultDelay: () => new Promise<void>((release) => held.push(release)),
+      },
+      core: { runtimeBinaries: { claude: FAKE, codex: FAKE } },
+    });
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+    h.emu.admin.addFault({ route: '/api/runner/turn-executions/*/start', latency_ms: 1 });
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep' });
+    // The runtime is made beside the start call; the start is held until the unit is canceled.
+    await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.id === unit.id && t.pid !== null));
+    await vi.waitUntil(() => held.length === 1);
+    h.emu.admin.cancelUnit(unit.id);
+    held[0]!();
+    const view = await finished(h, unit.id);
+    expect(view).toMatchObject({ phase: 'canceled', reason: expect.stringContaining('canceled by the control plane') });
+    expect(h.emu.admin.listResults({ unit_id: unit.id })).toHaveLength(0);
   });
 
   it('reports a unit whose context packet is invalid as failed, and runs nothing', async () => {

@@ -205,7 +205,12 @@ export class UnitRun {
       // the unit to run, so a `failed` result would be a lie about a run that never was).
       const message = redactText(errorText(error), deps.knownSecrets());
       deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
-      return { result: null, view: { phase: 'failed', reason: firstLine(message) }, refused: message };
+      // The plane may cancel the unit between the claim and the start: that is a cancel, not a failure.
+      const canceled = isConnectorError(error, 'rejected') && error.status === 409 && /\bcancel(l)?ed\b/i.test(message);
+      const view = canceled
+        ? { phase: 'canceled' as const, reason: 'canceled by the control plane before it started' }
+        : { phase: 'failed' as const, reason: firstLine(message) };
+      return { result: null, view, refused: message };
     }
   }
 
