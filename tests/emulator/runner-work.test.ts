@@ -156,24 +156,24 @@ describe('claim, start, lease heartbeat, result', () => {
 
 describe('long-poll', () => {
   it('answers a held claim the moment a unit is enqueued', async () => {
-    emu = await launch();
+    // The hold outlasts the test's own timeout: only the enqueue can answer it in time.
+    emu = await launch({ config: { longPollMaxMs: 120_000 } });
     const r = await runnerWith(emu);
     const held = emu.admin.waitForEvent('claim.held');
-    const pending = claim(emu, r.secret, { wait_ms: 10_000 });
+    const pending = claim(emu, r.secret, { wait_ms: 120_000 });
     await held;
-    const t0 = performance.now();
     const unit = emu.admin.enqueueTurnExecution({});
     const res = await pending;
     expect(res.json.turn_execution.id).toBe(unit.id);
-    expect(performance.now() - t0).toBeLessThan(500);
   });
 
   it('caps wait_ms at long_poll_max_ms', async () => {
     emu = await launch({ config: { longPollMaxMs: 150 } });
     const r = await runnerWith(emu);
-    const t0 = performance.now();
-    expect((await claim(emu, r.secret, { wait_ms: 20_000 })).status).toBe(204);
-    expect(performance.now() - t0).toBeLessThan(2_000);
+    const held = emu.admin.waitForEvent('claim.held');
+    const answer = claim(emu, r.secret, { wait_ms: 120_000 });
+    expect((await held).data).toMatchObject({ wait_ms: 150 });
+    expect((await answer).status).toBe(204);
   });
 
   it('drops a held claim whose client went away, so the next unit is not lost', async () => {

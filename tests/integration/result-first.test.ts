@@ -61,6 +61,9 @@ describe('the result before the clean-up', () => {
 
     executor.release();
     const done = await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id), 15_000);
-    expect(done.finished.find((t) => t.id === unit.id)).toMatchObject({ phase: 'succeeded', delivery: { state: 'delivered' } });
+    expect(done.finished.find((t) => t.id === unit.id)).toMatchObject({ phase: 'succeeded' });
+    // The plane has the result; the runner may read its answer just after the turn ends (the row is updated in place).
+    const delivered = await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id && t.delivery?.state === 'delivered'), 15_000);
+    expect(delivered.finished.find((t) => t.id === unit.id)).toMatchObject({ phase: 'succeeded', delivery: { state: 'delivered' } });
   }, 30_000);
 });

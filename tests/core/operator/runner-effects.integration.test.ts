@@ -5,6 +5,7 @@ import type { PairingState } from '../../../shared/runner';
 import type { TurnView } from '../../../shared/turns';
 import { startHarness, type Harness } from '../../integration/core-harness';
 import { signIn } from './operator-helpers';
+import { gone } from '../../helpers/processes';
 
 const FAKE = fileURLToPath(new URL('../../fixtures/timed-runtime.mjs', import.meta.url));
 
@@ -72,19 +73,19 @@ describe('what this runner does when an operator pauses or cancels a request', (
     expect((await finished(h, second.id)).phase).toBe('succeeded');
   });
 
-  it('cancel: the running turn stops within 2 s and is reported canceled', async () => {
+  it("cancel: the running turn's process tree stops and the turn is reported canceled", async () => {
     const { harness, requestId } = await setup();
     h = harness;
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep', build_request_id: requestId });
-    await running(h, unit.id);
-    const started = Date.now();
+    const active = (await running(h, unit.id)) as { active: { id: string; pid: number | null }[] };
+    const pid = active.active.find((t) => t.id === unit.id)!.pid!;
     const outcome = await h.invoke<LifecycleOutcome>('requests:cancel', { id: requestId, reason: 'wrong repo' });
     expect(outcome).toMatchObject({ kind: 'done', result: { status: 'canceled' } });
     const view = await finished(h, unit.id);
-    const elapsed = Date.now() - started;
     expect(view.phase).toBe('canceled');
     expect(view.reason).toContain('request_canceled');
-    expect(elapsed).toBeLessThan(2_000);
+    // How soon is a bench figure; here: the runtime is really stopped, not just reported.
+    expect(await gone([pid])).toEqual([]);
     const results = await h.emu.admin
       .waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === unit.id, { timeoutMs: 10_000, since: 0 })
       .then(() => h!.emu.admin.listResults({ unit_id: unit.id }));
