@@ -122,7 +122,8 @@ function drainingLine(status: Extract<RunnerStatus, { state: 'draining' }>, now:
 export function duration(ms: number): string {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.ceil(seconds / 60);
+  // Whole seconds down before the minutes up: a clock read a moment early must not turn a 5 min drain into "6 min".
+  const minutes = Math.ceil(Math.floor(ms / 1000) / 60);
   if (minutes < 60) return `${minutes} min`;
   const h = Math.floor(minutes / 60);
   const m = minutes % 60;
