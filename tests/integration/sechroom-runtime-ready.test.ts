@@ -9,7 +9,7 @@ import type { ProfileSummary } from '../../shared/profiles';
 import { startHarness, type Harness } from './core-harness';
 import { gitOrigin, type GitOrigin } from './git-origin';
 
-const SIGNED_OUT_CODEX = fileURLToPath(new URL('../fixtures/signed-out-codex.mjs', import.meta.url));
+const SIGNED_OUT = fileURLToPath(new URL('../fixtures/signed-out-runtime.mjs', import.meta.url));
 
 let h: Harness | null = null;
 let emu: RunningEmulator | null = null;
@@ -33,7 +33,7 @@ it('a Sechroom profile claims nothing while the detected codex is not signed in,
   const { CODEX_BIN: _named, ...env } = process.env;
   h = await startHarness({
     emu,
-    core: { runtimeBinaries: { claude: SIGNED_OUT_CODEX, codex: SIGNED_OUT_CODEX }, env: { ...env, HOME: home, SECHROOM_TOKEN: minted.access_token } },
+    core: { runtimeBinaries: { claude: SIGNED_OUT, codex: SIGNED_OUT }, env: { ...env, HOME: home, SECHROOM_TOKEN: minted.access_token } },
   });
   await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
   const task = emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export invoices as CSV.', acceptance: 'A CSV downloads.' });
