@@ -12,24 +12,34 @@
 //                   with none installed or signed in they fail, honestly
 //   --headless      the headless host even when Electron is installed
 //   --fresh         forget the demo's pairing and emulator data (.tmp/demo) first
-//   --port <n>      the emulator's port (default 7457)
+//   --port <n>      the emulator's port (default 7457; 0 picks a free one)
 //   --app-port <n>  the headless host's port (default: a free one); keep it to have an
 //                   open tab find the host again after a demo restart
-//   --data-dir <d>  the app's data folder (default .tmp/demo/data)
+//   --data-dir <d>  the app's data folder (default <demo dir>/data)
+//   --demo-dir <d>  where the demo keeps its pairing, emulator data and Sechroom checkout
+//                   (default .tmp/demo)
+//   --start-timeout <s>  how long the emulator and the host each get to be ready (default 180)
+//
+// Nothing waits a fixed time: the app starts once the emulator printed its address and
+// answers /healthz, and the demo is ready once the host printed its own (scripts/demo-wait.mjs).
 //
 // Ctrl-C lets the running turns finish and their results reach the emulator first
 // (scripts/demo-stop.mjs); Ctrl-C again cancels them.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { isStale, RENDERER_TARGET } from './build-freshness.mjs';
+import { sechroomPlane } from './demo-sechroom.mjs';
 import { DemoStopper } from './demo-stop.mjs';
+import { DemoWaitError, waitForHealth, waitForLine } from './demo-wait.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
-const USAGE = 'Usage: npm run demo -- [--fake-runtime] [--headless] [--fresh] [--port 7457] [--app-port <n>] [--data-dir <dir>]';
+const USAGE =
+  'Usage: npm run demo -- [--fake-runtime] [--headless] [--fresh] [--port 7457] [--app-port <n>] [--data-dir <dir>] [--demo-dir <dir>] [--start-timeout <s>]';
 let values;
 try {
   ({ values } = parseArgs({
@@ -40,6 +50,8 @@ try {
       port: { type: 'string', default: '7457' },
       'app-port': { type: 'string' },
       'data-dir': { type: 'string' },
+      'demo-dir': { type: 'string' },
+      'start-timeout': { type: 'string', default: '180' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -61,20 +73,26 @@ function portOption(name, value, min) {
   }
   return n;
 }
-const port = portOption('port', values.port, 1);
+const port = portOption('port', values.port, 0);
 const appPort = values['app-port'] === undefined ? null : portOption('app-port', values['app-port'], 0);
-if (values['data-dir'] !== undefined && values['data-dir'].trim() === '') {
-  console.error(`demo: --data-dir needs a directory\n${USAGE}`);
+for (const name of ['data-dir', 'demo-dir']) {
+  if (values[name] !== undefined && values[name].trim() === '') {
+    console.error(`demo: --${name} needs a directory\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const startTimeoutMs = Number(values['start-timeout']) * 1000;
+if (!Number.isFinite(startTimeoutMs) || startTimeoutMs <= 0) {
+  console.error(`demo: --start-timeout must be a number of seconds above 0\n${USAGE}`);
   process.exit(2);
 }
 
 // The demo keeps its own data beside the repo, so its pairing and the emulator's record
 // of it live and die together, and the operator's real Runner Tray data is never touched.
-const demoDir = path.join(root, '.tmp', 'demo');
+const demoDir = values['demo-dir'] ? path.resolve(values['demo-dir']) : path.join(root, '.tmp', 'demo');
 if (values.fresh) rmSync(demoDir, { recursive: true, force: true });
 mkdirSync(demoDir, { recursive: true });
 const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : path.join(demoDir, 'data');
-const controlPlane = `http://127.0.0.1:${port}`;
 
 /**
  * The Electron binary, when `npm install` downloaded it (it does not on every machine).
@@ -105,14 +123,17 @@ function step(title, command, args) {
   }
 }
 
-step('Building the window', process.execPath, [
-  path.join(root, 'node_modules/vite/bin/vite.js'),
-  'build',
-  '--config',
-  'vite.renderer.config.ts',
-  '--logLevel',
-  'warn',
-]);
+// Built only when its sources changed since the last build: a restart costs no build.
+if (isStale(root, RENDERER_TARGET)) {
+  step('Building the window', process.execPath, [
+    path.join(root, 'node_modules/vite/bin/vite.js'),
+    'build',
+    '--config',
+    'vite.renderer.config.ts',
+    '--logLevel',
+    'warn',
+  ]);
+}
 if (electron) step('Building the desktop app', process.execPath, [path.join(root, 'scripts/build-electron.mjs')]);
 
 const children = [];
@@ -167,7 +188,7 @@ process.on('exit', () => {
 });
 
 const tsx = ['--import', 'tsx'];
-start('emulator', process.execPath, [
+const emulator = start('emulator', process.execPath, [
   ...tsx,
   'emulator/cli.ts',
   '--seed',
@@ -179,18 +200,33 @@ start('emulator', process.execPath, [
   '--quiet',
 ]);
 
-// Give the emulator a moment to bind before the app's first pairing request.
-await new Promise((resolve) => setTimeout(resolve, 1500));
+/** A wait that did not end well stops the demo with its sentence (the children go too). */
+async function ready(promise) {
+  try {
+    return await promise;
+  } catch (error) {
+    if (stopper) return new Promise(() => undefined); // already stopping: the stop exits
+    console.error(`\ndemo: ${error instanceof DemoWaitError ? error.message : error instanceof Error ? error.message : String(error)}`);
+    await stop(1);
+  }
+}
+
+// The emulator prints its address once it listens (with --port 0, the port it was given);
+// the app starts once that address answers.
+const [, controlPlane] = await ready(
+  waitForLine(emulator, /^Control plane emulator on (http:\/\/127\.0\.0\.1:\d+)/, { what: 'The control plane emulator', timeoutMs: startTimeoutMs }),
+);
+await ready(waitForHealth(`${controlPlane}/healthz`, { what: 'The control plane emulator', timeoutMs: startTimeoutMs }));
 
 if (electron) {
   if (values['fake-runtime']) console.log('\nNote: --fake-runtime applies to the headless host; the desktop app runs turns with the installed CLIs.');
-  if (port !== 7457) console.log(`\nNote: set the control plane to ${controlPlane} in the app's Settings before pairing.`);
+  if (controlPlane !== 'http://127.0.0.1:7457') console.log(`\nNote: set the control plane to ${controlPlane} in the app's Settings before pairing.`);
   if (appPort !== null) console.log('\nNote: --app-port applies to the headless host.');
   app = start('app', electron, ['.'], { RUNNER_TRAY_DATA_DIR: dataDir });
 } else {
   const env = values['fake-runtime'] ? { RUNNER_TRAY_CLAUDE_BIN: path.join(root, 'scripts/demo-runtime.mjs') } : {};
-  const portArgs = appPort !== null ? ['--port', String(appPort)] : [];
-  const sechroom = await sechroomPlane();
+  const portArgs = ['--port', String(appPort ?? 0)];
+  const sechroom = await ready(sechroomPlane({ root, demoDir, controlPlane, fakeRuntime: values['fake-runtime'] }));
   app = start(
     'app',
     process.execPath,
@@ -208,53 +244,14 @@ if (electron) {
     ],
     { ...env, ...sechroom.env },
   );
+  // Ready once the host printed the address its window opens on.
+  await ready(waitForLine(app, /— open (http:\/\/\S+)/, { what: 'The headless host', timeoutMs: startTimeoutMs }));
 }
 
-/**
- * The Sechroom plane beside the Rost one: a bearer minted by the emulator's Work Layer, a
- * git checkout whose origin is a local bare repository (task branches are pushed there),
- * and a fleet config of one instance; the host gets them as `--fleet-config` with
- * SECHROOM_BASE_URL, SECHROOM_TENANT and SECHROOM_TOKEN. With --fake-runtime its turns run
- * on the scripted codex app-server, which writes a file and closes out.
- */
-async function sechroomPlane() {
-  const dir = path.join(demoDir, 'sechroom');
-  const origin = path.join(dir, 'origin.git');
-  const checkout = path.join(dir, 'checkout');
-  const git = (cwd, ...args) => {
-    const result = spawnSync('git', args, { cwd, encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`git ${args[0]} failed: ${result.stderr}`);
-  };
-  if (!existsSync(checkout)) {
-    mkdirSync(dir, { recursive: true });
-    git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
-    git(dir, 'clone', '--quiet', origin, checkout);
-    git(checkout, 'config', 'user.name', 'Runner Tray demo');
-    git(checkout, 'config', 'user.email', 'demo@runner-tray.invalid');
-    git(checkout, 'checkout', '--quiet', '-b', 'main');
-    writeFileSync(path.join(checkout, 'README.md'), '# acme billing (demo)\n');
-    git(checkout, 'add', 'README.md');
-    git(checkout, 'commit', '--quiet', '-m', 'demo start');
-    git(checkout, 'push', '--quiet', 'origin', 'main');
-  }
-  const fleet = path.join(dir, 'fleet.json');
-  writeFileSync(fleet, `${JSON.stringify({ instances: [{ instanceKey: 'demo-codex', root: checkout, pollInterval: 2 }] }, null, 2)}\n`);
-  const minted = await fetch(`${controlPlane}/_emulator/sechroom/tokens`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  }).then((res) => (res.ok ? res.json() : Promise.reject(new Error(`the emulator did not mint a Sechroom token (${res.status})`))));
-  const stub = values['fake-runtime']
-    ? {
-        CODEX_BIN: path.join(root, 'tests/stubs/codex-app-server-stub.mjs'),
-        CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'Done by the demo stand-in.\n' } }),
-      }
-    : {};
-  return {
-    // The demo has no GitHub: branches are pushed to the local origin, no pull request is raised.
-    args: ['--fleet-config', fleet, '--no-pr'],
-    env: { SECHROOM_BASE_URL: `${controlPlane}/sechroom`, SECHROOM_TENANT: minted.tenant, SECHROOM_TOKEN: minted.access_token, ...stub },
-  };
+/** A path as the person reads it: relative inside the repository, else whole. */
+function shown(file) {
+  const relative = path.relative(root, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
 console.log(`
@@ -271,10 +268,11 @@ ${
     ? ''
     : ` 4. The Sechroom plane runs beside it (profile demo-codex, no sign-in needed):
     its tasks arrive from ${controlPlane}/sechroom, show in Turns and Work,
-    and land on task/<id> branches in .tmp/demo/sechroom/origin.git.
+    and land on task/<id> branches in ${shown(path.join(demoDir, 'sechroom', 'origin.git'))}.
 `
 }
  Ctrl-C stops everything once the running turns finished (Ctrl-C again:
- cancel them). Data lives in ${values['data-dir'] ? dataDir : '.tmp/demo'} (--fresh starts over).
+ cancel them). Data lives in ${shown(dataDir)} (--fresh starts over).
 ──────────────────────────────────────────────────────────────────────
+Demo ready.
 `);

@@ -6,41 +6,18 @@
 // build. A server runs `node dist/headless/cli.mjs` itself (the service unit, the
 // container): there, nothing is built and no npm stays as a parent.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HOST_TARGET, isStale, RENDERER_TARGET } from './build-freshness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const shared = ['shared', 'package.json', 'package-lock.json', 'tsconfig.base.json'];
 const targets = [
-  {
-    name: 'renderer',
-    output: 'dist/renderer/index.html',
-    inputs: [...shared, 'renderer', 'vite.renderer.config.ts'],
-    build: ['npx', 'vite', 'build', '--config', 'vite.renderer.config.ts'],
-  },
-  {
-    name: 'host',
-    output: 'dist/headless/cli.mjs',
-    inputs: [...shared, 'main', 'scripts/build-headless.mjs', 'scripts/esbuild-plugins.mjs'],
-    build: [process.execPath, 'scripts/build-headless.mjs'],
-  },
+  { ...RENDERER_TARGET, build: ['npx', 'vite', 'build', '--config', 'vite.renderer.config.ts'] },
+  { ...HOST_TARGET, build: [process.execPath, 'scripts/build-headless.mjs'] },
 ];
 
-/** The newest modification time under `entry` (a file or a folder), in ms. */
-function newest(entry) {
-  const stat = statSync(entry, { throwIfNoEntry: false });
-  if (!stat) return 0;
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs; // a deleted file shows as its folder's change
-  for (const name of readdirSync(entry)) latest = Math.max(latest, newest(path.join(entry, name)));
-  return latest;
-}
-
 for (const target of targets) {
-  const built = statSync(path.join(root, target.output), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  const changed = Math.max(...target.inputs.map((input) => newest(path.join(root, input))));
-  if (built >= changed) continue;
+  if (!isStale(root, target)) continue;
   process.stderr.write(`runner-tray headless: building the ${target.name} (its sources changed)…\n`);
   const [command, ...args] = target.build;
   const result = spawnSync(command, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });

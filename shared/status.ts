@@ -17,7 +17,12 @@ export type ControlPlaneFault = z.infer<typeof ControlPlaneFaultSchema>;
 export const RunnerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('unpaired'), ...base }),
   z.object({ state: z.literal('pairing'), ...base }),
-  z.object({ state: z.literal('idle'), ...base }),
+  z.object({
+    state: z.literal('idle'),
+    ...base,
+    /** Why this idle profile claims nothing although nobody paused it (no runtime is ready): shown in amber, not green. */
+    held: z.string().optional(),
+  }),
   z.object({
     state: z.literal('working'),
     ...base,
@@ -62,7 +67,7 @@ export function trayIconFor(status: RunnerStatus): TrayIconKind {
     case 'revoked':
       return 'unpaired';
     case 'idle':
-      return 'idle';
+      return status.held ? 'paused' : 'idle';
     case 'working':
     case 'draining':
       return 'working';
@@ -117,7 +122,8 @@ function drainingLine(status: Extract<RunnerStatus, { state: 'draining' }>, now:
 export function duration(ms: number): string {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.ceil(seconds / 60);
+  // Whole seconds down before the minutes up: a clock read a moment early must not turn a 5 min drain into "6 min".
+  const minutes = Math.ceil(Math.floor(ms / 1000) / 60);
   if (minutes < 60) return `${minutes} min`;
   const h = Math.floor(minutes / 60);
   const m = minutes % 60;
@@ -135,7 +141,7 @@ export function statusLine(status: RunnerStatus, now: number = Date.now(), clock
     case 'pairing':
       return 'Pairing…';
     case 'idle':
-      return 'Idle';
+      return status.held ? 'Idle · not claiming' : 'Idle';
     case 'working':
       return `Working ${status.active} of ${status.limit}${status.fault ? ` · ${FAULT_CLAUSE[status.fault]}` : ''}`;
     case 'paused':

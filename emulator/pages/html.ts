@@ -67,3 +67,16 @@ table.grid td code { white-space: nowrap; }
 .pill.ok { color: var(--ok); border-color: var(--ok); }
 .pill.error { color: var(--danger); border-color: var(--danger); }
 `;
+
+const LOCAL = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/**
+ * A time as the person at this machine reads it (the emulator serves loopback only, so its
+ * time zone is theirs), the exact ISO instant kept in `datetime` and the tooltip.
+ */
+export function localTime(iso: string | null | undefined, empty = '—'): SafeHtml {
+  if (!iso) return html`${empty}`;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return html`${iso}`;
+  return html`<time datetime="${iso}" title="${iso}">${LOCAL.format(at)}</time>`;
+}

@@ -2,7 +2,7 @@ import type { OperatorRecord, TenantRecord } from '../domain/identity';
 import type { PairingRecord } from '../domain/pairing';
 import type { DeviceCodeRecord } from '../domain/oauth';
 import type { ConfirmationRecord } from '../domain/forge/confirmations';
-import { html, type SafeHtml } from './html';
+import { html, localTime, type SafeHtml } from './html';
 import { notice } from './layout';
 
 const ACTION_LABEL: Record<string, string> = {
@@ -78,7 +78,7 @@ export function pairingDecisionView(p: PairingRecord, csrf: string): SafeHtml {
       <dt>Runner version</dt>
       <dd>${p.runner_version ?? 'not reported'}</dd>
       <dt>Expires</dt>
-      <dd>${p.expires_at}</dd>
+      <dd>${localTime(p.expires_at)}</dd>
     </dl>
     ${decisionForms('/device/decision', p.user_code, csrf, 'Pair', 'Deny')}
   </div>`;
@@ -96,7 +96,7 @@ export function deviceSignInDecisionView(d: DeviceCodeRecord, csrf: string): Saf
       <dt>Access</dt>
       <dd>${d.scope ?? 'default'}</dd>
       <dt>Expires</dt>
-      <dd>${d.expires_at}</dd>
+      <dd>${localTime(d.expires_at)}</dd>
     </dl>
     ${decisionForms('/oauth/device/decision', d.user_code, csrf, 'Approve', 'Deny')}
   </div>`;
@@ -127,7 +127,7 @@ export function confirmationView(c: ConfirmationRecord, requestTitle: string | n
     <dt>Status</dt>
     <dd id="confirmation-status">${c.status}</dd>
     <dt>Expires</dt>
-    <dd>${c.expires_at}</dd>
+    <dd>${localTime(c.expires_at)}</dd>
   </dl>`;
   if (c.status !== 'pending') {
     return html`<div class="card">
@@ -177,7 +177,7 @@ export function issueCodeView(csrf: string): SafeHtml {
 export function issuedCodeView(p: PairingRecord): SafeHtml {
   return html`<div class="card">
     <h1>Your runner code</h1>
-    <p>Start the runner with this code before ${p.expires_at}:</p>
+    <p>Start the runner with this code before ${localTime(p.expires_at)}:</p>
     <p><code class="code" id="issued-code">${p.user_code}</code></p>
     <p><code>runner-tray-headless --user-code ${p.user_code}</code></p>
     <p class="muted">Or paste it in the runner's Pairing view under "Have a code from the web? Enter it".</p>

@@ -187,7 +187,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     env: options.env ?? process.env,
     runtimeEnv: options.runtimeEnv ?? {},
     executor: localExecutor,
-    codexPath: async () => (await capabilities.get()).codex.path ?? null,
+    codex: async () => (await capabilities.get()).codex,
     usageFor: (reservePercent, alias) => sechroomUsage(usage.service, reservePercent, alias),
     appVersion: options.appVersion,
     autoClaim: options.workAutoClaim !== false,

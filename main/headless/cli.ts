@@ -14,7 +14,7 @@ import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions } from './sechroom-plane';
-import { runModeLine, SeedLines } from './seed-lines';
+import { SeedLines, watchModeLine } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
@@ -89,16 +89,18 @@ async function main(argv: string[]): Promise<number> {
     },
     stop: () => core.shutdown(0),
   });
-  const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null);
-  // The terminal speaks of the profile the flags name; the others are in the window.
-  const mainProfile = core.runner.profile.id;
-  const ofMain = (e: HostEvent) => (e.event !== 'runner:status' && e.event !== 'runner:snapshot') || (e.payload.profile ?? mainProfile) === mainProfile;
-  const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch.filter(ofMain)));
+  // Every profile's lines, each named by its profile while there are several (a fleet, Rost beside Sechroom).
+  const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: core.runner.profile.id });
+  const offTerminal = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
   await core.capabilities.get();
-  process.stdout.write(`${runModeLine(core, resolved.sources)}\n`);
+  const offMode = watchModeLine(core, resolved.sources, process.stdout);
+  const offEvents = () => {
+    offTerminal();
+    offMode();
+  };
 
   if (resolved.once) {
     // The core's timers do not hold the process open (the server does, in the other mode).

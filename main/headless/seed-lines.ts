@@ -95,7 +95,7 @@ export class SeedLines {
  * The start line's mode: whether this host runs work or only heartbeats, and why (the
  * flag, the variable, the setting, or the default), and whether a runtime is ready.
  */
-export function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>): string {
+function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>): string {
   const settings = core.settings.get();
   const source = sources.runWork;
   if (!settings.runWork) {
@@ -108,4 +108,20 @@ export function runModeLine(core: Core, sources: Partial<Record<SettingKey, stri
     return `Mode: runs work on this machine (${why}), but no runtime is ready (${describeNotReady(readiness)}): nothing is claimed until one is.`;
   }
   return `Mode: runs work on this machine (${why}) with ${readiness.ready.join(' or ')}.`;
+}
+
+/**
+ * Prints the mode line now, and again whenever it changes (a runtime signs in or out, the
+ * setting is switched): a start line that said "nothing is claimed" must not stand while
+ * work runs. Returns the unsubscribe.
+ */
+export function watchModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, out: Out): () => void {
+  let last = runModeLine(core, sources);
+  out.write(`${last}\n`);
+  return core.host.subscribe(() => {
+    const now = runModeLine(core, sources);
+    if (now === last) return;
+    last = now;
+    out.write(`${now}\n`);
+  });
 }

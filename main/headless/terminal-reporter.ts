@@ -7,58 +7,77 @@ import type { QuitOutcome } from '../core/quit-policy';
 /**
  * What a headless host says on its terminal (what `journalctl` shows of it): the pairing
  * code and address (there is no window to show them), one line per change of status
- * (an outage is one line, not one per retry), and one line per finished turn.
+ * (an outage is one line, not one per retry), and one line per finished turn. Every
+ * profile of the host gets its lines; while there is more than one, each line starts
+ * with the profile's name in brackets.
  */
 export class TerminalReporter {
-  private lastPairing = '';
-  private lastStatus = '';
-  private offlineSince: number | null = null;
+  private readonly lastPairing = new Map<string, string>();
+  private readonly lastStatus = new Map<string, string>();
+  private readonly offlineSince = new Map<string, number>();
+  private readonly names = new Map<string, string>();
+  private readonly main: string;
 
   constructor(
     private readonly out: { write(text: string): unknown },
     /** `--user-code`: that code was handed over, so there is nothing to show anyone. */
     private readonly handedCode: string | null = null,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** The host's profiles at start (later ones arrive as `profiles:changed`), and the one events without a profile are about. */
+    profiles: { list: readonly { id: string; name: string }[]; main: string } = { list: [], main: 'default' },
+  ) {
+    for (const p of profiles.list) this.names.set(p.id, p.name);
+    this.main = profiles.main;
+  }
 
   onEvents(batch: HostEvent[]): void {
+    // A profile added in this batch names the batch's lines already.
+    for (const e of batch) if (e.event === 'profiles:changed') for (const p of e.payload) this.names.set(p.id, p.name);
     for (const e of batch) {
-      if (e.event === 'runner:snapshot' && e.payload.pairing) this.pairing(e.payload.pairing);
-      if (e.event === 'runner:status') this.status(e.payload);
-      if (e.event === 'turns:update') for (const turn of e.payload.finished) this.out.write(`${turnLine(turn)}\n`);
+      if (e.event === 'runner:snapshot' && e.payload.pairing) this.pairing(e.payload.profile ?? this.main, e.payload.pairing);
+      if (e.event === 'runner:status') this.status(e.payload.profile ?? this.main, e.payload);
+      if (e.event === 'turns:update') for (const turn of e.payload.finished) this.line(turn.profile ?? this.main, turnLine(turn));
       if (e.event === 'runner:notice') this.out.write(`Notice: ${e.payload.message}\n`);
     }
   }
 
-  private pairing(state: PairingState): void {
+  /** One line, named by its profile while the host has more than one. */
+  private line(profile: string, text: string): void {
+    if (!this.names.has(profile)) this.names.set(profile, profile);
+    this.out.write(`${this.names.size > 1 ? `[${this.names.get(profile) ?? profile}] ` : ''}${text}\n`);
+  }
+
+  private pairing(profile: string, state: PairingState): void {
     const key = state.phase === 'waiting' ? `waiting:${state.userCode}` : state.phase;
-    if (key === this.lastPairing) return;
-    this.lastPairing = key;
+    if (key === this.lastPairing.get(profile)) return;
+    this.lastPairing.set(profile, key);
+    const say = (text: string) => this.line(profile, text);
     switch (state.phase) {
       case 'waiting': {
         if (this.handedCode && state.userCode.replace(/[\s-]/g, '').toUpperCase() === this.handedCode.replace(/[\s-]/g, '').toUpperCase()) {
-          this.out.write(`Pairing with the code you were given (${state.userCode})…\n`);
+          say(`Pairing with the code you were given (${state.userCode})…`);
           return;
         }
         const minutes = Math.max(1, Math.round((Date.parse(state.expiresAt) - Date.now()) / 60_000));
+        const named = this.names.size > 1 ? ` (profile ${this.names.get(profile) ?? profile})` : '';
         this.out.write(
-          `\n  Pair this machine: open ${state.verificationUri}\n  and enter the code   ${state.userCode}\n` +
+          `\n  Pair this machine${named}: open ${state.verificationUri}\n  and enter the code   ${state.userCode}\n` +
             (state.verificationUriComplete ? `  (or open ${state.verificationUriComplete})\n` : '') +
             `  The code expires in about ${minutes} min.\n\n`,
         );
         return;
       }
       case 'approved':
-        this.out.write(`Paired as ${state.runnerName}.\n`);
+        say(`Paired as ${state.runnerName}.`);
         return;
       case 'denied':
-        this.out.write('Pairing was denied on the control plane.\n');
+        say('Pairing was denied on the control plane.');
         return;
       case 'expired':
-        this.out.write('The pairing code expired. Start pairing again.\n');
+        say('The pairing code expired. Start pairing again.');
         return;
       case 'failed':
-        this.out.write(`Pairing failed: ${state.message}\n`);
+        say(`Pairing failed: ${state.message}`);
         return;
       case 'canceled':
       case 'starting':
@@ -66,18 +85,19 @@ export class TerminalReporter {
     }
   }
 
-  private status(status: RunnerStatus): void {
+  private status(profile: string, status: RunnerStatus): void {
     const key = statusKey(status);
-    if (key === this.lastStatus) return;
-    this.lastStatus = key;
+    if (key === this.lastStatus.get(profile)) return;
+    this.lastStatus.set(profile, key);
     if (status.state === 'offline') {
-      this.offlineSince ??= this.now();
-      this.out.write(`Status: Offline — ${status.reason} (retrying with backoff)\n`);
+      if (!this.offlineSince.has(profile)) this.offlineSince.set(profile, this.now());
+      this.line(profile, `Status: Offline — ${status.reason} (retrying with backoff)`);
       return;
     }
-    const back = this.offlineSince === null ? '' : ` (back after ${duration(this.now() - this.offlineSince)} offline)`;
-    this.offlineSince = null;
-    this.out.write(`Status: ${statusLine(status, this.now())} — ${status.reason}${back}\n`);
+    const since = this.offlineSince.get(profile);
+    const back = since === undefined ? '' : ` (back after ${duration(this.now() - since)} offline)`;
+    this.offlineSince.delete(profile);
+    this.line(profile, `Status: ${statusLine(status, this.now())} — ${status.reason}${back}`);
   }
 }
 

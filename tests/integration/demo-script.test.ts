@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
@@ -16,6 +19,23 @@ describe('npm run demo', () => {
     expect(run.stderr).toContain("Unknown option '--foo'");
     expect(run.stderr).toMatch(/Usage: npm run demo -- .*--app-port <n>.*--data-dir <dir>/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('ends a start that is not ready within --start-timeout with a sentence saying what was not ready', () => {
+    const demoDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-demo-'));
+    try {
+      const run = spawnSync(process.execPath, ['scripts/demo.mjs', '--headless', '--port', '0', '--demo-dir', demoDir, '--start-timeout', '0.001'], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('demo: The control plane emulator: not ready after 0.001 s.');
+      expect(run.stderr).toContain('--start-timeout <seconds>');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(demoDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a bad --app-port with the usage line', () => {

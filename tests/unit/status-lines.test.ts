@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveStatus, type StatusInputs } from '../../main/core/runner/runner-status';
-import { duration, statusLine } from '../../shared/status';
+import { duration, statusLine, trayIconFor } from '../../shared/status';
 import { exitLine, turnLine } from '../../main/headless/terminal-reporter';
 
 const base: StatusInputs = {
@@ -32,11 +32,17 @@ describe('status lines', () => {
     expect(statusLine(deriveStatus({ ...base, active: 2, stopping: { deadline: now, mode: 'now' } }), now)).toBe('Stopping now: canceling 2 turns');
   });
 
-  it('no ready runtime is said in the reason', () => {
-    expect(deriveStatus({ ...base, notReady: 'Claude Code: installed, not signed in — run `claude` and sign in' })).toEqual({
+  it('no ready runtime is said in the reason, and the idle is amber (held), not the green one', () => {
+    const status = deriveStatus({ ...base, notReady: 'Claude Code: installed, not signed in — run `claude` and sign in' });
+    expect(status).toEqual({
       state: 'idle',
+      held: 'Claude Code: installed, not signed in — run `claude` and sign in',
       reason: 'Not taking work: Claude Code: installed, not signed in — run `claude` and sign in.',
     });
+    expect(statusLine(status)).toBe('Idle · not claiming');
+    expect(trayIconFor(status)).toBe('paused');
+    const ready = deriveStatus(base);
+    expect([statusLine(ready), trayIconFor(ready)]).toEqual(['Idle', 'idle']);
   });
 
   it('durations and terminal lines', () => {

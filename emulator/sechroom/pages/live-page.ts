@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../../pages/html';
+import { html, localTime, type SafeHtml } from '../../pages/html';
 import type { SechroomAdmin } from '../admin/sechroom-admin';
 
 const REFRESH_S = 2;
@@ -63,8 +63,8 @@ export function livePage(admin: SechroomAdmin): string {
             <td>${i.laneId}</td>
             <td>${(i.claimedCapabilityKeys ?? []).join(', ')}</td>
             <td>${pill(i.status ?? '')}</td>
-            <td>${i.expiresAt}</td>
-            <td>${i.lastClaimAt ?? '—'}</td>
+            <td>${localTime(i.expiresAt)}</td>
+            <td>${localTime(i.lastClaimAt)}</td>
           </tr>`,
       ),
       'No executor instance has registered.',
@@ -97,7 +97,7 @@ export function livePage(admin: SechroomAdmin): string {
             <td><code>${l.executorInstanceId}</code></td>
             <td>${pill(l.status)}${l.endReason ? html` <span class="muted">${l.endReason}</span>` : ''}</td>
             <td>${l.heartbeats}</td>
-            <td>${l.status === 'active' ? l.expiresAt : `ended ${l.endedAt ?? ''}`}</td>
+            <td>${l.status === 'active' ? localTime(l.expiresAt) : html`ended ${localTime(l.endedAt, '')}`}</td>
             <td>${l.cancelRequested ? `requested (${l.cancelReason ?? ''})` : '—'}</td>
           </tr>`,
       ),
@@ -116,7 +116,7 @@ export function livePage(admin: SechroomAdmin): string {
             <td>${c.title}</td>
             <td>${c.source}</td>
             <td>${clip(c.text)}</td>
-            <td>${c.receivedAt}</td>
+            <td>${localTime(c.receivedAt)}</td>
           </tr>`,
       ),
       'No task has been completed.',

@@ -91,7 +91,7 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   if (s.active > 0) {
     return { state: 'working', active: s.active, limit: s.max, reason: `Running ${s.active} of up to ${s.max} turns.` };
   }
-  if (s.notReady) return { state: 'idle', reason: `Not taking work: ${s.notReady}.` };
+  if (s.notReady) return { state: 'idle', held: s.notReady, reason: `Not taking work: ${s.notReady}.` };
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
   if (s.heartbeatOnly) return { state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' };
   if (s.claimsDeferred) return { state: 'idle', reason: s.claimsDeferred };

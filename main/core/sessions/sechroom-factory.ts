@@ -1,7 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { GitWorkspaces, SechroomCodexTurns } from '../connectors/sechroom/delivery-wiring';
+import { runtimeAdmission } from '../connectors/sechroom/runtime-admission';
 import type { SechroomUsage } from '../connectors/sechroom/usage-account';
+import type { RuntimeCapability } from '../runner/capabilities';
 import { GitDelivery } from '../delivery/git-delivery';
 import type { LocalRuntimeExecutor } from '../exec/executor';
 import type { OpenSecretStoreResult } from '../secrets/open-secret-store';
@@ -25,8 +27,8 @@ export interface SechroomHostDeps extends Pick<
   /** Extra env for runtime processes (tests point codex at a stub). */
   runtimeEnv: Record<string, string>;
   executor: Pick<LocalRuntimeExecutor, 'codexAppServerLaunch'>;
-  /** The detected codex (when neither the instance's codexBin nor CODEX_BIN says which). */
-  codexPath(): Promise<string | null>;
+  /** The detected codex (used when neither the instance's codexBin nor CODEX_BIN says which), and whether it is signed in. */
+  codex(): Promise<RuntimeCapability>;
   /** The shared usage accounts at an instance's own `--usage-reserve`, on the profile's own model account alias. */
   usageFor?(reservePercent: number, alias: () => string): SechroomUsage;
   appVersion: string;
@@ -96,11 +98,13 @@ export class SechroomHost {
   private plumbing(config: SechroomProfileConfig, { log, settings }: SessionContext): SechroomPlumbing {
     const { deps } = this;
     const root = config.instance.root;
+    // A codex the operator named (the instance's, CODEX_BIN) is theirs to vouch for; the detected one must be signed in.
+    const named = Boolean(config.instance.codexBin ?? deps.env.CODEX_BIN);
     const usage = deps.usageFor?.(config.instance.usageReservePercent, () => settings.get().modelAccountAlias);
     const workspaces = config.deliver ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, log }) : null;
     const turns = new SechroomCodexTurns({
       launch: async (launch) => {
-        const binary = config.instance.codexBin ?? deps.env.CODEX_BIN ?? (await deps.codexPath());
+        const binary = config.instance.codexBin ?? deps.env.CODEX_BIN ?? (await deps.codex()).path ?? null;
         if (!binary) throw new Error('codex is not installed here (set CODEX_BIN or the instance’s codex binary)');
         return deps.executor.codexAppServerLaunch(binary, deps.runtimeEnv, deps.knownSecrets(), launch);
       },
@@ -114,7 +118,7 @@ export class SechroomHost {
     return {
       turns,
       ...(workspaces ? { workspace: workspaces, root: { check: () => this.delivery.checkRoot(root) } } : {}),
-      ...(usage ? { admission: usage.admission } : {}),
+      ...(named ? (usage ? { admission: usage.admission } : {}) : { admission: runtimeAdmission(deps.codex, usage?.admission) }),
     };
   }
 }

@@ -45,7 +45,7 @@ export function sechroomStatus(input: SechroomStatusInput): RunnerStatus {
     case 'live':
       return { state: 'idle', reason: `Live on lane ${lane}: waiting for dispatched tasks.` };
     case 'deferred':
-      return { state: 'idle', reason: `Not claiming: ${status.reason}` };
+      return { state: 'idle', held: status.reason, reason: `Not claiming: ${status.reason}` };
     case 'paused':
       return { state: 'paused', reason: 'Claims held.', until: null };
     case 'backing_off':

@@ -27,6 +27,8 @@ export interface SettingsBackend {
   write(data: unknown): void;
   /** Copies the stored file aside as it is now and returns the copy's path (undefined: nothing to copy). */
   backup?(): string | undefined;
+  /** The file, when the document is one (named in warnings). */
+  readonly path?: string;
 }
 
 export type SettingsError =
@@ -91,34 +93,36 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
   const persist = (sparse: Sparse): void => {
     backend.write({ schemaVersion: currentVersion, settings: compact(sparse) });
   };
-  /** Sets the file aside, then rewrites it, saying what happened in one line. */
-  const repair = (problem: string, sparse: Sparse): void => {
+  const fileName = backend.path ? `Settings file ${backend.path}` : 'Settings file';
+  /** Sets the file aside, then rewrites it, saying in one line which file, what was reset, and where the copy is. */
+  const repair = (problem: string, sparse: Sparse, reset: string): void => {
     const copy = keepCopy();
     if (copy.failed !== undefined) {
-      warn(`Settings file ${problem}; defaults are used for what was lost, but no copy could be kept (${copy.failed}), so the file was left as it is.`);
+      warn(`${fileName} ${problem}; ${reset} for now, but no copy could be kept (${copy.failed}), so the file was left as it is.`);
       return;
     }
     const where = copy.path ? `a copy of the old file is at ${copy.path}` : 'there was no file to copy';
-    warn(`Settings file ${problem}; defaults are used for what was lost, and ${where}.`);
+    warn(`${fileName} ${problem}; ${reset}, and ${where}.`);
     try {
       persist(sparse);
     } catch (error) {
       warn(`Settings could not be rewritten (${errorText(error)}); they will be saved on the next change.`);
     }
   };
+  const ALL_RESET = 'every setting in it is back to its default';
 
   const load = (): Sparse => {
     let raw: unknown;
     try {
       raw = backend.read();
     } catch (error) {
-      repair(`could not be read (${errorText(error)})`, {});
+      repair(`could not be read (${errorText(error)})`, {}, ALL_RESET);
       return {};
     }
     if (isEmptyDocument(raw)) return {};
     const migrated = migrateSettingsDocument(raw, migrations);
     if (!migrated.ok) {
-      repair(`was not usable: ${migrated.reason}`, {});
+      repair(`was not usable: ${migrated.reason}`, {}, ALL_RESET);
       return {};
     }
     const sparse: Sparse = {};
@@ -133,7 +137,7 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
       else invalid.push(key);
     }
     if (invalid.length > 0) {
-      repair(`had settings that are not valid: ${invalid.join(', ')}`, sparse);
+      repair(`had settings that are not valid: ${invalid.join(', ')}`, sparse, `${invalid.length === 1 ? 'that one is' : 'those are'} back to the default`);
     } else if (migrated.fromVersion < currentVersion) {
       const copy = keepCopy();
       if (copy.failed !== undefined) {

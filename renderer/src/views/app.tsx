@@ -5,6 +5,7 @@ import { DashboardView } from './dashboard/dashboard-view';
 import { useDocumentStatus } from './document-status';
 import { NavTabs, panelId, tabId } from './nav-tabs';
 import { ProfileSwitcher } from './profiles/profile-switcher';
+import { SettingsBanner } from './settings-banner';
 import { StatusHeader } from './status-header';
 import { useRouteFromHash, type RouteId } from './use-route';
 import { VIEWS } from './view-loaders';
@@ -48,6 +49,7 @@ export function App() {
       <ProfileSwitcher />
       <StatusHeader>
         <ConnectionBanner />
+        <SettingsBanner />
         {lastError ? (
           <div className="banner banner-error" role="alert">
             {lastError}

@@ -35,7 +35,9 @@ export function StatusHeader({ children }: { children?: ReactNode }) {
 
 function StatusText() {
   const runner = useHostStore((s) => s.runner.status);
-  // Only the offline countdown ticks; other states re-render on events alone.
-  const now = useNow(runner?.state === 'offline' ? 1000 : 60_000);
+  // Only the offline and quit countdowns tick; other states re-render on events alone (a
+  // minute's clock read for a drain's deadline was up to a minute old: "up to 6 min" of 5).
+  const counting = runner?.state === 'offline' || (runner?.state === 'draining' && runner.deadline !== undefined);
+  const now = useNow(counting ? 1000 : 60_000);
   return <>{runner ? statusLine(runner, now, formatClock) : null}</>;
 }

@@ -181,7 +181,7 @@ describe('createSettingsStore (memory backend)', () => {
     const backend = new MemoryBackend({ schemaVersion: 2, settings: { heartbeatMs: 10, runnerName: 'ok', bogus: true } });
     const store = createSettingsStore({ backend, hostname: 'box' });
     expect(store.get()).toMatchObject({ heartbeatMs: 30_000, runnerName: 'ok' });
-    expect(store.warnings[0]).toContain('heartbeatMs, bogus (unknown)');
+    expect(store.warnings[0]).toContain('heartbeatMs, bogus (unknown); those are back to the default');
     expect(backend.data).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: { runnerName: 'ok' } });
   });
 
@@ -222,7 +222,7 @@ describe('conf backend (real files)', () => {
     expect(store.get().runnerName).toBe('headless-box');
     const copy = join(dir, 'settings.json.2026-12-01T10-00-00-000Z.bak');
     expect(store.warnings).toEqual([
-      `Settings file could not be read (it is not valid JSON); defaults are used for what was lost, and a copy of the old file is at ${copy}.`,
+      `Settings file ${file} could not be read (it is not valid JSON); every setting in it is back to its default, and a copy of the old file is at ${copy}.`,
     ]);
     expect(readFileSync(copy, 'utf8')).toBe(corrupt);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schemaVersion: CURRENT_SETTINGS_VERSION, settings: {} });

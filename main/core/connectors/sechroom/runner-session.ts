@@ -170,6 +170,8 @@ export class SechroomRunnerSession {
   }
 
   private setStatus(status: SessionStatus): void {
+    // A refused bearer ends the executor, whose shutdown then says "stopped": the refusal is what the operator must see.
+    if (status.state === 'stopped' && this.status_.state === 'auth_expired') return;
     this.status_ = status;
     this.emitStatus();
   }

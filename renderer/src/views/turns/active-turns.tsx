@@ -87,9 +87,13 @@ function Elapsed({ turn }: { turn: TurnView }) {
 
 function ActiveEmpty() {
   const paired = useHostStore((s) => isPaired(s.runner.snapshot));
+  // Another profile (a Sechroom instance beside an unpaired Rost one) may be taking work.
+  const otherTakesWork = useHostStore((s) => s.profiles.some((p) => p.id !== s.runner.snapshot?.profile && p.runnerId !== null));
   const paused = useHostStore((s) => s.runner.snapshot?.paused != null);
   const text = !paired
-    ? 'Nothing runs until this machine is paired (see Pairing).'
+    ? otherTakesWork
+      ? 'Nothing running now. This profile is not paired yet (see Pairing); the other profiles’ turns show here as they run.'
+      : 'Nothing runs until this machine is paired (see Pairing).'
     : paused
       ? 'Paused: no new turns start. Resume to take work again.'
       : 'Nothing running. Turns appear here as soon as the control plane hands this runner one.';

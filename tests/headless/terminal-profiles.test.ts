@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, it, vi } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import type { ProfileSummary } from '../../shared/profiles';
+import { watchModeLine } from '../../main/headless/seed-lines';
+import { TerminalReporter } from '../../main/headless/terminal-reporter';
+import { startHarness, type Harness } from '../integration/core-harness';
+import { gitOrigin, type GitOrigin } from '../integration/git-origin';
+
+const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+
+let h: Harness | null = null;
+let emu: RunningEmulator | null = null;
+let repo: GitOrigin | null = null;
+afterEach(async () => {
+  await h?.close();
+  await emu?.close();
+  repo?.cleanup();
+  h = emu = repo = null;
+});
+
+// The terminal spoke only of the profile the flags named: a Sechroom instance beside it
+// (the demo's) had no lines at all, and its refused bearer was in the JSON log only.
+it('every profile gets its status lines, each named while there are several; a refused Sechroom bearer is said there', async () => {
+  repo = gitOrigin();
+  emu = await startEmulator({});
+  const minted = emu.sechroom.mintToken();
+  h = await startHarness({ emu, core: { env: { ...process.env, SECHROOM_TOKEN: 'oat_refused-by-the-work-layer' } } });
+  const lines: string[] = [];
+  const reporter = new TerminalReporter({ write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) }, null, Date.now, {
+    list: h.core.profiles.list(),
+    main: 'default',
+  });
+  h.core.host.subscribe((batch) => reporter.onEvents(batch));
+  await h.invoke<ProfileSummary>('profiles:add', { name: 'Work', connector: 'sechroom' });
+  await h.invoke('sechroom:configure', {
+    profile: 'work',
+    baseUrl: emu.sechroomUrl,
+    tenant: minted.tenant,
+    instance: { instanceKey: 'codex-a', root: repo.root, pollIntervalSeconds: 1 },
+    raisePr: false,
+  });
+  const refused = await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.status.state === 'error'), 30_000);
+  // The window's profile list says it too (not "stopped", which the executor's shutdown said after the refusal).
+  expect(refused.find((p) => p.id === 'work')!.status.reason).toMatch(/SECHROOM_TOKEN was rejected \(401\)/);
+  await h.invoke('pairing:start');
+  await h.waitForEvent('runner:status', (s) => (s.profile ?? 'default') === 'default' && s.state === 'pairing');
+  expect(lines).toContainEqual(expect.stringMatching(/^\[Work\] Status: Error — SECHROOM_TOKEN was rejected \(401\)/));
+  expect(lines).toContainEqual(expect.stringMatching(/^\[Default\] Status: Pairing… — /));
+  // Every status line names its profile, but the first one, which may come while the host had one profile only.
+  const unnamed = lines.filter((l) => l.includes('Status: ') && !/^\[[^\]]+\] Status: /.test(l));
+  expect(unnamed.filter((l) => l !== 'Status: Not paired — This machine is not paired with a control plane yet.')).toEqual([]);
+}, 60_000);
+
+// The start line said "nothing is claimed" and stood while turns ran after a runtime became ready.
+it('the Mode line is printed again when it changes', async () => {
+  h = await startHarness({ core: { runtimeBinaries: { claude: FAKE, codex: FAKE } } });
+  await h.core.capabilities.get();
+  await h.waitForEvent('runner:snapshot', (s) => s.runtimes?.claude.installed === true);
+  const lines: string[] = [];
+  const off = watchModeLine(h.core, {}, { write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) });
+  expect(lines).toEqual([expect.stringMatching(/^Mode: runs work on this machine \(.*\) with claude or codex\.$/)]);
+  await h.invoke('settings:update', { profile: 'default', runWork: false });
+  await vi.waitFor(() => expect(lines.at(-1)).toMatch(/^Mode: heartbeat only — nothing is claimed/));
+  await h.invoke('settings:update', { profile: 'default', runWork: true });
+  await vi.waitFor(() => expect(lines.at(-1)).toMatch(/with claude or codex\.$/));
+  expect(lines).toHaveLength(3);
+  off();
+}, 30_000);
