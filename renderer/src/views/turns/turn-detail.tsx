@@ -7,6 +7,7 @@ import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
 import { focusTurnRow } from './focus-turn';
 import { GitDeliveryFacts } from './git-delivery-facts';
+import { TurnTranscriptBlock } from './turn-transcript';
 import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, sechroomFacts, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
@@ -78,6 +79,7 @@ export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; l
           </p>
         </div>
       ) : null}
+      <TurnTranscriptBlock turnId={turn.id} live={!finished} />
       <OutputTail text={turn.outputTail} live={!finished} loading={loading} />
       {!finished ? <CancelTurn turn={turn} /> : null}
     </section>
