@@ -39,7 +39,7 @@ export function TurnTranscriptBlock({ turnId, live }: { turnId: string; live: bo
   const transcript = (live ? streamed : null) ?? fetched ?? EMPTY;
   const loading = kept?.id !== turnId;
   return (
-    <div className="detail-block grow-block">
+    <div className="detail-block grow-block transcript-block">
       <h3 id="transcript-title">
         Transcript{live ? ' (live, redacted)' : ' (redacted)'}
         {transcript.earlier > 0 ? <span className="transcript-earlier"> · {formatCount(transcript.earlier)} earlier lines kept on disk</span> : null}
