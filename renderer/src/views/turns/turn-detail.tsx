@@ -46,10 +46,11 @@ export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; l
         </dd>
         <dt>Tokens</dt>
         <dd>{tokens ?? 'not known yet'}</dd>
-        {turn.costUsd !== null ? (
+        {turn.costUsd !== null || (finished && turn.tokens) ? (
           <>
             <dt>Cost</dt>
-            <dd>${turn.costUsd.toFixed(4)}</dd>
+            {/* A runtime that reports no cost (codex): unknown, never $0. */}
+            <dd data-testid="detail-cost">{turn.costUsd !== null ? `$${turn.costUsd.toFixed(4)}` : 'unknown'}</dd>
           </>
         ) : null}
         {turn.delivery ? (
