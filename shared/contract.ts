@@ -10,6 +10,7 @@ import { PairingStateSchema, RunnerSnapshotSchema, RuntimeInfoSchema } from './r
 import { settingsSchema, SETTING_KEYS } from './settings';
 import { RunnerStatusSchema } from './status';
 import { CapacitySampleSchema } from './telemetry';
+import { TranscriptUpdateSchema, TranscriptViewSchema } from './transcript';
 import { TurnsPageInputSchema, TurnsPageSchema, TurnsUpdateSchema, TurnViewSchema } from './turns';
 import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
 
@@ -118,6 +119,8 @@ export const commands = {
   /** One turn's full record (output tail, summary), running or in the history; null when it is not kept. */
   'turns:detail': command(z.object({ id: z.string().min(1).max(200) }).strict(), TurnViewSchema.nullable()),
   'turns:cancel': command(z.object({ id: z.string().min(1).max(200) }).strict(), z.null()),
+  /** The newest lines of a turn's live transcript (running or finished; the rest is on disk); null when none was kept. */
+  'turns:transcript': command(z.object({ id: z.string().min(1).max(200) }).strict(), TranscriptViewSchema.nullable()),
   'settings:get': command(OptionalProfileRefSchema, SettingsViewSchema),
   /**
    * Any subset of the settings; validated by the core with the shared schema's messages.
@@ -147,6 +150,8 @@ export const events = {
   'profiles:changed': z.array(ProfileSummarySchema),
   'telemetry:sample': CapacitySampleSchema,
   'turns:update': TurnsUpdateSchema,
+  /** New and changed lines of running turns' transcripts, one entry per turn (batched per event window). */
+  'turns:transcript': z.array(TranscriptUpdateSchema),
   /** A moment worth a notification that no state carries by itself (the breaker pausing a runtime). */
   'runner:notice': z.object({ kind: z.enum(['runtime-paused']), message: z.string() }),
   'log:entries': z.array(LogEntrySchema),

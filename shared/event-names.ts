@@ -17,6 +17,7 @@ export const EVENT_NAME_LIST = everyOf<EventName>()([
   'profiles:changed',
   'telemetry:sample',
   'turns:update',
+  'turns:transcript',
   'runner:notice',
   'log:entries',
   'settings:changed',

@@ -4,6 +4,7 @@
 // as the label, which reproduces the `rost runner serve` wording (`--heartbeat-ms must
 // be an integer >= 1000.`), and the UI passes a human label.
 import { z } from 'zod';
+import { DEFAULT_TRANSCRIPT_MEMORY_KB, MAX_TRANSCRIPT_MEMORY_KB, MIN_TRANSCRIPT_MEMORY_KB } from './transcript';
 import { plainHttpProblem } from './transport-security';
 
 export const RUNTIMES = ['auto', 'claude', 'codex'] as const;
@@ -61,6 +62,8 @@ export interface Settings {
   usageAlertPercents: string;
   /** Turns at once on this machine over every profile; 0 is one per CPU core. Each profile's maxSessions still holds. */
   machineMaxTurns: number;
+  /** How much of each running turn's live transcript memory keeps (kB); the rest is on disk. */
+  transcriptMemoryKb: number;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -86,6 +89,7 @@ export const SETTING_KEYS = [
   'usageReservePercent',
   'usageAlertPercents',
   'machineMaxTurns',
+  'transcriptMemoryKb',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -111,6 +115,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   usageReservePercent: 'Usage reserve (%)',
   usageAlertPercents: 'Usage alerts (% left)',
   machineMaxTurns: 'Turns at once on this machine',
+  transcriptMemoryKb: 'Live transcript kept in memory per turn (kB)',
 };
 
 const RULES: Readonly<Record<SettingKey, string>> = {
@@ -134,6 +139,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   usageReservePercent: 'must be a number from 0 to 50.',
   usageAlertPercents: 'must be a comma-separated list of numbers from 1 to 99.',
   machineMaxTurns: `must be an integer from 0 (one per CPU core) to ${MAX_MACHINE_TURNS}.`,
+  transcriptMemoryKb: `must be an integer from ${MIN_TRANSCRIPT_MEMORY_KB} to ${MAX_TRANSCRIPT_MEMORY_KB}.`,
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -165,6 +171,8 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
       return int(1, MAX_SESSIONS_LIMIT);
     case 'machineMaxTurns':
       return int(0, MAX_MACHINE_TURNS);
+    case 'transcriptMemoryKb':
+      return int(MIN_TRANSCRIPT_MEMORY_KB, MAX_TRANSCRIPT_MEMORY_KB);
     case 'modelAccountAlias':
       // As the seed: trimmed, and missing or blank is the shared `default` account.
       return z
@@ -247,6 +255,7 @@ export function defaultSettings(hostname: string): Settings {
     usageReservePercent: DEFAULT_USAGE_RESERVE_PERCENT,
     usageAlertPercents: DEFAULT_USAGE_ALERT_PERCENTS,
     machineMaxTurns: 0,
+    transcriptMemoryKb: DEFAULT_TRANSCRIPT_MEMORY_KB,
   };
 }
 

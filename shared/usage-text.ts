@@ -1,4 +1,4 @@
-import { bindingWindow, type Admission, type UsageAccountView, type UsageWindow } from './usage';
+import { bindingWindow, type Admission, type TokenTotals, type UsageAccountView, type UsageWindow } from './usage';
 
 /**
  * The words the window and the tray use for the usage meters, computed from absolute
@@ -67,6 +67,17 @@ export function usd(value: number): string {
   return value >= 100 ? `$${value.toFixed(0)}` : `$${value.toFixed(2)}`;
 }
 
+/**
+ * The cost of some turns: a runtime that reports none (codex) makes it unknown, never $0;
+ * where only some turns were priced, their sum and "+ unknown".
+ */
+export function costText(totals: Pick<TokenTotals, 'costUsd' | 'turns' | 'unpricedTurns'>): string {
+  const unpriced = totals.unpricedTurns ?? 0;
+  if (unpriced === 0) return usd(totals.costUsd);
+  if (unpriced >= totals.turns) return 'cost unknown';
+  return `${usd(totals.costUsd)} + unknown`;
+}
+
 /** One line per account for the tray menu. */
 export function accountSummaryLine(account: UsageAccountView, now: number): string {
   const title = accountTitle(account);
@@ -74,6 +85,6 @@ export function accountSummaryLine(account: UsageAccountView, now: number): stri
   const binding = bindingWindow(account.windows, now);
   if (binding) return `${title}: ${percentText(binding.remaining)} left, ${resetText(binding.window.resetsAt, now)}`;
   const today = account.today;
-  const cost = today.costUsd > 0 ? `, ${usd(today.costUsd)}` : '';
+  const cost = today.costUsd > 0 || (today.unpricedTurns ?? 0) > 0 ? `, ${costText(today)}` : '';
   return `${title}: ${today.turns} turn${today.turns === 1 ? '' : 's'} today${cost}`;
 }

@@ -24,8 +24,11 @@ export type RateLimitReading = z.infer<typeof RateLimitReadingSchema>;
 export const TokenTotalsSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
+  /** What the turns that reported a cost cost (see `unpricedTurns`). */
   costUsd: z.number().nonnegative(),
   turns: z.number().int().nonnegative(),
+  /** Turns whose runtime reported no cost (codex): their cost is unknown, not $0 (absent from older hosts: 0). */
+  unpricedTurns: z.number().int().nonnegative().optional(),
 });
 export type TokenTotals = z.infer<typeof TokenTotalsSchema>;
 

@@ -18,6 +18,7 @@ import { createConfSettingsBackend } from './settings/conf-settings-backend';
 import { createSettingsStore, type SettingsBackend } from './settings/settings-store';
 import { LocalRuntimeExecutor } from './exec/executor';
 import { IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
+import { TurnTranscripts } from './work/turn-transcripts';
 import { TurnRegistry } from './work/turn-registry';
 import { TurnHistoryStore } from './work/turn-history-store';
 import { HISTORY_LIMIT } from '../../shared/turns';
@@ -157,11 +158,18 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     HISTORY_LIMIT,
     path.join(paths.dataDir, 'turn-history.json'),
   );
-  const registry = new TurnRegistry(() => hub.poke(), historyStore);
+  // Live transcripts beside the history log: memory keeps the newest part of each running turn's.
+  const transcripts = new TurnTranscripts(
+    path.join(paths.dataDir, 'transcripts'),
+    () => hostSettings.get().transcriptMemoryKb * 1024,
+    () => hub.poke(),
+    log.child('transcripts'),
+  );
+  const registry = new TurnRegistry(() => hub.poke(), historyStore, transcripts);
   const historyService = {
     // Loads alongside the sessions' start: what they add to the history meanwhile waits for it.
     start: () => {
-      void historyStore.load();
+      void historyStore.load().then(() => transcripts.sweep(historyStore.allRows().map((row) => row.id)));
       return Promise.resolve();
     },
     stop: () => historyStore.flush(),
@@ -169,6 +177,10 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   hub.addSource(() => {
     const update = registry.drain();
     return update ? { event: 'turns:update', payload: update } : null;
+  });
+  hub.addSource(() => {
+    const lines = transcripts.drain();
+    return lines ? { event: 'turns:transcript', payload: lines } : null;
   });
 
   // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.

@@ -117,6 +117,7 @@ export function createHandlers(s: CommandServices): Handlers {
       return s.registry.page(input?.offset ?? 0, input?.limit ?? TURNS_PAGE_SIZE);
     },
     'turns:detail': async ({ id }) => (await s.registry.detail(id)) ?? null,
+    'turns:transcript': async ({ id }) => (await s.registry.transcripts?.view(id)) ?? null,
     'turns:cancel': ({ id }) => {
       if (!s.profiles.cancelTurn(id)) throw new CommandFailure('not_running', 'That turn is not running any more.');
       return null;

@@ -22,7 +22,12 @@ export interface TrayFacts {
   usage?: UsageSnapshot | null;
   /** Every profile (absent until the first profiles:list / profiles:changed). With more than one, the menu lists them. */
   profiles?: readonly ProfileSummary[] | null;
+  /** The newest line a running turn's transcript printed (redacted by the core). */
+  lastLine?: string;
 }
+
+/** How much of a running turn's last line the tooltip shows (Windows cuts tooltips at 127 characters). */
+export const TOOLTIP_LINE_CHARS = 60;
 
 /** One profile's line in the menu, with its own pause and resume. */
 export interface TrayProfileItem {
@@ -85,7 +90,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
   const profiles = several?.map((p) => ({ id: p.id, label: `${p.name}: ${statusLine(p.status, now)}`, pause: profilePause(p) })) ?? null;
   return {
     icon: trayIconFor(status),
-    tooltip: facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line,
+    tooltip: withLastLine(facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line, activeTurns > 0 ? facts.lastLine : undefined),
     menu: {
       statusLine: line,
       activeTurns,
@@ -187,4 +192,11 @@ function profileItems(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[
   if (model.resumeAll) items.push({ label: 'Resume all', click: () => actions.resumeAll() });
   items.push({ type: 'separator' });
   return items;
+}
+
+/** The status line, and while turns run the newest line one of them printed, cut to fit. */
+function withLastLine(tooltip: string, last: string | undefined): string {
+  if (!last) return tooltip;
+  const cut = last.length > TOOLTIP_LINE_CHARS ? `${last.slice(0, TOOLTIP_LINE_CHARS - 1)}…` : last;
+  return `${tooltip}\n${cut}`;
 }

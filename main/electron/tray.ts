@@ -4,6 +4,7 @@ import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
 import type { ElectronApi, TrayApi } from './electron-api';
 import { trayMenuTemplate, trayView, type TrayActions, type TrayFacts, type TrayTarget, type TrayView } from './tray-menu';
+import type { TranscriptUpdate } from '../../shared/transcript';
 import type { UsageSnapshot } from '../../shared/usage';
 import { DEFAULT_PROFILE_ID, type ProfileSummary } from '../../shared/profiles';
 import { failedTurnsNotice, pairingApprovedNotice, revokedNotice, runtimePausedNotice, TrayNotifier, usageNotice } from './tray-notifications';
@@ -133,6 +134,11 @@ export class TrayController {
         case 'turns:update':
           this.notifier.notify(failedTurnsNotice(event.payload.finished));
           break;
+        case 'turns:transcript': {
+          const last = lastClosedLine(event.payload);
+          if (last !== null) this.facts = { ...this.facts, lastLine: last };
+          break;
+        }
         case 'runner:notice':
           this.notifier.notify(runtimePausedNotice(event.payload.message));
           break;
@@ -213,6 +219,15 @@ export class TrayController {
   private async quit(mode: 'after-turns' | 'now'): Promise<void> {
     if (!(await this.run('runner:quit', { mode }))) this.options.onQuit();
   }
+}
+
+/** The newest finished line of the batch (a growing one would change the tooltip on every piece). */
+function lastClosedLine(updates: readonly TranscriptUpdate[]): string | null {
+  for (let u = updates.length - 1; u >= 0; u--) {
+    const lines = updates[u]!.lines;
+    for (let i = lines.length - 1; i >= 0; i--) if (!lines[i]!.open && lines[i]!.text.trim()) return lines[i]!.text.trim();
+  }
+  return null;
 }
 
 function isDefault(profile: string | undefined): boolean {

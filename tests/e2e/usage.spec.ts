@@ -60,6 +60,9 @@ test('a codex turn through the app-server fills the meters; at 1.8 % left the ru
   await expect(card.getByTestId('usage-admission')).toHaveText(`deferred: 1.8 % left, resumes at ${wallClock(resetsAt)}`);
   await expect(card.getByTestId('usage-admission')).toHaveAttribute('title', /is at or below the 2% reserve/);
   await expect(card.getByTestId('usage-today')).toContainText('1 turn');
+  // codex reports no cost: its tokens count, its cost is unknown (never $0).
+  await expect(card.getByTestId('usage-today')).toContainText('cost unknown');
+  await expect(card.getByTestId('usage-today')).not.toContainText('$0');
   await expect(page.getByTestId('status-reason')).toHaveText(`Not claiming: Codex · default has 1.8 % left, resumes at ${wallClock(resetsAt)}.`);
   await expect(card.locator('meter').first()).toHaveAttribute('aria-label', /98\.2 % used, resets in 2 h 1[34] min/);
 

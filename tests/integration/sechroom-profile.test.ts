@@ -8,6 +8,7 @@ import { slug } from '../../main/core/delivery/delivery-texts';
 import { GitDelivery } from '../../main/core/delivery/git-delivery';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState } from '../../shared/runner';
+import type { TranscriptView } from '../../shared/transcript';
 import type { TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { filesUnder, startHarness, type Harness } from './core-harness';
@@ -135,6 +136,9 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
 
     const detail = await h.invoke<TurnView>('turns:detail', { id: sechroom.id });
     expect(detail.git).toMatchObject({ branch, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    // The task's turn kept what the app-server streamed: the model's messages, after the turn ended.
+    const transcript = await h.invoke<TranscriptView>('turns:transcript', { id: sechroom.id });
+    expect(transcript.lines.map((l) => `${l.kind}:${l.text}`)).toContain('text:closeout reply: closeout accepted');
     const list = await h.invoke<ProfileSummary[]>('profiles:list');
     expect(list.map((p) => [p.id, p.connector])).toEqual([
       ['default', 'rost'],

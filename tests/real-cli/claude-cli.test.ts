@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import type { TranscriptLine } from '../../shared/transcript';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callToolThenText, replyText, startAnthropicStub, STUB_USAGE, type AnthropicStub } from '../stubs/anthropic-stub';
@@ -43,6 +44,8 @@ describe.sequential(suiteTitle('real claude CLI', unavailable), { skip: unavaila
     api.respond = callToolThenText(TOOL, { message: 'halfway there', percent: 50 }, 'TURN ONE DONE');
     const { executor: ex } = executor();
     let pid = 0;
+    const lines: TranscriptLine[] = [];
+    const requestsAtToolLine: number[] = [];
     const outcome = await ex.execute(
       realRequest({
         runtime: 'claude',
@@ -52,9 +55,19 @@ describe.sequential(suiteTitle('real claude CLI', unavailable), { skip: unavaila
         mcp: { serverUrl: mcp.url, token: TOKEN },
         knownSecrets: [TOKEN],
         onSpawn: (p) => (pid = p),
+        onTranscript: (line) => {
+          lines.push(line);
+          if (line.kind === 'tool') requestsAtToolLine.push(api.requests.filter((r) => r.path.startsWith('/v1/messages')).length);
+        },
       }),
     );
     expect(outcome).toMatchObject({ status: 'succeeded', reason: 'exit', exitCode: 0, summary: 'TURN ONE DONE' });
+    // stream-json: the tool call showed while the turn ran (before claude asked the model for its answer), then the answer.
+    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(
+      expect.arrayContaining([`tool:${TOOL} {"message":"halfway there","percent":50}`, 'text:TURN ONE DONE']),
+    );
+    expect(requestsAtToolLine).toEqual([1]);
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
     expect(pid).toBeGreaterThan(0);
     expect(mcp.toolCalls).toEqual([{ name: 'report_progress', arguments: { message: 'halfway there', percent: 50 }, token: TOKEN }]);
     expect(mcp.unauthorized).toBe(0);

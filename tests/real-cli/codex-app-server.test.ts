@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TranscriptLine } from '../../shared/transcript';
 import { systemClock } from '../../main/core/ports';
 import { AppServerPool } from '../../main/core/exec/codex-app-server/server-pool';
 import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
@@ -62,6 +63,9 @@ describe.sequential('real codex app-server', () => {
     };
     api.respond = callFunctionThenText({ name: 'report_progress', namespace: 'mcp__rost', arguments: { message: 'app-server halfway' } }, 'APP SERVER DONE');
     const readings: RateLimitReading[] = [];
+    const lines: TranscriptLine[] = [];
+    const requestsAtToolLine: number[] = [];
+    const before = api.requests.length;
     const outcome = await executor.execute(
       realRequest({
         runtime: 'codex',
@@ -70,9 +74,18 @@ describe.sequential('real codex app-server', () => {
         mcp: { serverUrl: mcp.url, token: TOKEN },
         knownSecrets: [TOKEN],
         onRateLimits: (r) => readings.push(r),
+        onTranscript: (line) => {
+          lines.push(line);
+          if (line.kind === 'tool') requestsAtToolLine.push(api.requests.length - before);
+        },
       }),
     );
     expect(outcome).toMatchObject({ status: 'succeeded', reason: 'exit', summary: 'APP SERVER DONE' });
+    // item notifications: the tool call showed while the turn ran (before the model was asked again), then the answer.
+    const closed = lines.filter((l) => !l.open).map((l) => `${l.kind}:${l.text}`);
+    expect(closed).toEqual(expect.arrayContaining(['tool:rost.report_progress', 'text:APP SERVER DONE']));
+    expect(requestsAtToolLine).toEqual([1]);
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
     expect(mcp.toolCalls).toEqual([{ name: 'report_progress', arguments: { message: 'app-server halfway' }, token: TOKEN }]);
     expect(outcome.usage).toEqual({ input_tokens: 2 * STUB_RESPONSES_USAGE.input_tokens, output_tokens: 2 * STUB_RESPONSES_USAGE.output_tokens });
     expect(outcome.sessionId).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { TranscriptLine } from '../../shared/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning, snapshotProcesses, treeMembers } from '../../main/core/exec/process-tree';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
@@ -38,10 +39,21 @@ describe.sequential(suiteTitle('real codex CLI', unavailable), { skip: unavailab
   it('turn execution: the model calls the MCP tool with the unit token (bearer from env)', async () => {
     api.respond = callFunctionThenText({ name: 'report_progress', namespace: 'mcp__rost', arguments: { message: 'codex halfway' } }, 'CODEX DONE');
     const { executor } = realExecutor(path.join(work.dir, 'runtime'));
+    const lines: TranscriptLine[] = [];
     const outcome = await executor.execute(
-      realRequest({ runtime: 'codex', binary: CODEX_BIN, env, mcp: { serverUrl: mcp.url, token: TOKEN }, knownSecrets: [TOKEN] }),
+      realRequest({
+        runtime: 'codex',
+        binary: CODEX_BIN,
+        env,
+        mcp: { serverUrl: mcp.url, token: TOKEN },
+        knownSecrets: [TOKEN],
+        onTranscript: (l) => lines.push(l),
+      }),
     );
     expect(outcome).toMatchObject({ status: 'succeeded', reason: 'exit', exitCode: 0, summary: 'CODEX DONE' });
+    // codex exec --json items: the tool call and the answer, as transcript lines.
+    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(expect.arrayContaining(['tool:rost.report_progress', 'text:CODEX DONE']));
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
     expect(mcp.toolCalls).toEqual([{ name: 'report_progress', arguments: { message: 'codex halfway' }, token: TOKEN }]);
     expect(mcp.unauthorized).toBe(0);
     // codex sums the turn's two model requests.

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import { trayIconPath } from '../../main/electron/app-paths';
 import { TrayController, type TrayTarget } from '../../main/electron/tray';
+import { TOOLTIP_LINE_CHARS } from '../../main/electron/tray-menu';
 import { createFakeElectron, type FakeElectron } from './fake-electron';
 import { failedTurn, snapshotOf, TrayTestHost } from './tray-host';
 
@@ -130,6 +131,33 @@ describe('the tray menu', () => {
     expect(onOpen).toHaveBeenCalledWith('turns');
     host.push(snapshotOf(working(1)));
     expect(tray().menuLabels()[1]).toBe('1 turn running…');
+  });
+
+  it('while turns run, the tooltip shows the newest finished line of their transcript, cut to fit; it goes when they end', async () => {
+    host.snapshot = snapshotOf(working(1));
+    await startTray();
+    const long = `$ npm test -- ${'x'.repeat(100)}`;
+    host.emit([
+      {
+        event: 'turns:transcript',
+        payload: [
+          { id: 'u1', lines: [{ n: 0, kind: 'text', text: 'Reading the tests.' }], skipped: 0 },
+          {
+            id: 'u2',
+            lines: [
+              { n: 4, kind: 'command', text: long },
+              { n: 5, kind: 'text', text: 'still writ', open: true },
+            ],
+            skipped: 0,
+          },
+        ],
+      },
+    ]);
+    expect(tray().tooltip).toBe(`Working 1 of 3\n${long.slice(0, TOOLTIP_LINE_CHARS - 1)}…`);
+    host.emit([{ event: 'turns:transcript', payload: [{ id: 'u1', lines: [{ n: 1, kind: 'command', text: 'exit 0', exitCode: 0 }], skipped: 0 }] }]);
+    expect(tray().tooltip).toBe('Working 1 of 3\nexit 0');
+    host.push(snapshotOf(idle));
+    expect(tray().tooltip).toBe('Idle');
   });
 
   it('has an icon per state: unpaired, idle, working, paused, error', async () => {

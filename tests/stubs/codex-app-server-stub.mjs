@@ -6,7 +6,9 @@
 //
 // Scenario fields:
 //   rateLimits: RateLimitSnapshot sent as account/rateLimits/updated in every turn
-//   turn: 'complete' | 'hang' | 'usage-limit' | 'approval' | 'closeout-on-nudge' | 'hang-then-resume'
+//   turn: 'complete' | 'hang' | 'usage-limit' | 'approval' | 'closeout-on-nudge' | 'hang-then-resume' | 'live'
+//         ('live': the answer streams as deltas `step <i> printed-at=<epoch ms>` every 150 ms,
+//         five of them, then a command with its output and exit code, then the turn hangs)
 //   ignoreInterrupt: true → turn/interrupt is acknowledged but the turn never ends
 //   exitAfterTurn: true → the process exits right after the first turn/completed
 //   answer: the agent message text
@@ -83,6 +85,7 @@ async function startTurn(threadId, turnId, text) {
     writeFileSync(path.join(threadCwd.get(threadId) ?? process.cwd(), scenario.writeFile.name), scenario.writeFile.text);
     note('item/completed', { threadId, turnId, item: { type: 'fileChange', id: `fc-${turnId}` }, completedAtMs: 1 });
   }
+  if (kind === 'live') return streamLive(threadId, turnId);
   if (kind === 'hang' || (kind === 'hang-then-resume' && !resume)) return;
   if (kind === 'usage-limit') {
     return complete(threadId, turnId, 'failed', {
@@ -111,6 +114,25 @@ async function startTurn(threadId, turnId, text) {
   }
   agentMessage(threadId, turnId, resume ? 'resumed and done' : (scenario.answer ?? 'STUB DONE'));
   complete(threadId, turnId);
+}
+
+async function streamLive(threadId, turnId) {
+  const itemId = `msg-${turnId}`;
+  note('item/started', { threadId, turnId, item: { type: 'agentMessage', id: itemId, text: '' }, startedAtMs: Date.now() });
+  for (let step = 1; step <= 5; step++) {
+    await new Promise((r) => setTimeout(r, 150));
+    note('item/agentMessage/delta', { threadId, turnId, itemId, delta: `step ${step} printed-at=${Date.now()}\n` });
+  }
+  note('item/completed', { threadId, turnId, item: { type: 'agentMessage', id: itemId, text: 'steps' }, completedAtMs: Date.now() });
+  const cmd = { type: 'commandExecution', id: `cmd-${turnId}`, command: 'npm test', cwd: '/w', status: 'inProgress', aggregatedOutput: null, exitCode: null };
+  note('item/started', { threadId, turnId, item: cmd, startedAtMs: Date.now() });
+  note('item/commandExecution/outputDelta', { threadId, turnId, itemId: cmd.id, delta: 'ok 1 - exports\n' });
+  note('item/completed', {
+    threadId,
+    turnId,
+    item: { ...cmd, status: 'completed', aggregatedOutput: 'ok 1 - exports\n', exitCode: 0 },
+    completedAtMs: Date.now(),
+  });
 }
 
 let buffer = '';

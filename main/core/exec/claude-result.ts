@@ -46,7 +46,11 @@ const whole = (n: number | undefined) => Math.max(0, Math.round(n ?? 0));
 
 /** Reads a claude JSON result; `ok: null` when there was none (the exit code decides). */
 export function claudeJsonReport(stdout: string): RuntimeReport {
-  const result = findClaudeResult(stdout);
+  return claudeReport(findClaudeResult(stdout));
+}
+
+/** The report of a claude result object (`ok: null` without one). */
+export function claudeReport(result: ClaudeResult | null): RuntimeReport {
   if (!result) return { ok: null, text: null };
   const usage = result.usage;
   return {

@@ -8,20 +8,18 @@ import { commandFor } from './child-launch';
 import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
 import { WarmLauncher } from './warm-launcher';
-import { claudeJsonReport } from './claude-result';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerLauncher } from './codex-app-server/app-server-launcher';
 import type { AppServerPool } from './codex-app-server/server-pool';
 import type { AppServerSpawnSpec } from './codex-app-server/spawn';
 import type { RateLimitReading } from '../../../shared/usage';
 import { parseUsageLimit } from '../usage/limit-messages';
-import { CodexEventReader } from './codex-events';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
 import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
 import type { IsolationSpec } from './isolation/spec';
-import { CappedBuffer, TailBuffer, Throttle } from './output-capture';
+import { Throttle } from './output-capture';
+import { TurnOutput } from './turn-output';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
-import type { RuntimeReport } from './runtime-report';
 import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
 import { errorText } from '../../../shared/errors';
 
@@ -281,10 +279,13 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     markSpawned: () => void,
   ): Promise<ExecutionOutcome | null> {
     const secrets = request.knownSecrets;
-    const stdout = new CappedBuffer(this.maxOutputBytes);
-    const stderr = new CappedBuffer(this.maxOutputBytes);
-    const tail = new TailBuffer(this.tailBytes);
-    const codex = invocation.outputMode === 'codex-jsonl' ? new CodexEventReader(this.maxOutputBytes) : null;
+    const output = new TurnOutput(invocation.outputMode, {
+      maxOutputBytes: this.maxOutputBytes,
+      tailBytes: this.tailBytes,
+      knownSecrets: secrets,
+      onTranscript: request.onTranscript,
+    });
+    const { stdout, stderr, tail } = output;
     const onOutput = request.onOutput;
     const throttle = new Throttle(this.clock, OUTPUT_EMIT_INTERVAL_MS, () => {
       if (!onOutput) return;
@@ -347,14 +348,11 @@ export class LocalRuntimeExecutor implements UnitExecutor {
           request.onSpawn?.(pid);
         },
         onStdout: (chunk) => {
-          stdout.push(chunk);
-          tail.push(chunk);
-          codex?.push(chunk);
+          output.onStdout(chunk);
           if (onOutput) throttle.poke();
         },
         onStderr: (chunk) => {
-          stderr.push(chunk);
-          tail.push(chunk);
+          output.onStderr(chunk);
           if (onOutput) throttle.poke();
         },
       });
@@ -364,7 +362,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       if (watch) this.warm.fill(); // a spare this turn took without starting its runtime is replaced too
     }
 
-    const report = this.report(invocation, stdout, codex);
+    const report = output.report();
     if (report.deniedTools && report.deniedTools.length > 0) {
       log.warn('the runtime was refused tools it asked for', { tools: [...new Set(report.deniedTools)] });
     }
@@ -378,10 +376,9 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         timeoutMs: request.timeoutMs,
         child,
         report,
-        // codex stdout is the event stream, never a summary by itself
-        stdout: codex ? '' : stdout.text(),
+        stdout: output.stdoutIsEvents ? '' : stdout.text(),
         stderr: stderr.text(),
-        stderrIsNoise: codex !== null,
+        stderrIsNoise: output.stderrIsNoise,
         tail: outputTail,
         truncatedAtBytes: truncated ? this.maxOutputBytes : null,
         knownSecrets: secrets,
@@ -415,11 +412,5 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       ...(child.stopLatencyMs !== undefined ? { stopLatencyMs: child.stopLatencyMs } : {}),
     });
     return outcome;
-  }
-
-  private report(invocation: Invocation, stdout: CappedBuffer, codex: CodexEventReader | null): RuntimeReport {
-    if (codex) return codex.end();
-    if (invocation.outputMode === 'claude-json') return claudeJsonReport(stdout.text());
-    return { ok: null, text: null };
   }
 }

@@ -13,7 +13,9 @@ import type { UnitKind } from '../../../shared/protocol';
  * listed in `permission_denials`. Unattended turns load only the runner's own settings
  * (`--setting-sources user`, where "user" is the runner's private CLAUDE_CONFIG_DIR, see
  * isolation/runtime-homes.ts) and only the MCP server of the unit (`--strict-mcp-config`).
- * With the operator's "use my own settings" on, both limits are dropped.
+ * With the operator's "use my own settings" on, both limits are dropped. Resumable turns
+ * print `stream-json` (which needs `--verbose` with `-p`): one event per line as the turn
+ * goes (the live transcript), ending with the same result object `json` prints.
  *
  * codex: the MCP bearer comes from `mcp_servers.<name>.bearer_token_env_var`, so the token
  * travels in the child's environment (owner-only) instead of its argv. Tool calls need
@@ -25,7 +27,7 @@ export const CLAUDE_ALLOWED_TOOLS: readonly string[] = [`mcp__${MCP_SERVER_NAME}
 export const CODEX_MCP_TOKEN_ENV = 'ROST_MCP_TOKEN';
 export const CODEX_SANDBOX = 'workspace-write';
 
-export type OutputMode = 'claude-json' | 'claude-text' | 'codex-jsonl';
+export type OutputMode = 'claude-stream' | 'claude-text' | 'codex-jsonl';
 
 export interface Invocation {
   args: string[];
@@ -54,12 +56,12 @@ export function claudeInvocation(input: {
       '--allowedTools',
       input.allowedTools.join(','),
       '--output-format',
-      json ? 'json' : 'text',
+      ...(json ? ['stream-json', '--verbose'] : ['text']),
       ...(input.resumeSessionId ? ['--resume', input.resumeSessionId] : []),
     ],
     stdin: input.prompt,
     env: {},
-    outputMode: json ? 'claude-json' : 'claude-text',
+    outputMode: json ? 'claude-stream' : 'claude-text',
   };
 }
 

@@ -111,6 +111,8 @@ export class SechroomHost {
       workspaces,
       operator: { home: deps.env.HOME || os.homedir(), env: deps.env },
       ...(usage ? { usage } : {}),
+      // The Turns view's row of a Sechroom turn is `sechroom:<lease id>` (turn-records.ts).
+      transcript: { onTranscript: (leaseId, line) => deps.registry.transcript(`sechroom:${leaseId}`, line), knownSecrets: deps.knownSecrets },
       clientVersion: deps.appVersion,
       clock: deps.clock,
       log,

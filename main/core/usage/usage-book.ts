@@ -120,12 +120,13 @@ export function periodStarts(now: number): { day: number; week: number } {
 }
 
 export function totalsSince(account: AccountRecord, since: number): TokenTotals {
-  const totals: TokenTotals = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 };
+  const totals = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0, unpricedTurns: 0 } satisfies TokenTotals;
   for (const [at, input, output, cost] of account.turns) {
     if (at < since) continue;
     totals.inputTokens += input;
     totals.outputTokens += output;
-    totals.costUsd += cost ?? 0;
+    if (cost === null) totals.unpricedTurns++;
+    else totals.costUsd += cost;
     totals.turns++;
   }
   totals.costUsd = Math.round(totals.costUsd * 1e6) / 1e6;

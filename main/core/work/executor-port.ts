@@ -1,4 +1,5 @@
 import type { Usage } from '../../../shared/protocol';
+import type { TranscriptLine } from '../../../shared/transcript';
 import type { RateLimitReading } from '../../../shared/usage';
 import type { DynamicToolSet } from '../exec/codex-app-server/dynamic-tools';
 
@@ -47,6 +48,8 @@ export interface ExecutionRequest {
   onSpawn?(pid: number): void;
   /** The redacted output tail, at most 4 times a second. */
   onOutput?(tail: string): void;
+  /** Each redacted transcript line as the runtime streams it (an open line again as it grows). */
+  onTranscript?(line: TranscriptLine): void;
   /** codex: `exec` (one process per turn) or `app-server` (a long-lived JSON-RPC server); default exec. */
   codexDriver?: 'exec' | 'app-server';
   /** app-server: developer instructions of the thread (the prompt then starts the turn). */

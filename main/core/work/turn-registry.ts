@@ -1,5 +1,7 @@
 import type { TurnsPage, TurnsSnapshot, TurnsUpdate, TurnView } from '../../../shared/turns';
+import type { TranscriptLine } from '../../../shared/transcript';
 import { leanTurn } from './lean-turn';
+import type { TurnTranscripts } from './turn-transcripts';
 import type { TurnHistoryStore } from './turn-history-store';
 
 /**
@@ -18,6 +20,8 @@ export class TurnRegistry {
     private readonly notify: () => void,
     /** The finished turns, on disk with their list rows in memory. */
     private readonly history: TurnHistoryStore,
+    /** The running turns' live transcripts (none: lines are dropped). */
+    readonly transcripts: TurnTranscripts | null = null,
   ) {}
 
   /** Resolves once the history's rows are loaded (changes made before then are kept). */
@@ -49,9 +53,15 @@ export class TurnRegistry {
     this.touch(id);
   }
 
+  /** A line of a running turn's transcript. */
+  transcript(id: string, line: TranscriptLine): void {
+    if (this.active.has(id)) this.transcripts?.add(id, line);
+  }
+
   finish(id: string, patch: Partial<TurnView>): TurnView | undefined {
     const turn = this.active.get(id);
     if (!turn) return undefined;
+    void this.transcripts?.finish(id);
     const done = leanTurn({ ...turn, ...patch });
     this.active.delete(id);
     this.dirty.delete(id);

@@ -283,6 +283,7 @@ export class UnitLauncher {
         ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
         ...(this.deps.admission ? { admits: (runtime: 'claude' | 'codex') => this.deps.admission!.admits(runtime) } : {}),
         patch: (patch) => this.deps.registry.patch(unit.id, patch),
+        transcript: (line) => this.deps.registry.transcript(unit.id, line),
         onRevoked: () => host.markRevoked(),
         recordRunning: (runtime) => {
           note = { ...note, runtime };

@@ -2,6 +2,7 @@ import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
 import { wireRuntime } from '../../../shared/runtimes';
 import { unitMcpUrl } from '../../../shared/transport-security';
+import type { TranscriptLine } from '../../../shared/transcript';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
@@ -33,6 +34,8 @@ export interface UnitRunDeps {
   knownSecrets(): readonly string[];
   env?: Record<string, string>;
   patch(patch: Partial<TurnView>): void;
+  /** A line of the turn's live transcript (redacted). */
+  transcript?(line: TranscriptLine): void;
   onRevoked(): void;
   /**
    * Writes the running note. Called BEFORE the start call: a unit the server saw start
@@ -251,6 +254,7 @@ export class UnitRun {
         deps.onSpawn?.(pid);
       },
       onOutput: (tail) => deps.patch({ outputTail: tail }),
+      ...(deps.transcript ? { onTranscript: deps.transcript } : {}),
       ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
     });
   }

@@ -7,6 +7,7 @@ import { mergeLogs } from './logs-slice';
 import { initialRunner, withSnapshot, withStatus, type RunnerSlice } from './runner-slice';
 import { sameJson } from './same';
 import { addSample, initialTelemetry, type TelemetrySlice } from './telemetry-slice';
+import { applyTranscriptUpdates, initialTranscripts, keepRunning, type TranscriptsSlice } from './transcripts-slice';
 import { applyTurnsUpdate, initialTurns, type TurnsSlice } from './turns-slice';
 
 export { mergeLogs } from './logs-slice';
@@ -30,6 +31,8 @@ export interface HostState {
   profiles: ProfileSummary[];
   runner: RunnerSlice;
   turns: TurnsSlice;
+  /** The running turns' live transcripts (turns:transcript). */
+  transcripts: TranscriptsSlice;
   telemetry: TelemetrySlice;
   logs: LogEntry[];
   settings: SettingsView | null;
@@ -48,6 +51,7 @@ export const initialHostState: HostState = {
   profiles: [],
   runner: initialRunner,
   turns: initialTurns,
+  transcripts: initialTranscripts,
   telemetry: initialTelemetry,
   logs: [],
   settings: null,
@@ -59,7 +63,7 @@ export const useHostStore = create<HostState>(() => initialHostState);
 
 /** The state after one batch of events; the same object when nothing changed. */
 export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
-  let { runner, turns, telemetry, logs, settings, usage, profiles } = state;
+  let { runner, turns, transcripts, telemetry, logs, settings, usage, profiles } = state;
   // Events name their profile (absent: a single-runner host's `default`); the window keeps the chosen one's.
   const ours = (profile: string | undefined) => (profile ?? DEFAULT_PROFILE_ID) === state.profile;
   for (const e of events) {
@@ -75,7 +79,14 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
         break;
       case 'turns:update':
         turns = applyTurnsUpdate(turns, e.payload);
+        transcripts = keepRunning(transcripts, [...e.payload.removed, ...e.payload.finished.map((t) => t.id)]);
         break;
+      case 'turns:transcript': {
+        // Only running turns': the last lines of one that just finished are read with its record.
+        const running = e.payload.filter((u) => turns.active.some((t) => t.id === u.id));
+        transcripts = applyTranscriptUpdates(transcripts, running);
+        break;
+      }
       case 'telemetry:sample':
         telemetry = addSample(telemetry, e.payload);
         break;
@@ -96,6 +107,7 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
   if (
     runner === state.runner &&
     turns === state.turns &&
+    transcripts === state.transcripts &&
     telemetry === state.telemetry &&
     logs === state.logs &&
     settings === state.settings &&
@@ -104,7 +116,7 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
   ) {
     return state;
   }
-  return { ...state, runner, turns, telemetry, logs, settings, usage, profiles };
+  return { ...state, runner, turns, transcripts, telemetry, logs, settings, usage, profiles };
 }
 
 /** Applies one batch in a single store update, so a batch costs at most one render. */

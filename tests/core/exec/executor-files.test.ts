@@ -64,7 +64,8 @@ describe('LocalRuntimeExecutor turn files', () => {
       '--allowedTools',
       'mcp__rost',
       '--output-format',
-      'json',
+      'stream-json',
+      '--verbose',
       '--resume',
       'sess-1',
     ]);

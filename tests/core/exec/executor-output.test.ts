@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { TranscriptLine } from '../../../shared/transcript';
 import { RESULT_SUMMARY_MAX } from '../../../shared/protocol';
 import { MCP_TOKEN, request, setup } from './exec-helpers';
 
@@ -41,6 +42,25 @@ describe('LocalRuntimeExecutor output', () => {
       sessionId: 'thread-fake-1',
       usage: { input_tokens: 40, output_tokens: 12 },
     });
+  });
+
+  it('claude stream-json: the transcript streams as the turn goes, redacted, and the result event is the outcome', async () => {
+    const { executor } = setup();
+    const lines: TranscriptLine[] = [];
+    const outcome = await executor.execute(request({ FAKE_MODE: 'stream', FAKE_RESULT: 'streamed and done' }, { onTranscript: (line) => lines.push(line) }));
+    expect(outcome).toMatchObject({ status: 'succeeded', summary: 'streamed and done', usage: { cost_usd: 0.0123 } });
+    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(['note:claude started (fake-model)', 'text:working on it', 'command:$ ls', 'output:a.txt']);
+  });
+
+  it('a canceled claude turn keeps what it streamed, and the MCP token never shows in it', async () => {
+    const { executor } = setup();
+    const lines: TranscriptLine[] = [];
+    const abort = new AbortController();
+    const run = executor.execute(request({ FAKE_MODE: 'stream', FAKE_HANG: '1' }, { signal: abort.signal, onTranscript: (line) => lines.push(line) }));
+    await vi.waitFor(() => expect(lines.some((l) => l.kind === 'command')).toBe(true));
+    abort.abort();
+    expect(await run).toMatchObject({ status: 'canceled' });
+    expect(lines.map((l) => `${l.kind}:${l.text}`)).toEqual(['note:claude started (fake-model)', 'text:working with [REDACTED] now', 'command:$ ls']);
   });
 
   it('codex turn.failed → failed runtime_error with the error as summary', async () => {

@@ -9,6 +9,7 @@ import { UsageLog } from '../../../main/core/usage/usage-log';
 import { UsageService } from '../../../main/core/usage/usage-service';
 import type { ExecutionOutcome } from '../../../main/core/work/executor-port';
 import type { RateLimitReading, UsageNotice } from '../../../shared/usage';
+import { accountSummaryLine, costText } from '../../../shared/usage-text';
 import { FakeClock } from '../../helpers/fake-clock';
 import { testLogging } from '../../helpers/test-logger';
 
@@ -162,8 +163,8 @@ describe('usage accounts and admission', () => {
     clock.advance(24 * HOUR);
     s.recordTurn('claude', 'u2', outcome({ usage: { input_tokens: 10, output_tokens: 2, cost_usd: 0.25 } }));
     const view = s.snapshot().accounts[0];
-    expect(view?.today).toEqual({ inputTokens: 10, outputTokens: 2, costUsd: 0.25, turns: 1 });
-    expect(view?.week).toEqual({ inputTokens: 110, outputTokens: 22, costUsd: 0.75, turns: 2 });
+    expect(view?.today).toEqual({ inputTokens: 10, outputTokens: 2, costUsd: 0.25, turns: 1, unpricedTurns: 0 });
+    expect(view?.week).toEqual({ inputTokens: 110, outputTokens: 22, costUsd: 0.75, turns: 2, unpricedTurns: 0 });
     await book.flush();
     const again = new UsageBook(path.join(dir, 'accounts.json'));
     expect(await again.load()).toEqual({ warning: null });
@@ -173,6 +174,20 @@ describe('usage accounts and admission', () => {
     const damaged = new UsageBook(path.join(dir, 'accounts.json'));
     expect((await damaged.load()).warning).toMatch(/usage file was damaged/);
     expect(readdirSync(dir).some((f) => f.startsWith('accounts.json.damaged-'))).toBe(true);
+    s.stop();
+  });
+
+  it('codex reports no cost: its tokens are counted and its cost is unknown, never $0', () => {
+    const { s } = service();
+    s.recordTurn('codex', 'u1', outcome({ usage: { input_tokens: 40, output_tokens: 12 } }));
+    s.recordTurn('codex', 'u2', outcome({ usage: { input_tokens: 4, output_tokens: 1 } }));
+    const view = s.snapshot().accounts[0]!;
+    expect(view.today).toEqual({ inputTokens: 44, outputTokens: 13, costUsd: 0, turns: 2, unpricedTurns: 2 });
+    expect(view.lastTurn).toMatchObject({ inputTokens: 4, outputTokens: 1, costUsd: null });
+    expect(costText(view.today)).toBe('cost unknown');
+    expect(accountSummaryLine(view, clock.now())).toBe('Codex · default: 2 turns today, cost unknown');
+    expect(costText({ costUsd: 0.5, turns: 3, unpricedTurns: 1 })).toBe('$0.50 + unknown');
+    expect(costText({ costUsd: 0, turns: 0, unpricedTurns: 0 })).toBe('$0.00');
     s.stop();
   });
 

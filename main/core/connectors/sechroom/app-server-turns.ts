@@ -1,6 +1,9 @@
 import { errorText } from '../../../../shared/errors';
 import type { RateLimitReading } from '../../../../shared/usage';
+import type { TranscriptLine } from '../../../../shared/transcript';
 import type { AppServerPool } from '../../exec/codex-app-server/server-pool';
+import { appServerTranscript } from '../../exec/codex-app-server/transcript';
+import { TranscriptWriter } from '../../exec/transcript-writer';
 import type { AppServerSpawnSpec } from '../../exec/codex-app-server/spawn';
 import { runAppServerTurn, type AppServerTurnResult, type TurnTokens } from '../../exec/codex-app-server/turn-runner';
 import type { Clock, Logger } from '../../ports';
@@ -22,6 +25,9 @@ export interface AppServerTurnsDeps {
   onRateLimits?(reading: RateLimitReading): void;
   /** After every turn: its tokens and whether it ran, for the usage account. */
   onTurnEnded?(taskId: string, result: AppServerTurnResult): void;
+  /** Each redacted line of the turn's live transcript, by the lease it runs under. */
+  onTranscript?(leaseId: string, line: TranscriptLine): void;
+  knownSecrets?(): readonly string[];
 }
 
 /**
@@ -43,6 +49,8 @@ export class AppServerTurns implements SechroomTurnRunner {
     } catch (error) {
       return { status: 'crashed', reason: `could not start codex app-server: ${errorText(error)}` };
     }
+    const { onTranscript } = this.deps;
+    const transcript = onTranscript ? new TranscriptWriter((line) => onTranscript(request.leaseId, line), this.deps.knownSecrets?.() ?? []) : null;
     const result = await runAppServerTurn({
       connection,
       cwd: request.cwd,
@@ -64,7 +72,9 @@ export class AppServerTurns implements SechroomTurnRunner {
       onDeclined: (method) => request.onDetail({ kind: 'Approval', text: JSON.stringify({ method, type: method, id: null }), approvalState: 'denied' }),
       onTokens: (tokens) => request.onUsage?.(usageOf(tokens)),
       ...(this.deps.onRateLimits ? { onRateLimits: this.deps.onRateLimits } : {}),
+      ...(transcript ? { onNotification: (method: string, params: unknown) => appServerTranscript(method, params, transcript) } : {}),
     });
+    transcript?.end();
     this.deps.onTurnEnded?.(request.taskId, result);
     return outcomeOf(result);
   }

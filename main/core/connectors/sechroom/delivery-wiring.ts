@@ -7,7 +7,7 @@ import type { AppServerSpawnSpec } from '../../exec/codex-app-server/spawn';
 import { gitWorktreeAccess, withGitWorktree } from '../../exec/isolation/git-worktree-access';
 import type { IsolationSpec } from '../../exec/isolation/spec';
 import type { Clock, Logger } from '../../ports';
-import { AppServerTurns } from './app-server-turns';
+import { AppServerTurns, type AppServerTurnsDeps } from './app-server-turns';
 import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import type { TaskWorkspace, TaskWorkspacePort } from './task-workspace';
 import type { SechroomTurnRunner, TurnOutcome, TurnRequest } from './turn-runner';
@@ -66,6 +66,8 @@ export interface CodexTurnsDeps {
   /** The operator's home and environment (what the sandbox keeps out of a worktree turn). */
   operator: { home: string; env: Readonly<Record<string, string | undefined>> };
   usage?: Pick<SechroomUsage, 'onRateLimits' | 'onTurnEnded'>;
+  /** The turns' live transcripts (see AppServerTurnsDeps). */
+  transcript?: Pick<AppServerTurnsDeps, 'onTranscript' | 'knownSecrets'>;
   clientVersion: string;
   clock: Clock;
   log: Logger;
@@ -94,6 +96,7 @@ export class SechroomCodexTurns implements SechroomTurnRunner {
       clock: deps.clock,
       log: deps.log,
       ...(deps.usage ? { onRateLimits: deps.usage.onRateLimits, onTurnEnded: deps.usage.onTurnEnded } : {}),
+      ...deps.transcript,
     });
     try {
       return await turns.run(request);

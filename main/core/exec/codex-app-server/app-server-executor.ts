@@ -9,6 +9,8 @@ import { TailBuffer, Throttle } from '../output-capture';
 import { CODEX_SANDBOX, MCP_SERVER_NAME } from '../runtime-args';
 import type { AppServerPool } from './server-pool';
 import type { AppServerSpawnSpec } from './spawn';
+import { TranscriptWriter } from '../transcript-writer';
+import { appServerTranscript } from './transcript';
 import { runAppServerTurn, type AppServerTurnResult } from './turn-runner';
 
 /**
@@ -63,6 +65,7 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
     tail.push(Buffer.from(`${text}\n`, 'utf8'));
     if (request.onOutput) throttle.poke();
   };
+  const transcript = request.onTranscript ? new TranscriptWriter(request.onTranscript, secrets) : null;
   let connection;
   try {
     connection = await options.pool.acquire(options.server);
@@ -101,9 +104,11 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
       log,
       kill: () => options.pool.kill(connection),
       onLine: line,
+      ...(transcript ? { onNotification: (method: string, params: unknown) => appServerTranscript(method, params, transcript) } : {}),
       ...(request.onRateLimits ? { onRateLimits: request.onRateLimits } : {}),
     });
   } finally {
+    transcript?.end();
     throttle.flush();
     throttle.cancel();
   }

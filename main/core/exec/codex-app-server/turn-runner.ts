@@ -68,6 +68,8 @@ export interface AppServerTurnSpec {
   /** Stops the server's process tree (cancel or interrupt that did not take). */
   kill(): Promise<void>;
   onLine?(line: string): void;
+  /** Every notification of this turn's thread, as it arrives (the live transcript). */
+  onNotification?(method: string, params: unknown): void;
   /** Every completed thread item but the user's own input (a connector's telemetry details). */
   onItem?(item: { type: string; id: string | null }): void;
   /** An approval or elicitation request, declined (unattended run). */
@@ -308,6 +310,7 @@ class AppServerTurn {
 
   private notification(method: string, params: unknown): void {
     const { spec } = this;
+    if (spec.onNotification && this.ours((params as { threadId?: unknown } | null)?.threadId)) spec.onNotification(method, params);
     switch (method) {
       case 'turn/completed': {
         const event = TurnEventSchema.safeParse(params);

@@ -1,5 +1,5 @@
 import type { TokenTotals, UsageAccountView, UsageWindow } from '../../../../shared/usage';
-import { accountTitle, admissionText, percentText, resetText, usd, windowName } from '../../../../shared/usage-text';
+import { accountTitle, admissionText, costText, percentText, resetText, windowName } from '../../../../shared/usage-text';
 import { useHostStore } from '../../store';
 import { formatTokens } from '../format';
 import { useNow } from '../use-now';
@@ -71,13 +71,13 @@ function AccountMeters({ account, now }: { account: UsageAccountView; now: numbe
         <div className="fact-row">
           <dt>Today</dt>
           <dd data-testid="usage-today">
-            <Totals totals={account.today} runtime={account.runtime} />
+            <Totals totals={account.today} />
           </dd>
         </div>
         <div className="fact-row">
           <dt>This week</dt>
           <dd data-testid="usage-week">
-            <Totals totals={account.week} runtime={account.runtime} />
+            <Totals totals={account.week} />
           </dd>
         </div>
       </dl>
@@ -86,9 +86,9 @@ function AccountMeters({ account, now }: { account: UsageAccountView; now: numbe
   );
 }
 
-/** Tokens, cost (codex reports none, so it is left out rather than shown as $0) and turns. */
-function Totals({ totals, runtime }: { totals: TokenTotals; runtime: UsageAccountView['runtime'] }) {
-  const cost = runtime === 'codex' && totals.costUsd === 0 ? '' : ` · ${usd(totals.costUsd)}`;
+/** Tokens, cost (unknown where the runtime reports none, as codex: never $0) and turns. */
+function Totals({ totals }: { totals: TokenTotals }) {
+  const cost = ` · ${costText(totals)}`;
   return (
     <>
       {formatTokens(totals.inputTokens)} in · {formatTokens(totals.outputTokens)} out{cost} · {totals.turns} {totals.turns === 1 ? 'turn' : 'turns'}

@@ -41,6 +41,7 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   usageReservePercent: 'number',
   usageAlertPercents: 'text',
   machineMaxTurns: 'number',
+  transcriptMemoryKb: 'number',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -73,6 +74,7 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   usageReservePercent: 'Stop claiming when an account has this much or less left; claiming resumes at the reset.',
   usageAlertPercents: 'Notify when an account falls to these percentages left, e.g. "20, 5".',
   machineMaxTurns: 'How many turns this machine runs at once over every profile; 0 is one per CPU core. Each profile keeps its own maximum too.',
+  transcriptMemoryKb: "How much of each running turn's live transcript the runner keeps in memory; the rest is on disk beside the turn history.",
 };
 
 /** Shown beside a setting while its value is risky. */
@@ -88,7 +90,7 @@ export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
   { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
-  { title: 'This computer', keys: ['machineMaxTurns', 'secretBackend', 'launchAtLogin', 'notifications'] },
+  { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications'] },
 ];
 
 export function draftFrom(settings: Settings): Draft {

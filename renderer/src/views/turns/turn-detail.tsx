@@ -7,6 +7,7 @@ import { formatDateTime } from '../format';
 import { useNow } from '../use-now';
 import { focusTurnRow } from './focus-turn';
 import { GitDeliveryFacts } from './git-delivery-facts';
+import { TurnTranscriptBlock } from './turn-transcript';
 import { deliveryText, elapsed, LEASE_LABELS, PHASE_LABELS, runtimeLabel, seatLabel, sechroomFacts, tokensText } from './turn-text';
 
 const FINISHED = new Set(['succeeded', 'failed', 'canceled']);
@@ -45,10 +46,11 @@ export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; l
         </dd>
         <dt>Tokens</dt>
         <dd>{tokens ?? 'not known yet'}</dd>
-        {turn.costUsd !== null ? (
+        {turn.costUsd !== null || (finished && turn.tokens) ? (
           <>
             <dt>Cost</dt>
-            <dd>${turn.costUsd.toFixed(4)}</dd>
+            {/* A runtime that reports no cost (codex): unknown, never $0. */}
+            <dd data-testid="detail-cost">{turn.costUsd !== null ? `$${turn.costUsd.toFixed(4)}` : 'unknown'}</dd>
           </>
         ) : null}
         {turn.delivery ? (
@@ -78,6 +80,7 @@ export function TurnDetail({ turn, loading = false }: { turn: TurnView | null; l
           </p>
         </div>
       ) : null}
+      <TurnTranscriptBlock turnId={turn.id} live={!finished} />
       <OutputTail text={turn.outputTail} live={!finished} loading={loading} />
       {!finished ? <CancelTurn turn={turn} /> : null}
     </section>

@@ -1,0 +1,98 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TranscriptWriter } from '../../../main/core/exec/transcript-writer';
+import { transcriptFileName, TurnTranscripts } from '../../../main/core/work/turn-transcripts';
+import { testLogging } from '../../helpers/test-logger';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'rt-transcripts-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const KB = 1024;
+const quiet = () => testLogging().log;
+
+describe('TurnTranscripts', () => {
+  it('a turn printing 10 MB keeps its memory at the budget, every line on disk, and the newest lines to view', async () => {
+    const budget = 256 * KB;
+    const store = new TurnTranscripts(
+      dir,
+      () => budget,
+      () => undefined,
+      quiet(),
+    );
+    const writer = new TranscriptWriter((line) => store.add('u1', line), []);
+    const chunk = `${'x'.repeat(1000)}\n`.repeat(64);
+    let peak = 0;
+    const chunks = Math.ceil((10 * 1024 * KB) / chunk.length);
+    for (let i = 0; i < chunks; i++) {
+      writer.delta('stdout', 'output', chunk);
+      peak = Math.max(peak, store.retainedBytes());
+      store.drain();
+      // let the appends run as they would between pipe reads
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    writer.end();
+    const running = await store.view('u1');
+    expect(running?.lines.at(-1)?.n).toBe(chunks * 64 - 1);
+    expect(running!.earlier).toBeGreaterThan(chunks * 64 - 300);
+    await store.finish('u1');
+    store.drain();
+    // memory: the budget, plus what waits for one append (a few pipe reads' worth), never the output
+    expect(peak).toBeLessThan(budget + 1024 * KB);
+    expect(store.retainedBytes()).toBe(0);
+    const file = await readFile(path.join(dir, transcriptFileName('u1')), 'utf8');
+    const rows = file.trim().split('\n');
+    expect(rows.length).toBe(running!.lines.at(-1)!.n + 1);
+    const finished = await store.view('u1');
+    expect(finished!.lines.at(-1)!.n).toBe(rows.length - 1);
+    expect(finished!.earlier).toBeGreaterThan(0);
+  });
+
+  it('sends each turn its changed lines per batch, the newest copy of a growing line, and counts what it had to skip', () => {
+    let pokes = 0;
+    const store = new TurnTranscripts(
+      dir,
+      () => 256 * KB,
+      () => pokes++,
+      quiet(),
+    );
+    store.add('a', { n: 0, kind: 'text', text: 'Hel', open: true });
+    store.add('a', { n: 0, kind: 'text', text: 'Hello', open: true });
+    store.add('b', { n: 0, kind: 'command', text: '$ ls' });
+    expect(pokes).toBe(3);
+    expect(store.drain()).toEqual([
+      { id: 'a', lines: [{ n: 0, kind: 'text', text: 'Hello', open: true }], skipped: 0 },
+      { id: 'b', lines: [{ n: 0, kind: 'command', text: '$ ls' }], skipped: 0 },
+    ]);
+    expect(store.drain()).toBeNull();
+    for (let n = 1; n <= 1000; n++) store.add('a', { n, kind: 'output', text: `line ${n}` });
+    const [update] = store.drain()!;
+    expect(update!.lines).toHaveLength(400);
+    expect(update!.skipped).toBe(600);
+    expect(update!.lines.at(-1)!.text).toBe('line 1000');
+  });
+
+  it('keeps what a canceled turn streamed, and sweeps the files of turns no longer kept', async () => {
+    const store = new TurnTranscripts(
+      dir,
+      () => 64 * KB,
+      () => undefined,
+      quiet(),
+    );
+    store.add('kept', { n: 0, kind: 'text', text: 'partial answer' });
+    store.add('gone', { n: 0, kind: 'text', text: 'old' });
+    await store.finish('kept');
+    await store.finish('gone');
+    expect(await store.view('kept')).toEqual({ id: 'kept', lines: [{ n: 0, kind: 'text', text: 'partial answer' }], earlier: 0 });
+    await writeFile(path.join(dir, 'not-ours.txt'), 'x');
+    expect(await store.sweep(['kept'])).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual([transcriptFileName('kept'), 'not-ours.txt'].sort());
+    expect(await store.view('gone')).toBeNull();
+  });
+});
