@@ -14,6 +14,7 @@ import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions } from './sechroom-plane';
+import { RunLines } from './run-lines';
 import { runModeLine, SeedLines } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { redactText } from '../../shared/redact';
@@ -94,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
   const mainProfile = core.runner.profile.id;
   const ofMain = (e: HostEvent) => (e.event !== 'runner:status' && e.event !== 'runner:snapshot') || (e.payload.profile ?? mainProfile) === mainProfile;
   const offEvents = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch.filter(ofMain)));
+  const runLines = plane.plane === 'sechroom' ? new RunLines(core.logFeed, mainProfile, process.stderr) : null;
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
@@ -103,10 +105,9 @@ async function main(argv: string[]): Promise<number> {
   if (resolved.once) {
     // The core's timers do not hold the process open (the server does, in the other mode).
     const keepAlive = setInterval(() => undefined, 60_000);
-    const code =
-      plane.plane === 'sechroom'
-        ? await runSechroomOnce(core, process.stdout)
-        : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    const code = runLines
+      ? await runSechroomOnce(core, runLines)
+      : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
     clearInterval(keepAlive);
     lines.close();
     offEvents();
