@@ -374,6 +374,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   return {
     host,
     log,
+    logFeed: logging,
     settings: profiles.settingsOf(mainProfile),
     runner: main,
     work: {

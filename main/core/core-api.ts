@@ -5,7 +5,7 @@ import type { SettingKey, SettingsPatch } from '../../shared/settings';
 import type { FetchLike } from './connectors/http-json';
 import type { IsolationProbe } from './exec/isolation';
 import type { Host } from './host';
-import type { Clock, DesktopPort, Logger, PlatformInfo } from './ports';
+import type { Clock, DesktopPort, LogFeed, Logger, PlatformInfo } from './ports';
 import type { QuitMode, QuitOutcome } from './quit-policy';
 import type { CapabilityDetector } from './runner/capabilities';
 import type { CommandRunner } from './runner/process-runner';
@@ -74,6 +74,8 @@ export interface CoreOptions {
 export interface Core {
   host: Host;
   log: Logger;
+  /** Recent log entries, already redacted (the headless terminal prints a Sechroom executor's as the seed's `[run]` lines). */
+  logFeed: LogFeed;
   /** The main profile's effective settings (its own over the host's); `profiles.settingsOf(id)` for any. */
   settings: PersistentSettingsStore;
   /** The main profile's session (`options.profile`, else `default`). */

@@ -14,6 +14,7 @@ import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions } from './sechroom-plane';
+import { RunLines } from './run-lines';
 import { SeedLines, watchModeLine } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { redactText } from '../../shared/redact';
@@ -90,8 +91,10 @@ async function main(argv: string[]): Promise<number> {
     stop: () => core.shutdown(0),
   });
   // Every profile's lines, each named by its profile while there are several (a fleet, Rost beside Sechroom).
-  const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: core.runner.profile.id });
+  const mainProfile = core.runner.profile.id;
+  const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: mainProfile });
   const offTerminal = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
+  const runLines = plane.plane === 'sechroom' ? new RunLines(core.logFeed, mainProfile, process.stderr) : null;
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
@@ -105,10 +108,9 @@ async function main(argv: string[]): Promise<number> {
   if (resolved.once) {
     // The core's timers do not hold the process open (the server does, in the other mode).
     const keepAlive = setInterval(() => undefined, 60_000);
-    const code =
-      plane.plane === 'sechroom'
-        ? await runSechroomOnce(core, process.stdout)
-        : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    const code = runLines
+      ? await runSechroomOnce(core, runLines)
+      : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
     clearInterval(keepAlive);
     lines.close();
     offEvents();

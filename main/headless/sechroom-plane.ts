@@ -161,11 +161,11 @@ export function sechroomCoreOptions(plane: Extract<SechroomPlane, { ok: true }>,
 /** `--once` on the Sechroom plane, as `sechroom executor run --once`: one claimed task to its end; 1 when it failed. */
 export async function runSechroomOnce(
   core: { work: { runOne(): Promise<{ claimed: boolean; error: string | null }> } },
-  out: { write(text: string): unknown },
+  lines: { printOnce(line: string): void },
 ) {
   const ran = await core.work.runOne();
   if (ran.error) {
-    out.write(`${ran.error}\n`);
+    lines.printOnce(ran.error);
     return 1;
   }
   return 0;

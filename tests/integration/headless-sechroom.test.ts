@@ -76,6 +76,35 @@ describe('headless --plane sechroom', () => {
     expect(emu.sechroom.listInstances()[0]).toMatchObject({ instanceKey: 'codex-a', status: 'deregistered' });
   });
 
+  it('a rejected SECHROOM_TOKEN: --once prints the seed’s auth expired line and exits 1', async () => {
+    emu = await startEmulator({});
+    const git = gitOrigin();
+    repo = git;
+    const minted = emu.sechroom.mintToken();
+    const args = [
+      '--plane',
+      'sechroom',
+      '--control-plane',
+      emu.sechroomUrl,
+      '--tenant',
+      minted.tenant,
+      '--instance-key',
+      'codex-a',
+      '--root',
+      git.root,
+      '--once',
+    ];
+    const { code, output } = await headless(args, {
+      RUNNER_TRAY_DATA_DIR: path.join(git.dir, 'data'),
+      SECHROOM_TOKEN: 'not-a-token',
+      CODEX_BIN: APP_SERVER_STUB,
+    });
+    expect(output).toContain(
+      '[run] auth expired: SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.\n',
+    );
+    expect(code).toBe(1);
+  });
+
   it('refuses a bad flag with the seed’s message and exits 2', async () => {
     const { code, output } = await headless(['--plane', 'sechroom', '--control-plane', 'http://127.0.0.1:1/sechroom', '--tenant', 't', '--root', '/r'], {});
     expect(code).toBe(2);

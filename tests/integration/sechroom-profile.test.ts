@@ -2,6 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { healthz } from '../../main/headless/health';
+import { SECHROOM_TOKEN_REJECTED } from '../../main/core/connectors/sechroom/sechroom-auth';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
 import { TTL_RANGE } from '../../shared/sechroom-instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';
@@ -234,6 +236,28 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     await h.invoke('runner:unpair', { profile: 'work', force: false });
     expect(h.emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
     expect((await h.invoke<ProfileSummary[]>('profiles:list')).find((p) => p.id === 'work')!.status.state).toBe('unpaired');
+  });
+
+  it('a rejected SECHROOM_TOKEN is not silent: the profile says so (the window) and readiness answers 503', async () => {
+    const git = (repo = gitOrigin());
+    const plane = (emu = await startEmulator({}));
+    const minted = plane.sechroom.mintToken();
+    const harness = (h = await startHarness({ emu: plane, core: { env: { ...process.env, SECHROOM_TOKEN: 'not-a-token' } } }));
+    await harness.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    const refused = harness.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.status.state === 'error'));
+    await harness.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: plane.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    expect((await refused).find((p) => p.id === 'work')!.status).toEqual({ state: 'error', reason: SECHROOM_TOKEN_REJECTED });
+    // Stays so once the loop has stopped over it (runOne resolves when its loop has ended).
+    expect(await harness.core.profiles.get('work').runOne()).toEqual({ claimed: false, error: `auth expired: ${SECHROOM_TOKEN_REJECTED}` });
+    expect(plane.sechroom.listInstances()).toEqual([]);
+    expect(harness.core.profiles.get('work').status().state).toBe('error');
+    expect(healthz(new URL('http://probe/healthz?ready=1'), () => harness.core.host.status()).code).toBe(503);
   });
 
   it('keeps a Sechroom profile’s pause and its note across a restart (the instance registered) and claims on resume', async () => {

@@ -46,7 +46,12 @@ export const nodeFetch: FetchLike = async (input, init) => {
       reject(signal.reason);
       return;
     }
-    const request = transport.request(url, { method: init.method ?? 'GET', headers: headerRecord(init.headers) });
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    const headers = headerRecord(init.headers);
+    // node:http frames a body of GET/DELETE neither by length nor by chunks: a strict server
+    // reads the body as the start of the next request and answers 400.
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    const request = transport.request(url, { method: init.method ?? 'GET', headers });
     let settled = false;
     const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -85,6 +90,6 @@ export const nodeFetch: FetchLike = async (input, init) => {
       text.catch(() => undefined);
       resolve({ status, text: () => text });
     });
-    request.end(typeof init.body === 'string' ? init.body : undefined);
+    request.end(body);
   });
 };

@@ -39,6 +39,15 @@ export interface ProcessPort {
 const PASSED: readonly string[] = [
   ...BASE_ALLOW,
   'XDG_CONFIG_HOME',
+  // Who commits: containers and CI usually set the identity only in the environment.
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'EMAIL',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_NOSYSTEM',
   'GIT_SSL_CAINFO',
   'GIT_SSH',
   'GIT_SSH_COMMAND',

@@ -283,6 +283,8 @@ export class SechroomSession implements RunnerSession {
     const runner = this.runner;
     if (!runner) return { claimed: false, error: this.status().reason };
     const summary = await runner.finished;
+    const status = this.last?.status;
+    if (status?.state === 'auth_expired') return { claimed: summary.processed > 0, error: `auth expired: ${status.message}` };
     const pending = this.last?.outboxPending ?? 0;
     return {
       claimed: summary.processed > 0,

@@ -42,6 +42,30 @@ describe('nodeFetch (the control-plane client transport)', () => {
     expect(seen).toEqual([{ method: 'POST', url: '/api/x?y=1', auth: 'Bearer t', type: 'application/json', body: '{"a":1}' }]);
   });
 
+  it('frames a DELETE body (Content-Length) so a strict HTTP parser accepts it', async () => {
+    const seen: Array<{ method: string | undefined; length: string | undefined; chunked: string | undefined; body: string }> = [];
+    server = createServer({ requireHostHeader: true, insecureHTTPParser: false }, (req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        seen.push({ method: req.method, length: req.headers['content-length'], chunked: req.headers['transfer-encoding'], body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (!address || typeof address === 'string') throw new Error('no port');
+    const client = new JsonHttpClient(`http://127.0.0.1:${address.port}`);
+    const answer = await client.request({ method: 'DELETE', path: '/me/executor-instances/i1', body: {}, timeoutMs: 10_000 });
+    expect(answer).toEqual({ status: 200, body: {} });
+    // A second exchange on the same kept-alive connection: nothing of the first is left over.
+    expect((await client.request({ method: 'GET', path: '/me', timeoutMs: 10_000 })).status).toBe(200);
+    expect(seen).toEqual([
+      { method: 'DELETE', length: '2', chunked: undefined, body: '{}' },
+      { method: 'GET', length: undefined, chunked: undefined, body: '' },
+    ]);
+  });
+
   it('decodes a gzip answer', async () => {
     const base = await serve((_req, _body, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('{"zipped":1}')));
     expect(await (await nodeFetch(base, { method: 'GET' })).text()).toBe('{"zipped":1}');

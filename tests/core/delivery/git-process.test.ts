@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,5 +39,36 @@ describe.skipIf(process.platform === 'win32')('the process port', () => {
     const port = spawnProcessPort({ sourceEnv: { PATH: `${bin}:/usr/bin:/bin` } });
     const result = await port.run('gh', [], { cwd: bin });
     expect(result.stdout).toBe('done\n');
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('git identity from the environment', () => {
+  it('commits with GIT_AUTHOR_* / GIT_COMMITTER_* set only in the environment (no repo or global identity)', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'rt-git-identity-'));
+    const home = path.join(dir, 'home');
+    const repo = path.join(dir, 'repo');
+    mkdirSync(home);
+    mkdirSync(repo);
+    const bare = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    const port = spawnProcessPort({
+      sourceEnv: {
+        ...bare,
+        GIT_AUTHOR_NAME: 'Env Author',
+        GIT_AUTHOR_EMAIL: 'author@example.test',
+        GIT_COMMITTER_NAME: 'Env Committer',
+        GIT_COMMITTER_EMAIL: 'committer@example.test',
+      },
+    });
+    // No guessing from the host name: only an identity that was set counts.
+    const noGuess = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    expect((await port.run('git', ['init', '-q'], { cwd: repo, env: noGuess })).ok).toBe(true);
+    expect((await port.run('git', ['config', 'user.useConfigOnly', 'true'], { cwd: repo, env: noGuess })).ok).toBe(true);
+    writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    expect((await port.run('git', ['add', 'a.txt'], { cwd: repo, env: noGuess })).ok).toBe(true);
+    const commit = await port.run('git', ['commit', '-q', '-m', 'one'], { cwd: repo, env: noGuess });
+    expect(commit.stderr).toBe('');
+    expect(commit.ok).toBe(true);
+    const who = await port.run('git', ['log', '-1', '--format=%an <%ae> / %cn <%ce>'], { cwd: repo, env: noGuess });
+    expect(who.stdout.trim()).toBe('Env Author <author@example.test> / Env Committer <committer@example.test>');
   });
 });

@@ -80,6 +80,7 @@ export class ExecutorSession {
   private drainTimer: TimerHandle | null = null;
   private readonly records: TurnRecords;
   private paused = false;
+  private expired = false;
   /** Lease heartbeats by lease id: from the claim until the completion has landed (or the lease is let go). */
   private readonly keepers: LeaseKeepers;
   private claimStartedAt = 0;
@@ -282,7 +283,8 @@ export class ExecutorSession {
     await this.deps.outbox.flush().catch(() => undefined);
     this.deps.outbox.stop();
     this.keepers.letGoAll();
-    this.state({ state: 'stopped' });
+    // A refused sign-in is what the operator must see, not that the loop stopped because of it.
+    if (!this.expired) this.state({ state: 'stopped' });
   }
 
   // ---- the claim (E3, E4, E5) ----
@@ -419,6 +421,7 @@ export class ExecutorSession {
   }
 
   private authExpired(error: AuthExpiredError): SessionSummary {
+    this.expired = true;
     this.deps.log.error(`auth expired: ${error.message}`);
     this.state({ state: 'auth_expired', message: error.message, remedy: error.remedy });
     this.stopping = true;
