@@ -90,7 +90,7 @@ export const FAULT_CLAUSE: Record<ControlPlaneFault, string> = {
   timeout: 'the control plane is not answering in time',
   server: 'the control plane is failing (server error)',
   refused: 'the control plane refused a request',
-  malformed: 'the control plane answered something unexpected',
+  malformed: 'the control plane answers nonsense',
 };
 
 /** The fault as the headline of an offline runner. */
@@ -99,7 +99,7 @@ const FAULT_HEADLINE: Record<ControlPlaneFault, string> = {
   timeout: 'Control plane timed out',
   server: 'Control plane error',
   refused: 'Control plane refused the request',
-  malformed: 'Control plane answered something unexpected',
+  malformed: 'Control plane answers nonsense',
 };
 
 /** "Paused by you at 14:02 · resumes 14:32"; older hosts without `at` give "Paused until 14:32". */

@@ -23,6 +23,7 @@ import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
 import { exitLine, TerminalReporter } from './terminal-reporter';
+import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
     return 2;
   }
+  // Held until the server listens: before that only the core's timers run, and they never hold the process.
+  const alive = stayAlive({ proc: process, log: (message) => process.stderr.write(`${message}\n`) });
   const pkg = z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
   const dataDir = resolved.dataDir ?? defaultDataDir(process.platform, process.env, os.homedir());
   const listed = resolved.profilesFile ? readProfilesFile(resolved.profilesFile) : null;
@@ -106,12 +109,11 @@ async function main(argv: string[]): Promise<number> {
   };
 
   if (resolved.once) {
-    // The core's timers do not hold the process open (the server does, in the other mode).
-    const keepAlive = setInterval(() => undefined, 60_000);
+    // Held open to the end here (the server does it in the other mode); the caller exits with the code.
     const code = runLines
       ? await runSechroomOnce(core, runLines)
       : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
-    clearInterval(keepAlive);
+    alive.stopping();
     lines.close();
     offEvents();
     await core.shutdown(core.quitDrainMs());
@@ -135,6 +137,7 @@ async function main(argv: string[]): Promise<number> {
     maxConnections: connections.data,
     newAddressHint,
   });
+  alive.release();
   // The address carries a one-time token: it goes to this terminal (or the token file) only, never to a log.
   const tokenFile = resolved.tokenFile ? path.resolve(resolved.tokenFile) : null;
   const publish = async (url: string, first: boolean): Promise<void> => {
@@ -189,6 +192,7 @@ async function main(argv: string[]): Promise<number> {
     void core.quit('after-turns').then(async (outcome) => {
       if (outcome.kind === 'canceled' || exiting) return;
       exiting = true;
+      alive.stopping();
       offEvents();
       lines.close();
       await health?.close();

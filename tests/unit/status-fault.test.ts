@@ -22,7 +22,7 @@ describe('the header under a control-plane fault', () => {
   it('keeps running turns in front and says what the fault is', () => {
     const status = deriveStatus({ ...base, active: 1, offline: offline('malformed') });
     expect(status).toMatchObject({ state: 'working', active: 1, limit: 1, fault: 'malformed' });
-    expect(statusLine(status, now)).toBe('Working 1 of 1 · the control plane answered something unexpected');
+    expect(statusLine(status, now)).toBe('Working 1 of 1 · the control plane answers nonsense');
   });
 
   it('words each fault for what it is', () => {
@@ -35,7 +35,7 @@ describe('the header under a control-plane fault', () => {
       ['Control plane timed out, retrying in 5 s', 'Working 1 of 1 · the control plane is not answering in time'],
       ['Control plane error, retrying in 5 s', 'Working 1 of 1 · the control plane is failing (server error)'],
       ['Control plane refused the request, retrying in 5 s', 'Working 1 of 1 · the control plane refused a request'],
-      ['Control plane answered something unexpected, retrying in 5 s', 'Working 1 of 1 · the control plane answered something unexpected'],
+      ['Control plane answers nonsense, retrying in 5 s', 'Working 1 of 1 · the control plane answers nonsense'],
     ]);
   });
 

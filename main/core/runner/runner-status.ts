@@ -27,7 +27,7 @@ const FAULT_REASON: Record<ControlPlaneFault, string> = {
   timeout: 'The control plane did not answer in time',
   server: 'The control plane is failing',
   refused: 'The control plane refused the heartbeat',
-  malformed: 'The control plane answered something that does not fit the protocol',
+  malformed: 'The control plane answers nonsense (its answers do not fit the protocol)',
 };
 
 /** The status reason for a failed heartbeat, worded for what failed. */

@@ -28,6 +28,7 @@ import { SerialClaimLoop } from './serial-claim-loop';
 import { RuntimeGate } from './runtime-gate';
 import type { RunOneOutcome, RunnerSession } from './session';
 import { SessionEvents } from './session-events';
+import { AnswerWatch, planeOffline, watchedConnector } from './answer-watch';
 
 export interface RostSessionDeps {
   profile: Profile;
@@ -78,6 +79,7 @@ export interface RostSessionDeps {
 export class RostSession implements RunnerSession {
   private readonly identityKeeper: IdentityKeeper;
   private readonly heartbeat: HeartbeatTracker;
+  private readonly answers: AnswerWatch;
   private readonly pauseState: PauseState;
   private readonly launcher: UnitLauncher;
   private readonly loop: ClaimStrategy;
@@ -112,6 +114,7 @@ export class RostSession implements RunnerSession {
         this.events.beat();
       },
     });
+    this.answers = new AnswerWatch({ clock: deps.clock, onChange: () => this.changed() });
     this.identityKeeper = new IdentityKeeper({
       clock: deps.clock,
       log,
@@ -124,7 +127,7 @@ export class RostSession implements RunnerSession {
       secretStorage: deps.secretStorage,
       account: deps.account,
       state: deps.state,
-      connectorFor: deps.connectorFor,
+      connectorFor: (url) => watchedConnector(deps.connectorFor(url), this.answers),
       platform: deps.platform,
       appVersion: deps.appVersion,
       registerSecret: deps.registerSecret,
@@ -357,7 +360,7 @@ export class RostSession implements RunnerSession {
       pairing: this.identityKeeper.pairingView,
       revoked: this.identityKeeper.revoked,
       problem: this.identityKeeper.problem,
-      offline: this.heartbeat.offline,
+      offline: planeOffline(this.heartbeat, this.answers),
       paused: this.pauseState.current,
       draining: this.draining,
       stopping: this.stopping,

@@ -1,6 +1,8 @@
 import { errorText } from '../../../shared/errors';
 import { appendFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
+import { checkJsonLines } from '../json-lines';
 import type { Logger } from '../ports';
 
 /**
@@ -8,7 +10,9 @@ import type { Logger } from '../ports';
  * its `executor-usage-<key>.jsonl` (`usage`, `rate-limits` and `admission` records, each
  * with `ts` and the account). Rotated by size: the current file moves to `.1`, `.1` to
  * `.2`, and so on up to `keep` files. A write that fails is reported once and the runner
- * goes on without it (usage never stops work).
+ * goes on without it (usage never stops work). Before the first append the file is checked
+ * as every JSON-lines file is (main/core/json-lines.ts): a torn last line is cut off and a
+ * damaged line set aside, with a warning.
  */
 export type UsageLogRecord =
   | {
@@ -25,6 +29,17 @@ export type UsageLogRecord =
     }
   | { type: 'rate-limits'; account: string; primary: unknown; secondary: unknown; remainingPercent: number | null }
   | { type: 'admission'; account: string; ok: boolean; reservePercent: number; reason: string | null; resumesAt: string | null };
+
+/** What every line holds, whatever its type (records of other builds pass). */
+const LineSchema = z.looseObject({ ts: z.string(), type: z.string(), account: z.string() });
+
+function isRecordLine(line: Buffer): boolean {
+  try {
+    return LineSchema.safeParse(JSON.parse(line.toString('utf8'))).success;
+  } catch {
+    return false;
+  }
+}
 
 export interface UsageLogOptions {
   dir: string;
@@ -48,6 +63,12 @@ export class UsageLog {
     this.keep = options.keep ?? 3;
   }
 
+  /** Checks the file now (it is checked before the first append anyway). */
+  load(): Promise<void> {
+    this.chain = this.chain.then(() => this.write(null));
+    return this.chain;
+  }
+
   append(record: UsageLogRecord): Promise<void> {
     const line = `${JSON.stringify({ ts: new Date(this.options.now()).toISOString(), ...record })}\n`;
     this.chain = this.chain.then(() => this.write(line));
@@ -58,15 +79,17 @@ export class UsageLog {
     return this.chain;
   }
 
-  private async write(line: string): Promise<void> {
+  private async write(line: string | null): Promise<void> {
     try {
       if (this.size === null) {
         await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+        await this.check();
         this.size = await stat(this.file).then(
           (s) => s.size,
           () => 0,
         );
       }
+      if (line === null) return;
       const bytes = Buffer.byteLength(line);
       if (this.size > 0 && this.size + bytes > this.maxBytes) await this.rotate();
       await appendFile(this.file, line, { mode: 0o600 });
@@ -76,6 +99,15 @@ export class UsageLog {
         this.warned = true;
         this.options.log.warn('usage log append failed; continuing without it', { file: this.file, error: errorText(error) });
       }
+    }
+  }
+
+  /** The file as a crash or a full disk may have left it, repaired (see above); a missing one is fine. */
+  private async check(): Promise<void> {
+    try {
+      await checkJsonLines(this.file, { what: 'the usage log', log: this.options.log, now: this.options.now, onLine: isRecordLine, dropDamaged: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
 

@@ -131,6 +131,7 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
     async start() {
       const loaded = await book.load();
       if (loaded.warning) log.warn(loaded.warning);
+      void usageLog.load();
       service.start();
     },
     async stop() {

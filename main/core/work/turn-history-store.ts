@@ -1,12 +1,12 @@
 import { errorText } from '../../../shared/errors';
-import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { HISTORY_LIMIT, toTurnRow, TurnRowSchema, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../ports';
 
-import { readLogLines, type LogEnd } from './history-log-reader';
+import { checkJsonLines, type LogEnd } from '../json-lines';
 import { leanTurn } from './lean-turn';
 import { readLegacyHistory } from './turn-history-legacy';
 
@@ -233,17 +233,11 @@ export class TurnHistoryStore {
     const early = this.entries;
     const loaded: Entry[] = [];
     const byId = new Map<string, Entry>();
-    let bad = 0;
-    let lines = 0;
-    const onLine = (bytes: Buffer, at: number, size: number) => {
-      lines++;
+    const onLine = (bytes: Buffer, at: number, size: number): boolean => {
       const tab = bytes.indexOf(TAB);
       const text = tab > 0 ? bytes.toString('utf8', 0, tab) : '';
       const head = parseHead(text);
-      if (!head) {
-        bad++;
-        return;
-      }
+      if (!head) return false;
       const old = byId.get(head.row.id);
       if (head.op === 'add') {
         // The older copy leaves its place (marked here, filtered once at the end).
@@ -256,24 +250,19 @@ export class TurnHistoryStore {
         old.at = at;
         old.size = size;
       }
+      return true;
     };
-    let end: LogEnd;
+    // The damaged lines go with the compaction below.
+    const check = { what: 'the turn history', log: this.log, now: () => Date.now(), onLine, dropDamaged: false };
+    let end: LogEnd & { lines: number; damaged: number };
     try {
-      end = await readLogLines(this.file, onLine);
+      end = await checkJsonLines(this.file, check);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      end = (await this.migrate()) ? await readLogLines(this.file, onLine) : { size: 0, tornBytes: 0 };
+      end = (await this.migrate()) ? await checkJsonLines(this.file, check) : { size: 0, tornBytes: 0, lines: 0, damaged: 0 };
     }
-    if (end.tornBytes > 0) {
-      // A crash mid-append: the last line has no end. Cut it off so the next line starts clean.
-      await truncate(this.file, end.size);
-      this.log.warn('the last line of the turn history was torn (cut short by a crash); it was dropped', { bytes: end.tornBytes });
-    }
-    if (bad > 0) {
-      const aside = `${this.file}.damaged-${Date.now()}`;
-      await copyFile(this.file, aside);
-      this.log.warn('dropped unreadable lines of the turn history; the file was copied aside', { dropped: bad, keptAs: aside });
-    }
+    const bad = end.damaged;
+    const lines = end.lines;
     this.size = end.size;
     this.lines = lines;
     // Rows added while the log loaded are newer than all of it.

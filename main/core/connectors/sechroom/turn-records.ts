@@ -42,6 +42,11 @@ export interface SessionSummary {
 }
 
 const SETTLED: readonly TurnRecordState[] = ['completed', 'abandoned', 'canceled', 'rejected'];
+/**
+ * Settled records kept after their turn (the newest), for a completion's late word from the
+ * outbox and for the list; older ones live in the turn history store only.
+ */
+export const RECENT_SETTLED = 64;
 
 /**
  * The executor session's turn bookkeeping: one record per claimed lease, its changes told
@@ -50,6 +55,8 @@ const SETTLED: readonly TurnRecordState[] = ['completed', 'abandoned', 'canceled
  */
 export class TurnRecords {
   private readonly byLease = new Map<string, SechroomTurnRecord>();
+  /** Leases of settled records, oldest first. */
+  private readonly settled = new Set<string>();
   readonly summary: SessionSummary = { processed: 0, completed: 0, abandoned: 0 };
 
   constructor(
@@ -90,6 +97,7 @@ export class TurnRecords {
     Object.assign(record, patch);
     if (patch.state && SETTLED.includes(patch.state) && record.endedAt === null) record.endedAt = this.now();
     this.deps.onTurn?.(copy(record));
+    this.settle(record);
   }
 
   /** The task's card loaded: its title and decomposition, and the loader's warning (a pack that failed). */
@@ -155,7 +163,21 @@ export class TurnRecords {
     };
     this.byLease.set(record.leaseId, record);
     this.deps.onTurn?.(copy(record));
+    this.settle(record);
     return record;
+  }
+
+  /** Running and recent turns only: the oldest settled records go once there are more than `RECENT_SETTLED`. */
+  private settle(record: SechroomTurnRecord): void {
+    if (this.byLease.get(record.leaseId) !== record) return; // already let go
+    this.settled.delete(record.leaseId);
+    if (!SETTLED.includes(record.state)) return;
+    this.settled.add(record.leaseId);
+    for (const lease of this.settled) {
+      if (this.settled.size <= RECENT_SETTLED) break;
+      this.settled.delete(lease);
+      this.byLease.delete(lease);
+    }
   }
 
   private now(): string {
