@@ -97,7 +97,9 @@ export class SechroomHost {
     const { deps } = this;
     const root = config.instance.root;
     const usage = deps.usageFor?.(config.instance.usageReservePercent, () => settings.get().modelAccountAlias);
-    const workspaces = config.deliver ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, log }) : null;
+    const workspaces = config.deliver
+      ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, maxPushMiB: config.maxPushMiB, log })
+      : null;
     const turns = new SechroomCodexTurns({
       launch: async (launch) => {
         const binary = config.instance.codexBin ?? deps.env.CODEX_BIN ?? (await deps.codexPath());
