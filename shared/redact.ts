@@ -9,10 +9,10 @@
 // Replacements never remove a backslash or a double quote that was not part
 // of the secret itself, so a JSON log line stays valid JSON after redaction.
 
-export const REDACTED = '[REDACTED]';
+import { MIN_KNOWN_SECRET_LENGTH, REDACTED } from './redact-marker';
+import { redactSplitKnown, redactTokenShapes, redactUrlSecrets, redactYamlBlocks } from './redact-shapes';
 
-/** Known secrets shorter than this are ignored: replacing them would shred ordinary text. */
-export const MIN_KNOWN_SECRET_LENGTH = 6;
+export { MIN_KNOWN_SECRET_LENGTH, REDACTED };
 
 // Words that make a key secret wherever they appear in it (`db_password`, `clientSecret`).
 const STRONG_WORDS = new Set([
@@ -335,53 +335,25 @@ function redactKeyValues(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-// Runs of token characters, optionally joined by dots (JWTs). Each match consumes a whole
-// run, so the scan is linear; the shape is then decided on the run alone.
-const TOKEN_RUN = /[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*/g;
-const TOKEN_SHAPES: readonly RegExp[] = [
-  /^sk-ant-[A-Za-z0-9_-]{20}/, // Anthropic
-  /^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20}/, // OpenAI
-  /^(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16}/, // Stripe
-  /^gh[pousr]_[A-Za-z0-9]{30}/, // GitHub
-  /^github_pat_[A-Za-z0-9_]{22}/,
-  /^glpat-[A-Za-z0-9_-]{20}/, // GitLab
-  /^xox[abposr]-[A-Za-z0-9-]{10}/, // Slack
-  /^(?:AKIA|ASIA)[0-9A-Z]{16}$/, // AWS access key id
-  /^AIza[0-9A-Za-z_-]{35}/, // Google API key
-  /^npm_[A-Za-z0-9]{36}/,
-  // The control planes' own bearers (emulator/crypto.ts newSecret: `<prefix>_` + 32 random
-  // bytes base64url): runner secret, unit MCP token, operator access/refresh tokens, OAuth
-  // device code, session cookie, CSRF token.
-  // Random, so mixed case; a tool name (`mcp__rost__…`) or an identifier is neither.
-  /^(?:rsec|mcp|oat|ort|odc|ses|csrf)_(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z0-9])[A-Za-z0-9_-]{32,}$/,
-];
-
-function isJwt(run: string): boolean {
-  if (!run.startsWith('eyJ')) return false;
-  const parts = run.split('.', 4);
-  return parts.length >= 3 && (parts[0] as string).length >= 10 && (parts[1] as string).length >= 4;
-}
-
-function redactTokenShapes(text: string): string {
-  return text.replace(TOKEN_RUN, (run) => {
-    if (run.length < 14) return run;
-    if (isJwt(run)) return REDACTED;
-    for (const shape of TOKEN_SHAPES) if (shape.test(run)) return REDACTED;
-    return run;
-  });
-}
-
 /**
  * Replaces secret-shaped values in `text` with `[REDACTED]`: the `knownSecrets` verbatim
- * (also JSON-, URL-, base64- and hex-encoded), bearer tokens, `Authorization`/`Cookie` header values,
- * values of secret-named keys in JSON, YAML, env and query-string syntax, credentials in
- * URLs, PEM private keys, and well-known API key and JWT shapes.
+ * (also JSON-, URL-, base64- and hex-encoded, and split across lines), bearer tokens,
+ * `Authorization`/`Cookie` header values, values of secret-named keys in JSON, YAML (block
+ * values too), env and query-string syntax, credentials in URLs, Slack webhook paths and
+ * Azure SAS signatures, PEM private keys, and well-known API key and JWT shapes (with a
+ * tail wrapped onto the next line).
+ *
+ * Redaction catches what looks like a secret; it cannot stop a turn that encodes one on
+ * purpose. That is stopped by the turn never holding a long-lived credential.
  */
 export function redactText(text: string, knownSecrets?: readonly string[]): string {
   if (typeof text !== 'string' || text.length === 0) return text;
   let out = redactKnown(text, knownSecrets);
+  out = redactSplitKnown(out, knownSecrets);
   out = redactPem(out);
   out = out.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`);
+  out = redactUrlSecrets(out);
+  out = redactYamlBlocks(out, isSecretKey);
   out = redactKeyValues(out);
   out = out.replace(BEARER, (_m, word: string, gap: string) => `${word}${gap}${REDACTED}`);
   return redactTokenShapes(out);

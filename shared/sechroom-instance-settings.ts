@@ -211,6 +211,9 @@ const AccountSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9._-]+$/, { error: '--account must be letters, digits, dots, dashes or underscores' });
 
+/** The largest file a delivery pushes unless the profile says otherwise (MiB). */
+export const DEFAULT_MAX_PUSH_MIB = 100;
+
 export const SechroomProfileConfigSchema = z.object({
   baseUrl: BaseUrlSchema,
   tenant: TenantSchema,
@@ -221,6 +224,8 @@ export const SechroomProfileConfigSchema = z.object({
   deliver: z.boolean().default(true),
   /** The seed's `--no-pr`: false pushes the branch without a pull request. */
   raisePr: z.boolean().default(true),
+  /** Delivery pushes no file larger than this (MiB); a bigger one fails the delivery, its changes kept. */
+  maxPushMiB: z.number({ error: '--max-push-mib must be a number of MiB' }).int().min(1).max(10_240).default(DEFAULT_MAX_PUSH_MIB),
 });
 export type SechroomProfileConfig = z.output<typeof SechroomProfileConfigSchema>;
 

@@ -26,6 +26,8 @@ export const SechroomConfigureInputSchema = z
     deliver: z.boolean().optional(),
     /** The seed's `--no-pr` when false. */
     raisePr: z.boolean().optional(),
+    /** `--max-push-mib`: delivery pushes no file larger than this. */
+    maxPushMiB: z.number().int().optional(),
   })
   .strict();
 export type SechroomConfigureInput = z.infer<typeof SechroomConfigureInputSchema>;

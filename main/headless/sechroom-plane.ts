@@ -37,7 +37,7 @@ const INSTANCE_FLAGS: Readonly<Record<string, string>> = {
   '--sandbox': 'sandbox',
   '--codex-bin': 'codexBin',
 };
-const WORK_LAYER_FLAGS = new Set(['--control-plane', '--tenant', '--account', '--fleet-config', '--capability']);
+const WORK_LAYER_FLAGS = new Set(['--control-plane', '--tenant', '--account', '--fleet-config', '--capability', '--max-push-mib']);
 const SWITCHES = new Set(['--no-deliver', '--no-pr']);
 
 export type SechroomPlane =
@@ -111,6 +111,7 @@ async function sechroomProfiles(
     ...(values.has('--account') ? { account: values.get('--account') } : {}),
     deliver: !switches.has('--no-deliver'),
     raisePr: !switches.has('--no-pr'),
+    ...(values.has('--max-push-mib') ? { maxPushMiB: Number(values.get('--max-push-mib')) } : {}),
   };
   if (workLayer.baseUrl === undefined)
     return { ok: false, message: '--control-plane (the Work Layer base URL; SECHROOM_BASE_URL beside a Rost profile) is required.' };

@@ -39,6 +39,8 @@ describe('headless --plane sechroom', () => {
       '5',
       '--no-deliver',
       '--no-pr',
+      '--max-push-mib',
+      '20',
       '--once',
       '--data-dir',
       '/tmp/d',
@@ -54,6 +56,7 @@ describe('headless --plane sechroom', () => {
           account: 'default',
           deliver: false,
           raisePr: false,
+          maxPushMiB: 20,
           instance: expect.objectContaining({
             instanceKey: 'Codex-A',
             root: '/work/repo',

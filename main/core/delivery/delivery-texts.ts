@@ -35,18 +35,34 @@ export async function firstFreeBranch(taskId: string, taken: (branch: string) =>
   }
 }
 
+/** Every line break, control character and run of spaces one space, so a text never starts a line of its own. */
+export function oneLine(text: string, max = 200): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * A title from the control plane (a task's, so a prompt's author's) as one line with no
+ * trailer syntax: `Signed-off-by: x` becomes `Signed-off-by x`, so git and the readers
+ * that parse trailers never see one the runner did not write.
+ */
+export function safeTitle(title: string): string {
+  return oneLine(title).replace(/([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\s*:(?=\s|$)/g, (_, key: string) => key);
+}
+
 export function commitMessage(task: DeliveryTask): string {
   return [
-    `task(${task.taskId}): ${task.title} [verdict:${task.verdict}]`,
+    `task(${oneLine(task.taskId)}): ${safeTitle(task.title)} [verdict:${task.verdict}]`,
     '',
     'Driven-executor delivery (FR-sechroom-496): work produced by the sandboxed codex turn, landed by the driver.',
     '',
-    `Delivered-By: sechroom executor run (${task.deliveredBy})`,
+    `Delivered-By: sechroom executor run (${oneLine(task.deliveredBy)})`,
   ].join('\n');
 }
 
 export function prTitle(task: DeliveryTask): string {
-  return `task(${task.taskId}): ${task.title}`;
+  return `task(${oneLine(task.taskId)}): ${safeTitle(task.title)}`;
 }
 
 export function prBody(task: DeliveryTask, shortSha: string): string {

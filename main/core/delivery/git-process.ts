@@ -25,6 +25,8 @@ export interface ProcessRequest {
   cwd: string;
   /** Variables over the clean environment (GIT_DIR and friends). */
   env?: Readonly<Record<string, string>>;
+  /** Written to the program's stdin (else stdin is closed). */
+  input?: string;
 }
 
 export interface ProcessPort {
@@ -116,7 +118,7 @@ export function spawnProcessPort(options: SpawnPortOptions = {}): ProcessPort {
         const child = spawn(bin, [...args], {
           cwd: request.cwd,
           env,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          stdio: ['pipe', 'pipe', 'pipe'],
           detached: process.platform !== 'win32',
           windowsHide: true,
         });
@@ -135,6 +137,9 @@ export function spawnProcessPort(options: SpawnPortOptions = {}): ProcessPort {
           if (size > MAX_OUTPUT) kill();
           else into.push(chunk);
         };
+        // A program that exits before reading all of its input is its own answer, not an error here.
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(request.input ?? '');
         child.stdout.on('data', collect(out));
         child.stderr.on('data', collect(err));
         child.on('error', (error: NodeJS.ErrnoException) => {

@@ -16,6 +16,8 @@ export const TaskWorktreeSchema = z.object({
   /** The task's checkout. */
   path: z.string().min(1),
   branch: z.string().min(1),
+  /** The turn's private git folders (task-git.ts); null in notes from before they existed. */
+  privateGit: z.string().min(1).nullable().default(null),
   base: z.object({ commit: z.string().regex(/^[0-9a-f]{40,64}$/), ref: z.string().nullable() }),
   createdAt: z.string(),
   /** `active` from creation until removal; `kept` when its work is left for the operator. */

@@ -6,6 +6,7 @@ import { errorText } from '../../../shared/errors';
 import type { Logger } from '../ports';
 import { firstFreeBranch, firstLine, slug } from './delivery-texts';
 import type { ProcessPort, ProcessResult } from './git-process';
+import { prepareTurnGit, restoreCheckout } from './task-git';
 import { WorktreeRegistry, type TaskWorktree } from './worktree-registry';
 
 /** Git never runs a hook for Runner Tray: a hook path may lie inside a turn-written tree (husky's `.husky`). */
@@ -54,6 +55,11 @@ export class WorktreeManager {
     return path.join(this.deps.stateDir, 'trees');
   }
 
+  /** Each task's private git folders (task-git.ts), by worktree id. */
+  private get privateGitDir(): string {
+    return path.join(this.deps.stateDir, 'git');
+  }
+
   /** git in the root (never its index or working files: only rev-parse, worktree, branch). */
   rootGit(root: string, args: readonly string[]): Promise<ProcessResult> {
     return this.deps.git.run('git', ['-C', root, ...NO_HOOKS, ...args], { cwd: root });
@@ -97,6 +103,7 @@ export class WorktreeManager {
         gitDir: path.join(commonDir, 'worktrees', id),
         path: path.join(treesDir, id),
         branch,
+        privateGit: path.join(this.privateGitDir, id),
         base,
         createdAt: (this.deps.now?.() ?? new Date()).toISOString(),
         state: 'active',
@@ -119,6 +126,16 @@ export class WorktreeManager {
       // Present from the start, so the sandbox can bind it read-only (git reads it when worktree config is on).
       await writeFile(path.join(created.gitDir, 'config.worktree'), '', { flag: 'a' });
       await this.registry.put(created);
+      const format = await this.rootGit(tree.root, ['rev-parse', '--show-object-format']);
+      await prepareTurnGit({
+        privateDir: created.privateGit!,
+        commonDir: created.commonDir,
+        gitDir: created.gitDir,
+        path: created.path,
+        branch: created.branch,
+        baseCommit: created.base.commit,
+        objectFormat: format.ok && format.stdout.trim() ? format.stdout.trim() : 'sha1',
+      });
     } catch (error) {
       await this.remove(tree);
       throw new WorktreeError(`could not set up the worktree for ${tree.branch}: ${errorText(error)}`);
@@ -131,9 +148,15 @@ export class WorktreeManager {
 
   /** The worktree's work is left for the operator: it stays, and the start-up sweep leaves it alone. */
   async keep(tree: TaskWorktree): Promise<TaskWorktree> {
-    const kept: TaskWorktree = { ...tree, state: 'kept' };
+    await restoreCheckout(tree);
+    await this.dropPrivateGit(tree);
+    const kept: TaskWorktree = { ...tree, state: 'kept', privateGit: null };
     await this.registry.put(kept);
     return kept;
+  }
+
+  private async dropPrivateGit(tree: TaskWorktree): Promise<void> {
+    if (tree.privateGit && path.dirname(tree.privateGit) === this.privateGitDir) await rm(tree.privateGit, { recursive: true, force: true });
   }
 
   /**
@@ -143,6 +166,8 @@ export class WorktreeManager {
    */
   async remove(tree: TaskWorktree, branch: 'if-empty' | 'always' | 'keep' = 'if-empty'): Promise<void> {
     try {
+      // git removes only a checkout whose `.git` names the root's folder for it.
+      if (tree.privateGit && existsSync(tree.path)) await restoreCheckout(tree);
       const removed = await this.rootGit(tree.root, ['worktree', 'remove', '--force', '--force', tree.path]);
       if (!removed.ok) {
         // The root is gone, or git no longer knows the worktree: remove our folder, let git forget it.
@@ -153,6 +178,7 @@ export class WorktreeManager {
         const tip = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${tree.branch}`]);
         if (tip.ok && (branch === 'always' || tip.stdout.trim() === tree.base.commit)) await this.rootGit(tree.root, ['branch', '-D', tree.branch]);
       }
+      await this.dropPrivateGit(tree);
       await this.registry.drop(tree.id);
     } catch (error) {
       this.deps.log.warn(`task ${tree.taskId}: could not remove worktree ${tree.path}: ${errorText(error)}`);

@@ -101,7 +101,9 @@ export class SechroomHost {
     // A codex the operator named (the instance's, CODEX_BIN) is theirs to vouch for; the detected one must be signed in.
     const named = Boolean(config.instance.codexBin ?? deps.env.CODEX_BIN);
     const usage = deps.usageFor?.(config.instance.usageReservePercent, () => settings.get().modelAccountAlias);
-    const workspaces = config.deliver ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, log }) : null;
+    const workspaces = config.deliver
+      ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, maxPushMiB: config.maxPushMiB, log })
+      : null;
     const turns = new SechroomCodexTurns({
       launch: async (launch) => {
         const binary = config.instance.codexBin ?? deps.env.CODEX_BIN ?? (await deps.codex()).path ?? null;

@@ -20,6 +20,7 @@ const task = (over: Partial<DeliverRequest> = {}): DeliverRequest => ({
   verdict: 'pass',
   deliveredBy: 'lane-7',
   raisePr: false,
+  maxPushMiB: 100,
   ...over,
 });
 

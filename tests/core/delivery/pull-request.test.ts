@@ -10,7 +10,7 @@ beforeEach(() => {
 });
 afterEach(() => world.cleanup());
 
-const request: DeliverRequest = { taskId: 'mem-pr1', title: 'Fix the flux', verdict: 'plan-invalid', deliveredBy: 'inst-key', raisePr: true };
+const request: DeliverRequest = { taskId: 'mem-pr1', title: 'Fix the flux', verdict: 'plan-invalid', deliveredBy: 'inst-key', raisePr: true, maxPushMiB: 100 };
 
 async function deliverOne(over: Partial<DeliverRequest> = {}) {
   const d = world.delivery();

@@ -13,7 +13,7 @@ beforeEach(() => {
 });
 afterEach(() => world.cleanup());
 
-const request: DeliverRequest = { taskId: 'mem-crash', title: 'Crash', verdict: 'pass', deliveredBy: 'lane', raisePr: false };
+const request: DeliverRequest = { taskId: 'mem-crash', title: 'Crash', verdict: 'pass', deliveredBy: 'lane', raisePr: false, maxPushMiB: 100 };
 
 /** The real port, except that the call `when` picks never returns (the process died there) or fails. */
 function portWith(when: (args: readonly string[]) => boolean, then: 'hang' | 'fail'): { port: ProcessPort; reached: Promise<void> } {

@@ -30,7 +30,7 @@ async function setup(raisePr = false) {
   r = await rig();
   world = gitWorld();
   const log = r.logs.log;
-  const workspaces = new GitWorkspaces({ delivery: world.delivery(), settings: r.settings({ root: world.root }), raisePr, log });
+  const workspaces = new GitWorkspaces({ delivery: world.delivery(), settings: r.settings({ root: world.root }), raisePr, maxPushMiB: 100, log });
   return { r, world, workspaces };
 }
 
@@ -138,7 +138,13 @@ describe('git delivery in the Sechroom executor session', () => {
     const { r, world } = await setup();
     const notARepo = path.join(world.dir, 'plain');
     mkdirSync(notARepo);
-    const workspaces = new GitWorkspaces({ delivery: world.delivery(), settings: r.settings({ root: notARepo }), raisePr: false, log: r.logs.log });
+    const workspaces = new GitWorkspaces({
+      delivery: world.delivery(),
+      settings: r.settings({ root: notARepo }),
+      raisePr: false,
+      maxPushMiB: 100,
+      log: r.logs.log,
+    });
     r.emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export.' });
     const turns = new ScriptedTurnRunner(closingTurn('completed'));
     const { session, records } = await r.session({ turns, once: true, settings: { root: notARepo }, workspace: workspaces });

@@ -25,6 +25,7 @@ export interface GitWorkspacesDeps {
   delivery: Pick<GitDelivery, 'start' | 'finish' | 'discard'>;
   settings: InstanceSettings;
   raisePr: boolean;
+  maxPushMiB: number;
   log: Logger;
 }
 
@@ -40,7 +41,7 @@ export class GitWorkspaces implements TaskWorkspacePort {
   }
 
   async open(claim: { memoryId: string }): Promise<TaskWorkspace> {
-    const { delivery, settings, raisePr, log } = this.deps;
+    const { delivery, settings, raisePr, maxPushMiB, log } = this.deps;
     const tree = await delivery.start(settings.root, claim.memoryId);
     log.info(`task ${claim.memoryId} runs in ${tree.path} on ${tree.branch} (base ${tree.base.ref ?? 'detached HEAD'} @ ${tree.base.commit.slice(0, 12)})`);
     this.trees.set(tree.path, tree);
@@ -49,7 +50,7 @@ export class GitWorkspaces implements TaskWorkspacePort {
       cwd: tree.path,
       deliver: async ({ verdict, title }): Promise<DeliveryRecord> => {
         forget();
-        return delivery.finish(tree, { taskId: claim.memoryId, title, verdict, deliveredBy: laneOf(settings), raisePr });
+        return delivery.finish(tree, { taskId: claim.memoryId, title, verdict, deliveredBy: laneOf(settings), raisePr, maxPushMiB });
       },
       discard: async () => {
         forget();

@@ -1,24 +1,26 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { taskGitLayout } from '../../delivery/task-git';
 import type { IsolationSpec } from './spec';
 
 /**
  * What a turn that works in a task's git worktree (main/core/delivery) may reach, added to
  * its IsolationSpec. Git must work inside the worktree (status, add, commit), so the
- * sandbox gets the worktree and the parts of the root's .git a commit writes; it must not
- * get anything a push needs, or anything through which it could make the unsandboxed
- * delivery step (which holds the credentials) run its code. Read-only over read-write
- * works because bubblewrap binds deeper paths later.
+ * sandbox gets the worktree and the task's private repository (delivery/task-git.ts),
+ * never the root's .git: a turn must not be able to change the operator's objects or
+ * branches, another task's branch, or anything through which it could make the
+ * unsandboxed delivery step (which holds the credentials) run its code. Read-only over
+ * read-write works because bubblewrap binds deeper paths later.
  *
  * Read-write:
- * - the worktree, and its own git folder (`.git/worktrees/<id>`: HEAD, index, logs);
- * - the objects folder, and the `task/` branches' refs and logs (the turn's branch moves).
+ * - the worktree, and its git folder for the turn (HEAD, index, logs);
+ * - the private repository's objects (the turn's own) and its `task/` refs and logs.
  * Read-only:
- * - the rest of the root's .git common folder: its config and hooks (a turn that could
- *   write them would run code, or send a push elsewhere, in the delivery step), the
- *   operator's branches, packed-refs;
+ * - the root's objects (the private repository borrows them as alternates);
+ * - the rest of the private repository (its config, HEAD);
  * - the worktree's `.git` file and its git folder's `commondir`, `gitdir` and
  *   `config.worktree` (they say where the repository and its config are).
+ * Not there at all: the root's config, hooks, refs, packed-refs and index.
  * Kept out:
  * - variables that lead to credentials: the ssh agent socket, askpass programs, git's
  *   config and credential overrides, gh and GitHub tokens;
@@ -26,16 +28,17 @@ import type { IsolationSpec } from './spec';
  *   gnupg (hidden: the Linux sandbox starts from nothing and never binds them; the macOS
  *   profile denies reading them).
  *
- * Delivery itself never trusts what the turn could have changed: it runs git with the git
- * folders recorded before the turn (GIT_DIR, GIT_COMMON_DIR) and no hooks.
+ * Delivery itself never trusts what the turn could have changed: it points the checkout
+ * back at the root, commits the turn's files in a fresh repository of its own and checks
+ * the new objects before any reaches the root.
  */
 export interface GitWorktreeInput {
   /** The task's checkout. */
   path: string;
-  /** Its own git folder (`<common>/worktrees/<id>`). */
-  gitDir: string;
   /** The root's .git common folder. */
   commonDir: string;
+  /** The task's private repository (null: a worktree from before they existed, which no turn may use). */
+  privateGit: string | null;
   branch: string;
 }
 
@@ -85,22 +88,24 @@ export function gitCredentialPaths(home: string, env: Readonly<Record<string, st
 }
 
 export function gitWorktreeAccess(tree: GitWorktreeInput, operator: { home: string; env: Readonly<Record<string, string | undefined>> }): GitWorktreeAccess {
-  const { commonDir, gitDir } = tree;
+  if (!tree.privateGit) throw new Error(`the worktree ${tree.path} has no private git folder; it cannot be given to a turn`);
+  const { turnCommon, turnGitDir } = taskGitLayout(tree.privateGit);
   const branchDir = path.dirname(tree.branch);
   const present = (p: string) => existsSync(p);
   const writable = [
     tree.path,
-    gitDir,
-    path.join(commonDir, 'objects'),
-    path.join(commonDir, 'refs', 'heads', branchDir),
-    path.join(commonDir, 'logs', 'refs', 'heads', branchDir),
+    turnGitDir,
+    path.join(turnCommon, 'objects'),
+    path.join(turnCommon, 'refs', 'heads', branchDir),
+    path.join(turnCommon, 'logs', 'refs', 'heads', branchDir),
   ].filter(present);
   const readOnly = [
-    commonDir,
+    path.join(tree.commonDir, 'objects'),
+    turnCommon,
     path.join(tree.path, '.git'),
-    path.join(gitDir, 'commondir'),
-    path.join(gitDir, 'gitdir'),
-    path.join(gitDir, 'config.worktree'),
+    path.join(turnGitDir, 'commondir'),
+    path.join(turnGitDir, 'gitdir'),
+    path.join(turnGitDir, 'config.worktree'),
   ].filter(present);
   return {
     writable,

@@ -91,7 +91,8 @@ describe.skipIf(reason)(suiteTitle('git worktree access in the turn’s sandbox 
     );
     expect(out).toContain('STATUS_OK');
     expect(out).toContain('COMMIT_OK');
-    expect(world.git(world.root, 'log', '-1', '--format=%s', tree.branch).trim()).toBe('turn');
+    // The turn's commit is in its private repository only: the root's branch is where the task started.
+    expect(world.git(world.root, 'rev-parse', tree.branch).trim()).toBe(tree.base.commit);
   });
 
   it('no ssh agent, no credential file, no token, no push', async () => {
