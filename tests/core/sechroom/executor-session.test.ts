@@ -419,7 +419,8 @@ describe('Sechroom executor session against the emulator', () => {
     await r.pump(() => finished);
     const summary = await done;
     expect(summary.processed).toBe(0);
-    expect(states.at(-2)).toEqual({
+    // The refused token stays the last word: the loop's stop no longer overwrites it.
+    expect(states.at(-1)).toEqual({
       state: 'auth_expired',
       remedy: 'new_token',
       message: 'SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.',
