@@ -41,7 +41,7 @@ describe('codex app-server through the isolation module', () => {
     mkdirSync(path.join(home, '.codex'), { recursive: true });
     // The operator's own codex: an MCP server of theirs and their sign-in.
     writeFileSync(path.join(home, '.codex', 'config.toml'), 'model = "gpt-test"\n\n[mcp_servers.private]\ncommand = "operator-only-tool"\n');
-    writeFileSync(path.join(home, '.codex', 'auth.json'), '{"tokens":"operator-sign-in"}');
+    writeFileSync(path.join(home, '.codex', 'auth.json'), '{"tokens":{"access_token":"operator-sign-in","refresh_token":"operator-refresh"}}');
   });
 
   afterEach(async () => {
@@ -120,6 +120,7 @@ describe('codex app-server through the isolation module', () => {
     expect(codexHome).toBe(path.join(root, 'codex-home'));
     expect(readFileSync(path.join(codexHome, 'config.toml'), 'utf8')).not.toContain('operator-only-tool');
     expect(readFileSync(path.join(codexHome, 'auth.json'), 'utf8')).toContain('operator-sign-in');
+    expect(readFileSync(path.join(codexHome, 'auth.json'), 'utf8')).not.toContain('operator-refresh');
     expect(start.cwd).toBe(path.join(root, 'cwd'));
 
     // The next turn is served by the same process; its CODEX_HOME outlived the first turn.

@@ -1,7 +1,8 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codexTurnConfig, providerEnvNames } from './codex-config';
+import { writeSignInCopy } from './sign-in-copy';
 import type { SignInFile } from './spec';
 
 /**
@@ -16,16 +17,15 @@ import type { SignInFile } from './spec';
  * the operator's own claude computes it from their CLAUDE_CONFIG_DIR. So the turn gets
  * the operator's value as written, or the empty string for the default. A turn gets a private config dir of
  * the runner (persistent, so `--resume` finds its sessions) and the operator's folder only
- * as its secure-storage folder, with `.credentials.json` the one file of it a sandbox
- * shows. claude refreshes the token by writing a temp file and renaming it over; a bind
- * mount makes the rename fail with EBUSY and claude then copies into the file in place,
- * so the operator's own file stays the one true copy.
+ * as its secure-storage folder. Under bubblewrap its `.credentials.json` is the turn's
+ * own copy without the refresh token (sign-in-copy.ts), bound read-only where claude
+ * looks for it: the operator's file is never inside the sandbox.
  *
  * codex (checked in codex-cli 0.171.0): CODEX_HOME (default ~/.codex) holds config.toml
  * (MCP servers, notify, profiles, shell policy), AGENTS.md, rules, sessions and
  * `auth.json` (the sign-in; written in place when refreshed). A turn gets a private
- * CODEX_HOME in its own directory: a generated config.toml and the operator's auth.json
- * (a symlink, or a bind mount under bubblewrap).
+ * CODEX_HOME in its own directory: a generated config.toml and its own copy of the
+ * operator's auth.json without the refresh token (read-only under a sandbox).
  */
 export interface RuntimeHome {
   env: Record<string, string>;
@@ -65,8 +65,12 @@ async function privateDir(dir: string): Promise<string> {
   return real(dir);
 }
 
+export const SIGN_IN_COPY_DIR = 'sign-in';
+
 export async function claudeHome(input: {
   workRoot: string;
+  /** The turn's own folder: its sign-in copy lives there and goes with it. */
+  turnRoot: string;
   env: Readonly<Record<string, string | undefined>>;
   home: string;
   sandboxed: boolean;
@@ -75,9 +79,14 @@ export async function claudeHome(input: {
   const config = await privateDir(path.join(input.workRoot, CLAUDE_PRIVATE_CONFIG));
   const credentials = path.join(operatorDir, CLAUDE_CREDENTIALS_FILE);
   const secureStorage = input.env.CLAUDE_SECURESTORAGE_CONFIG_DIR ?? input.env.CLAUDE_CONFIG_DIR ?? '';
+  const signIn: SignInFile[] = [];
+  if (input.sandboxed && existsSync(credentials)) {
+    const copy = path.join(await privateDir(path.join(input.turnRoot, SIGN_IN_COPY_DIR)), CLAUDE_CREDENTIALS_FILE);
+    if (await writeSignInCopy('claude', credentials, copy)) signIn.push({ source: copy, target: credentials, writable: false });
+  }
   return {
     env: { CLAUDE_CONFIG_DIR: config, CLAUDE_SECURESTORAGE_CONFIG_DIR: secureStorage, DISABLE_AUTOUPDATER: '1' },
-    signIn: input.sandboxed && existsSync(credentials) ? [{ source: credentials, target: credentials, writable: true }] : [],
+    signIn,
     writable: [config],
     args: [],
   };
@@ -101,10 +110,9 @@ export async function codexHome(input: {
   const auth = path.join(operatorHome, CODEX_AUTH_FILE);
   const target = path.join(own, CODEX_AUTH_FILE);
   const signIn: SignInFile[] = [];
-  if (existsSync(auth)) {
-    if (input.sandboxed) signIn.push({ source: real(auth), target, writable: true });
-    // Outside a bind mount, a symlink: codex writes a refreshed token through it, in place.
-    if (!input.sandboxed || process.platform === 'darwin') await symlink(real(auth), target);
+  // The copy sits in the turn's writable folder: bound over itself read-only under a sandbox.
+  if (existsSync(auth) && (await writeSignInCopy('codex', real(auth), target)) && input.sandboxed) {
+    signIn.push({ source: real(target), target: real(target), writable: false });
   }
   return { env: { CODEX_HOME: own }, signIn, writable: [], args: ['--ignore-rules'], allowEnv: providerEnvNames(operatorConfig) };
 }

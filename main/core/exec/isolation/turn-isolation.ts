@@ -64,7 +64,7 @@ export async function prepareTurn(ctx: TurnContext): Promise<PreparedTurn> {
   const home = ownConfig
     ? ownConfigHome(ctx.runtime, source, homeDir)
     : ctx.runtime === 'claude'
-      ? await claudeHome({ workRoot: ctx.workRoot, env: source, home: homeDir, sandboxed })
+      ? await claudeHome({ workRoot: ctx.workRoot, turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed })
       : await codexHome({ turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed });
   return { tools, home, homeDir, ownConfig };
 }
