@@ -69,7 +69,7 @@ test('running turns stay in the header when the control plane answers nonsense, 
 
   stack.emu.admin.addFault({ route: '/api/runner/heartbeat', malformed: { rate: 1, kind: 'invalid_json' } });
   await expect(page.getByTestId('status-line')).toHaveText('Working 1 of 1 · the control plane answers nonsense', { timeout: 15_000 });
-  await expect(page.getByTestId('status-reason')).toContainText('does not fit the protocol');
+  await expect(page.getByTestId('status-reason')).toContainText('do not fit the protocol');
   stack.emu.admin.clearFaults();
   stack.emu.admin.addFault({ route: '/api/runner/heartbeat', error: { rate: 1, status: 503 } });
   await expect(page.getByTestId('status-line')).toHaveText('Working 1 of 1 · the control plane is failing (server error)', { timeout: 15_000 });
