@@ -34,6 +34,11 @@ export class FakeClock implements Clock {
     return this.pending.length;
   }
 
+  /** When the earliest pending timer falls due (null: none), so a test can move time exactly to it. */
+  get nextDueAt(): number | null {
+    return this.pending.reduce<number | null>((min, p) => (min === null || p.at < min ? p.at : min), null);
+  }
+
   /** Moves time forward, running every timer that falls due, in order. */
   advance(ms: number): void {
     const end = this.time + ms;

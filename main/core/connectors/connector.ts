@@ -55,7 +55,13 @@ export interface RunnerConnector {
   claim(credentials: RunnerCredentials, options: ClaimOptions): Promise<ClaimedWork | null>;
   start(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }): Promise<void>;
   /** `null` when the server has no lease heartbeat endpoint (a seed-era server). */
-  leaseHeartbeat(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, body: { elapsed_ms: number }): Promise<LeaseHeartbeatResponse | null>;
+  /** `timeoutMs`: the most the beat may wait (no longer than the lease has left). */
+  leaseHeartbeat(
+    credentials: RunnerCredentials,
+    unit: { id: string; kind: UnitKind },
+    body: { elapsed_ms: number },
+    opts?: { timeoutMs?: number },
+  ): Promise<LeaseHeartbeatResponse | null>;
   report(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, result: ResultRequest): Promise<ResultDelivery>;
   /**
    * Tools this control plane lends the model for one unit when codex runs through its

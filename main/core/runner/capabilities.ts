@@ -100,7 +100,7 @@ export class CapabilityDetector {
    * its CLI and sandbox probes are process spawns, which would delay the beat.
    */
   private async fromLastRun(): Promise<Capabilities> {
-    this.remembered ??= this.cache!.load().then((last) => {
+    this.remembered ??= this.cache!.load(this.binaries).then((last) => {
       if (last && !this.cached) {
         this.cached = last;
         this.detectedAt = this.clock.now();
@@ -121,7 +121,7 @@ export class CapabilityDetector {
       isolation && c.installed ? { ...c, isolation: isolation.level, ...(isolation.note ? { isolationNote: isolation.note } : {}) } : c;
     this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
-    void this.cache?.save(this.cached).catch(() => undefined);
+    void this.cache?.save(this.cached, this.binaries).catch(() => undefined);
     return this.cached;
   }
 

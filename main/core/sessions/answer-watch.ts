@@ -85,7 +85,7 @@ export function watchedConnector(connector: RunnerConnector, watch: AnswerWatch)
     heartbeat: (credentials, body) => watch.watch('heartbeat', () => connector.heartbeat(credentials, body)),
     claim: (credentials, options) => watch.watch('claim', () => connector.claim(credentials, options)),
     start: (credentials, unit) => watch.watch('start call', () => connector.start(credentials, unit)),
-    leaseHeartbeat: (credentials, unit, body) => watch.watch('lease heartbeat', () => connector.leaseHeartbeat(credentials, unit, body)),
+    leaseHeartbeat: (credentials, unit, body, opts) => watch.watch('lease heartbeat', () => connector.leaseHeartbeat(credentials, unit, body, opts)),
     report: (credentials, unit, result) => watch.watch('result report', () => connector.report(credentials, unit, result)),
     ...(connector.unitTools ? { unitTools: connector.unitTools.bind(connector) } : {}),
   };

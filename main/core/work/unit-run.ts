@@ -6,7 +6,7 @@ import type { TranscriptLine } from '../../../shared/transcript';
 import type { TurnView } from '../../../shared/turns';
 import type { ClaimedWork, RunnerConnector, RunnerCredentials } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
-import type { Clock, Logger, TimerHandle } from '../ports';
+import type { Clock, Logger } from '../ports';
 import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from '../runner/capabilities';
 import { readyRuntimes } from '../runner/runtime-readiness';
 import type { ExecutionOutcome, UnitExecutor } from './executor-port';
@@ -16,6 +16,7 @@ import type { ResumeCache } from './resume-cache';
 import { resumeKey } from './resume-cache';
 import { clipSummary as clip, failedUnit, firstLine, resultKey, type UnitRunResult } from './unit-result';
 
+import { UnitLeaseTimer } from './unit-lease';
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
 
 export interface UnitRunDeps {
@@ -56,7 +57,7 @@ export interface UnitRunDeps {
  */
 export class UnitRun {
   readonly abort = new AbortController();
-  private leaseTimer: TimerHandle | null = null;
+  private leaseTimer: UnitLeaseTimer | null = null;
   private leaseAlive = true;
   /** The process has ended: the lease is kept only until the result is delivered. */
   private processEnded = false;
@@ -263,20 +264,20 @@ export class UnitRun {
     return failedUnit(this.unit, reason, runtime, this.deps.knownSecrets());
   }
 
-  /** Lease heartbeats while the runtime runs; the server may ask us to pause or cancel. */
+  /** Lease heartbeats while the runtime runs (on the lease's own clock, unit-lease.ts); the server may ask us to pause or cancel. */
   private startLease(): void {
     const every = this.unit.lease?.heartbeat_ms;
     if (!every) return;
     const startedAt = this.deps.clock.now();
-    const beat = async () => {
-      this.leaseTimer = null;
-      if (!this.leaseAlive) return;
+    this.leaseTimer = new UnitLeaseTimer(this.deps.clock, every, async (timeoutMs) => {
+      if (!this.leaseAlive) return 'stop';
       try {
-        const answer = await this.deps.connector.leaseHeartbeat(this.deps.credentials, this.unit, { elapsed_ms: this.deps.clock.now() - startedAt });
-        if (!this.leaseAlive) return;
+        const body = { elapsed_ms: this.deps.clock.now() - startedAt };
+        const answer = await this.deps.connector.leaseHeartbeat(this.deps.credentials, this.unit, body, { timeoutMs });
+        if (!this.leaseAlive) return 'stop';
         if (answer === null) {
           this.deps.log.info('the control plane has no lease heartbeat; running without one', { unit: this.unit.id });
-          return;
+          return 'stop';
         }
         if (this.processEnded) {
           // Nothing runs any more: a cancel now means the control plane gave up on the unit.
@@ -284,28 +285,32 @@ export class UnitRun {
             this.lost = answer.reason ?? 'the control plane no longer holds this unit for us';
             this.deps.log.warn('the control plane ended the unit before its result arrived', { unit: this.unit.id, reason: answer.reason });
           }
-          if (answer.status === 'cancel_requested') return;
+          if (answer.status === 'cancel_requested') return 'stop';
         } else this.deps.patch({ lease: answer.status });
         if (answer.status === 'cancel_requested') {
           this.deps.log.info('the control plane asked to cancel a running unit', { unit: this.unit.id, reason: answer.reason });
           this.cancel(`canceled by the control plane${answer.reason ? ` (${answer.reason})` : ''}`);
-          return;
+          return 'stop';
         }
         if (answer.status === 'pause_requested') {
           this.deps.log.info('the control plane asked to pause after this turn', { unit: this.unit.id });
         }
+        return 'ok';
       } catch (error) {
-        if (isConnectorError(error, 'unauthorized')) return this.deps.onRevoked();
+        if (isConnectorError(error, 'unauthorized')) {
+          this.deps.onRevoked();
+          return 'stop';
+        }
         this.deps.log.warn('lease heartbeat failed', { unit: this.unit.id, error: errorText(error) });
+        return 'failed';
       }
-      if (this.leaseAlive) this.leaseTimer = this.deps.clock.setTimeout(() => void beat(), every);
-    };
-    this.leaseTimer = this.deps.clock.setTimeout(() => void beat(), every);
+    });
+    this.leaseTimer.start();
   }
 
   private stopLease(): void {
     this.leaseAlive = false;
-    if (this.leaseTimer !== null) this.deps.clock.clearTimeout(this.leaseTimer);
+    this.leaseTimer?.stop();
     this.leaseTimer = null;
   }
 }

@@ -27,8 +27,15 @@ function setup() {
       return { code: 0, stdout: `${cli.version} (Claude Code)\n`, stderr: '' };
     },
   };
-  const detector = () =>
-    new CapabilityDetector(runner, new FakeClock(0), { claude, codex: 'codex' }, {}, undefined, new CapabilitiesCache(path.join(dir, 'capabilities.json')));
+  const detector = (binary = claude) =>
+    new CapabilityDetector(
+      runner,
+      new FakeClock(0),
+      { claude: binary, codex: 'codex' },
+      {},
+      undefined,
+      new CapabilitiesCache(path.join(dir, 'capabilities.json')),
+    );
   return {
     cli,
     claude,
@@ -41,6 +48,25 @@ function setup() {
 }
 
 describe('runtime detection remembered between runs', () => {
+  it('a restart with another binary named (RUNNER_TRAY_CLAUDE_BIN changed) detects that one before the first turn, not the last run’s', async () => {
+    const s = setup();
+    const first = s.detector();
+    const detecting = first.get();
+    s.release();
+    await detecting;
+    await expect.poll(() => new CapabilitiesCache(path.join(path.dirname(s.claude), 'capabilities.json')).load()).not.toBeNull();
+
+    // The old binary is still there, unchanged; the operator now names another.
+    const other = path.join(path.dirname(s.claude), 'claude-next');
+    writeFileSync(other, '#!/bin/sh\n');
+    s.hold();
+    const second = s.detector(other);
+    const answer = second.get();
+    s.release();
+    expect((await answer).claude).toMatchObject({ installed: true, path: other });
+    expect(second.peek()?.claude.path).toBe(other);
+  });
+
   it("a restart answers the last run's detection at once, while its own detection runs", async () => {
     const s = setup();
     const first = s.detector();

@@ -110,10 +110,11 @@ export interface Rig {
 }
 
 /** The Sechroom emulator on port 0 on the rig's fake clock (so lease and token expiry follow it), and a minted bearer. */
-export async function rig(): Promise<Rig> {
+export async function rig(opts: { random?: () => number; tokenTtlMs?: number } = {}): Promise<Rig> {
   const clock = new FakeClock(Date.now());
-  const emu = await startEmulator({ sweepIntervalMs: 0, now: () => clock.now() });
-  const minted = emu.sechroom.mintToken();
+  // `random` drives the emulator's fault rates (a seeded one makes a fault run repeatable).
+  const emu = await startEmulator({ sweepIntervalMs: 0, now: () => clock.now(), ...(opts.random ? { random: opts.random } : {}) });
+  const minted = emu.sechroom.mintToken(opts.tokenTtlMs ? { ttl_ms: opts.tokenTtlMs } : {});
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'sechroom-conn-'));
   const logs = testLogging();
   // Requests in flight: the pump never moves the clock under one (a loopback answer takes real event-loop turns).
@@ -183,6 +184,7 @@ export async function rig(): Promise<Rig> {
         log: logs.log,
         random: () => 0.5,
         onDelivered: (d) => session?.delivered(d),
+        leaseTimeLeftMs: (leaseId) => session?.leaseTimeLeftMs(leaseId) ?? null,
       });
       await outbox.load();
       const { turns, settings: patch, outboxDir: _dir, fetch: _fetch, ...rest } = opts;

@@ -131,10 +131,11 @@ export class RostRunnerConnector implements RunnerConnector {
     }
   }
 
-  async leaseHeartbeat(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, body: { elapsed_ms: number }) {
+  async leaseHeartbeat(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, body: { elapsed_ms: number }, opts: { timeoutMs?: number } = {}) {
     const path = unitPath(unit, 'heartbeat');
     try {
-      const res = await this.http.request({ method: 'POST', path, body, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
+      const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, opts.timeoutMs ?? REQUEST_TIMEOUT_MS);
+      const res = await this.http.request({ method: 'POST', path, body, bearer: credentials.secret, timeoutMs });
       if (res.status !== 200) throw this.http.rejected(path, res);
       return this.http.parse(path, res, LeaseHeartbeatResponseSchema);
     } catch (error) {

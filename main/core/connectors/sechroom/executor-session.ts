@@ -420,6 +420,11 @@ export class ExecutorSession {
     this.records.delivered(delivery);
   }
 
+  /** The outbox sends a completion with no longer a timeout than its lease has left. */
+  leaseTimeLeftMs(leaseId: string): number | null {
+    return this.keepers.timeLeftMs(leaseId);
+  }
+
   private authExpired(error: AuthExpiredError): SessionSummary {
     this.expired = true;
     this.deps.log.error(`auth expired: ${error.message}`);

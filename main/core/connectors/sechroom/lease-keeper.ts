@@ -1,8 +1,8 @@
 import { errorText } from '../../../../shared/errors';
 import type { SechroomLeaseHeartbeatResponse } from '../../../../shared/protocol/sechroom';
 import type { Clock, Logger, TimerHandle } from '../../ports';
-import { backoffDelay } from '../../runner/backoff';
-import { isConnectorError } from '../errors';
+import { SECHROOM_LEASE_TTL_MS } from '../../../../shared/protocol/sechroom-lease';
+import { grantedMs, leaseGone, nextBeatMs, requestTimeoutMs, retryMs } from './lease-cadence';
 import type { WorkLayerClient } from './work-layer-client';
 
 /** Why a lease stopped being ours while we held it. */
@@ -23,33 +23,41 @@ export interface LeaseKeeperDeps {
   onBeat?(answer: SechroomLeaseHeartbeatResponse): void;
 }
 
-/** A failed beat is tried again after this (then doubling), never later than the interval. */
-const RETRY = { baseMs: 2_000 };
-
 /**
  * The lease heartbeat of one claimed task (seed E8): one beat every interval from the
  * claim on (the seed starts after the card loads, B6.3) until the owner stops it (once the
  * completion has landed, not when the turn ends), never a bare setInterval. The next beat
  * is due an interval after the last one *started*, so a slow answer does not stretch the
- * gap; a failed beat is retried within seconds, not a whole interval later (with a 100 s
- * interval one 503 would otherwise cost the 120 s lease). Unlike the seed it reads the
- * answer [v1]: `cancel_requested` and an ended lease are reported once to the owner.
+ * gap. Its cadence comes from the time the lease has left (lease-cadence.ts), not from any
+ * other request's backoff: a failed beat is retried after about a quarter of the time left
+ * (250 ms–2 s), and no beat waits longer than the time left for its answer. Unlike the seed
+ * it reads the answer [v1]: `cancel_requested`, an ended lease, and a refusal that says the
+ * lease is gone (404, 409 `lease_expired`, …) are reported once to the owner.
  */
 export class LeaseKeeper {
   private timer: TimerHandle | null = null;
   private stopped = false;
   private lost = false;
   private beats = 0;
-  private failures = 0;
+  /** Our idea of when the lease ends: counted from when the claim or the last good beat was sent. */
+  private deadline: number;
+  private grant = SECHROOM_LEASE_TTL_MS;
 
-  constructor(private readonly deps: LeaseKeeperDeps) {}
+  constructor(private readonly deps: LeaseKeeperDeps) {
+    this.deadline = deps.clock.now() + this.grant;
+  }
 
   get beatCount(): number {
     return this.beats;
   }
 
+  /** How long the lease has left, as far as we know (≤ 0: it may be gone). */
+  get timeLeftMs(): number {
+    return this.deadline - this.deps.clock.now();
+  }
+
   start(): void {
-    this.schedule();
+    this.schedule(nextBeatMs(this.deps.intervalMs, this.grant));
   }
 
   stop(): void {
@@ -58,38 +66,42 @@ export class LeaseKeeper {
     this.timer = null;
   }
 
-  private schedule(delayMs = this.deps.intervalMs): void {
+  private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = null;
       const startedAt = this.deps.clock.now();
-      void this.beat().then((ok) => {
-        const { intervalMs } = this.deps;
-        if (ok) return this.schedule(Math.max(0, intervalMs - (this.deps.clock.now() - startedAt)));
-        this.schedule(Math.min(intervalMs, backoffDelay(this.failures - 1, { ...RETRY, capMs: intervalMs }, this.deps.random)));
+      void this.beat(startedAt).then((ok) => {
+        const { clock, intervalMs } = this.deps;
+        if (ok) return this.schedule(Math.max(0, nextBeatMs(intervalMs, this.grant) - (clock.now() - startedAt)));
+        this.schedule(retryMs(this.timeLeftMs));
       });
     }, delayMs);
   }
 
   /** One beat; false when it failed and should be retried soon. */
-  private async beat(): Promise<boolean> {
+  private async beat(sentAt: number): Promise<boolean> {
     try {
-      const answer = await this.deps.client.heartbeat(this.deps.leaseId, this.deps.claimToken, this.deps.tokenVersion);
+      const { leaseId, claimToken, tokenVersion } = this.deps;
+      const answer = await this.deps.client.heartbeat(leaseId, claimToken, tokenVersion, { timeoutMs: requestTimeoutMs(this.timeLeftMs) });
       if (this.stopped) return true;
       this.beats++;
-      this.failures = 0;
+      if (answer.status === 'active' || answer.status === 'cancel_requested') {
+        this.grant = grantedMs(sentAt, answer.expiresAt);
+        this.deadline = sentAt + this.grant;
+      }
       this.deps.onBeat?.(answer);
       if (answer.status === 'cancel_requested') this.lose({ kind: 'cancel_requested', reason: answer.reason ?? null });
       else if (answer.status !== 'active') this.lose({ kind: 'ended', status: answer.status, reason: answer.reason ?? null });
       return true;
     } catch (error) {
       if (this.stopped) return true;
-      // A lease the Work Layer no longer knows will never come back; anything else may.
-      if (isConnectorError(error, 'not_found')) {
-        this.lose({ kind: 'ended', status: 'unknown', reason: error.message });
+      // A lease the Work Layer says is gone will never come back; anything else may.
+      const gone = leaseGone(error);
+      if (gone) {
+        this.lose({ kind: 'ended', status: gone, reason: errorText(error) });
         return true;
       }
-      this.failures++;
       this.deps.log.warn(`lease heartbeat failed (retrying next beat): ${errorText(error)}`, {
         leaseId: this.deps.leaseId,
       });
@@ -121,6 +133,11 @@ export class LeaseKeepers {
     this.keepers.get(lease.leaseId)?.stop();
     this.keepers.set(lease.leaseId, keeper);
     keeper.start();
+  }
+
+  /** How long a held lease has left as far as we know; null for one we do not hold. */
+  timeLeftMs(leaseId: string): number | null {
+    return this.keepers.get(leaseId)?.timeLeftMs ?? null;
   }
 
   letGo(leaseId: string): void {

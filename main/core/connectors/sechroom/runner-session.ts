@@ -78,6 +78,7 @@ export class SechroomRunnerSession {
       log: deps.log,
       ...(deps.random ? { random: deps.random } : {}),
       onDelivered: (delivery) => this.session?.delivered(delivery),
+      leaseTimeLeftMs: (leaseId) => this.session?.leaseTimeLeftMs(leaseId) ?? null,
       onAuthExpired: (error) =>
         this.setStatus({ state: 'auth_expired', message: error.message, remedy: error instanceof AuthExpiredError ? error.remedy : 'sign_in' }),
       onChange: () => this.emitStatus(),

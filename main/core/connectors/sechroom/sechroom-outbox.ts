@@ -7,6 +7,7 @@ import { LeaseCompleteInputSchema, RunTelemetryEventSchema } from '../../../../s
 import type { Clock, Logger, TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
 import { isConnectorError, type ConnectorError } from '../errors';
+import { requestTimeoutMs } from './lease-cadence';
 import type { WorkLayerClient } from './work-layer-client';
 
 /*
@@ -60,6 +61,8 @@ export interface SechroomOutboxDeps {
   /** The bearer was refused for good: delivery waits for `resume()`. */
   onAuthExpired?(error: ConnectorError): void;
   onChange?(pending: number): void;
+  /** How long a completion's lease has left (its keeper's count): the request waits no longer. Null: not known. */
+  leaseTimeLeftMs?(leaseId: string): number | null;
 }
 
 const fileName = (key: string) => `${Buffer.from(key).toString('base64url')}.json`;
@@ -210,7 +213,8 @@ export class SechroomOutbox {
 
   private async deliver(entry: SechroomOutboxEntry): Promise<OutboxDelivery> {
     if (entry.kind === 'complete') {
-      const done = await this.deps.client.complete(entry.leaseId, entry.input);
+      const left = this.deps.leaseTimeLeftMs?.(entry.leaseId) ?? null;
+      const done = await this.deps.client.complete(entry.leaseId, entry.input, left === null ? {} : { timeoutMs: requestTimeoutMs(left) });
       this.deps.log.info(`completed ${entry.memoryId} verdict:${entry.input.verdict} → ${done.completionMemoryId}`, { repeated: done.repeated === true });
       return { kind: 'complete', entry, outcome: done.repeated ? 'repeated' : 'completed', completionMemoryId: done.completionMemoryId };
     }

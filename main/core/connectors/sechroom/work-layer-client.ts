@@ -128,12 +128,19 @@ export class WorkLayerClient {
 
   // ---- the lease (E8, E9) ----
 
-  heartbeat(leaseId: string, claimToken: string, tokenVersion: number) {
-    return this.call('POST', `/me/executor-task-leases/${seg(leaseId)}/heartbeat`, LeaseHeartbeatResponseSchema, { body: { claimToken, tokenVersion } });
+  /** `timeoutMs`: a lease request should not outlive the lease (the keeper passes the time left). */
+  heartbeat(leaseId: string, claimToken: string, tokenVersion: number, opts: { timeoutMs?: number } = {}) {
+    return this.call('POST', `/me/executor-task-leases/${seg(leaseId)}/heartbeat`, LeaseHeartbeatResponseSchema, {
+      body: { claimToken, tokenVersion },
+      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    });
   }
 
-  complete(leaseId: string, input: LeaseCompleteInput) {
-    return this.call('POST', `/me/executor-task-leases/${seg(leaseId)}/complete`, LeaseCompleteResponseSchema, { body: input });
+  complete(leaseId: string, input: LeaseCompleteInput, opts: { timeoutMs?: number } = {}) {
+    return this.call('POST', `/me/executor-task-leases/${seg(leaseId)}/complete`, LeaseCompleteResponseSchema, {
+      body: input,
+      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    });
   }
 
   // ---- run telemetry (E11) ----
