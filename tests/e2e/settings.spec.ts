@@ -69,6 +69,7 @@ test('what a turn can reach: extra variable names are checked, and using my own 
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
   await openView(page, 'dashboard');
   await expect(page.getByTestId('own-config-warning')).toBeVisible();
+  await expect(page.getByTestId('widening-warning')).toContainText('Use my own claude/codex settings, Extra environment variables for runtimes');
   await openView(page, 'settings');
   await field('useOwnAgentConfig').uncheck();
   await field('runtimeEnvAllow').fill('');

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SETTING_LABELS, type Settings } from '../../../shared/settings';
+import { allowListNames, type WideningSetting } from '../../../shared/widening';
 import { CommandFailure, type Caller } from '../dispatch';
 import type { Clock, Logger } from '../ports';
-import { parseAllowList } from '../exec/isolation/clean-env';
 
 /**
  * Settings that widen what a turn can reach are an operator's act, not a script's: a
@@ -12,8 +12,7 @@ import { parseAllowList } from '../exec/isolation/clean-env';
  * session can get (`settings:widening-challenge`), and is logged with who and when.
  * Narrowing (turning off, removing names) needs nothing.
  */
-export const WIDENING_SETTINGS = ['useOwnAgentConfig', 'runtimeEnvAllow'] as const;
-export type WideningSetting = (typeof WIDENING_SETTINGS)[number];
+export { activeWidening } from '../../../shared/widening';
 
 /** A challenge is good once, for a few minutes: long enough for the operator to read the dialog. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -24,15 +23,10 @@ export function wideningOf(current: Settings, patch: Readonly<Record<string, unk
   const widened: WideningSetting[] = [];
   if (patch.useOwnAgentConfig === true && !current.useOwnAgentConfig) widened.push('useOwnAgentConfig');
   if (typeof patch.runtimeEnvAllow === 'string') {
-    const before = new Set(parseAllowList(current.runtimeEnvAllow));
-    if (parseAllowList(patch.runtimeEnvAllow).some((name) => !before.has(name))) widened.push('runtimeEnvAllow');
+    const before = new Set(allowListNames(current.runtimeEnvAllow));
+    if (allowListNames(patch.runtimeEnvAllow).some((name) => !before.has(name))) widened.push('runtimeEnvAllow');
   }
   return widened;
-}
-
-/** The widening settings that are on (for the dashboard's and the tray's warning). */
-export function activeWidening(settings: Settings): WideningSetting[] {
-  return WIDENING_SETTINGS.filter((key) => (key === 'useOwnAgentConfig' ? settings.useOwnAgentConfig : parseAllowList(settings.runtimeEnvAllow).length > 0));
 }
 
 export class WideningGate {
