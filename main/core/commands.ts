@@ -137,7 +137,7 @@ export function createHandlers(s: CommandServices): Handlers {
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
     ...createOperatorHandlers(s.operator),
-    ...createSechroomProfileHandlers(s.profiles),
+    ...createSechroomProfileHandlers(s.profiles, s.widening),
   };
 }
 

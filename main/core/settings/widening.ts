@@ -14,6 +14,9 @@ import type { Clock, Logger } from '../ports';
  */
 export { activeWidening } from '../../../shared/widening';
 
+/** What a change can widen: a runner setting, or a Sechroom instance's codex sandbox (`danger-full-access`). */
+export type Widened = WideningSetting | 'sandbox';
+
 /** A challenge is good once, for a few minutes: long enough for the operator to read the dialog. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
 const MAX_OUTSTANDING = 8;
@@ -52,7 +55,7 @@ export class WideningGate {
    * Lets a settings change through, or refuses it: a widening change needs a window caller
    * and an unspent, unexpired challenge value. A change that goes through is logged.
    */
-  admit(widened: readonly WideningSetting[], caller: Caller, nonce: unknown, profile: string): void {
+  admit(widened: readonly Widened[], caller: Caller, nonce: unknown, profile: string): void {
     if (widened.length === 0) return;
     const expires = typeof nonce === 'string' ? this.outstanding.get(nonce) : undefined;
     if (typeof nonce === 'string') this.outstanding.delete(nonce);
@@ -60,7 +63,7 @@ export class WideningGate {
       this.log.warn('refused a settings change that widens what a turn can reach', { settings: widened, by: caller, profile });
       throw new CommandFailure(
         'confirm_widening',
-        `“${widened.map((key) => SETTING_LABELS[key]).join('” and “')}” widen${widened.length === 1 ? 's' : ''} what a turn can reach; only the operator can confirm that, in the window's Settings.`,
+        `“${widened.map((key) => (key === 'sandbox' ? 'Sandbox: danger-full-access' : SETTING_LABELS[key])).join('” and “')}” widen${widened.length === 1 ? 's' : ''} what a turn can reach; only the operator can confirm that, in the window's Settings.`,
         widened[0],
       );
     }
