@@ -127,6 +127,12 @@ export const commands = {
    * `profile` names whose profile settings change (default `default`); host-wide keys change for all.
    */
   'settings:update': command(z.object({ profile: ProfileIdSchema.optional() }).catchall(z.unknown()), SettingsViewSchema),
+  /**
+   * A one-time value for `confirmWidening` in settings:update, which a change that widens what
+   * a turn can reach (`useOwnAgentConfig` on, more `runtimeEnvAllow` names) needs. Only a
+   * window session gets one: a script (Bearer / token file) is refused.
+   */
+  'settings:widening-challenge': command(NoInput, z.object({ nonce: z.string() })),
   'log:recent': command(
     z
       .object({ limit: z.number().int().min(1).max(1000).optional() })

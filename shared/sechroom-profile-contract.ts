@@ -28,6 +28,8 @@ export const SechroomConfigureInputSchema = z
     raisePr: z.boolean().optional(),
     /** `--max-push-mib`: delivery pushes no file larger than this. */
     maxPushMiB: z.number().int().optional(),
+    /** The one-time value of settings:widening-challenge: needed to turn on `danger-full-access`. */
+    confirmWidening: z.string().max(200).optional(),
   })
   .strict();
 export type SechroomConfigureInput = z.infer<typeof SechroomConfigureInputSchema>;
@@ -37,6 +39,8 @@ export const SechroomFleetImportInputSchema = z
     /** The seed's fleet config (`sechroom executor fleet --config <file>`): one profile per instance. */
     file: z.string().min(1).max(4096),
     ...WorkLayerShape,
+    /** As in sechroom:configure: needed when an instance turns on `danger-full-access`. */
+    confirmWidening: z.string().max(200).optional(),
   })
   .strict();
 export type SechroomFleetImportInput = z.infer<typeof SechroomFleetImportInputSchema>;

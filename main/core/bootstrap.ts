@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { WideningGate } from './settings/widening';
 import { createHandlers, settingsView } from './commands';
 import { RostRunnerConnector } from './connectors/rost/rost-runner-connector';
 import { EventHub } from './event-hub';
@@ -341,6 +342,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       logFeed: logging,
       registry,
       overrideSources: (id) => overrides.sourcesFor(id),
+      widening: new WideningGate(clock, log.child('settings')),
       desktop: options.desktop ?? null,
       operator,
       quit,

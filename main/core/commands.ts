@@ -13,6 +13,7 @@ import type { TurnRegistry } from './work/turn-registry';
 import type { SessionRegistry } from './sessions/session-registry';
 import type { QuitPolicy } from './quit-policy';
 import { createSechroomProfileHandlers } from './sessions/sechroom-commands';
+import { wideningOf, type WideningGate } from './settings/widening';
 
 export interface CommandServices {
   appInfo: Omit<AppInfo, 'uptimeMs' | 'startedAt'>;
@@ -30,6 +31,8 @@ export interface CommandServices {
   usage: UsageService;
   /** "Check again": detect the runtimes anew (machine-wide) and let every profile look. */
   refreshRuntimes(): Promise<void>;
+  /** Only the window may widen what a turn can reach (settings/widening.ts). */
+  widening: WideningGate;
 }
 
 /** One handler per contract command: the only place commands meet the services. */
@@ -123,16 +126,18 @@ export function createHandlers(s: CommandServices): Handlers {
       return null;
     },
     'settings:get': ({ profile }) => settingsView(profile, s.profiles.settingsOf(profile), s.overrideSources(profile)),
-    'settings:update': ({ profile = DEFAULT_PROFILE_ID, ...patch }) => {
+    'settings:update': ({ profile = DEFAULT_PROFILE_ID, confirmWidening, ...patch }, caller) => {
       const settings = s.profiles.settingsOf(profile);
+      s.widening.admit(wideningOf(settings.get(), patch), caller, confirmWidening, profile);
       const result = settings.update(patch);
       if (!result.ok) throw new CommandFailure(result.error.code, result.error.message, result.error.field ?? undefined);
       return settingsView(profile, settings, s.overrideSources(profile));
     },
+    'settings:widening-challenge': (_input, caller) => s.widening.challenge(caller),
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
     ...createOperatorHandlers(s.operator),
-    ...createSechroomProfileHandlers(s.profiles),
+    ...createSechroomProfileHandlers(s.profiles, s.widening),
   };
 }
 

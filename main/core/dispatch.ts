@@ -16,12 +16,19 @@ export class CommandFailure extends Error {
   }
 }
 
+/**
+ * Who sent a command: the operator's window (the Electron window, a browser tab with its
+ * session cookie) or a script (the Bearer token, the token file). Only a window may widen
+ * what a turn can reach. A caller that does not say is a script.
+ */
+export type Caller = 'window' | 'script';
+
 /** Handlers see the parsed (post-transform) input and return the contract's output. */
 export type Handlers = {
-  [K in CommandName]: (input: z.output<Commands[K]['input']>) => Promise<CommandOutput<K>> | CommandOutput<K>;
+  [K in CommandName]: (input: z.output<Commands[K]['input']>, caller: Caller) => Promise<CommandOutput<K>> | CommandOutput<K>;
 };
 
-export type Invoke = (name: unknown, input: unknown) => Promise<Result<unknown>>;
+export type Invoke = (name: unknown, input: unknown, caller?: Caller) => Promise<Result<unknown>>;
 
 /**
  * The one place a command from any transport is checked and run: the name must be in
@@ -29,7 +36,7 @@ export type Invoke = (name: unknown, input: unknown) => Promise<Result<unknown>>
  * answer is always data.
  */
 export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
-  return async (name, input) => {
+  return async (name, input, caller = 'script') => {
     if (!isCommandName(name)) {
       return {
         ok: false,
@@ -42,8 +49,8 @@ export function createDispatcher(handlers: Handlers, log: Logger): Invoke {
       return { ok: false, error: { code: TransportErrorCode.invalidInput, message: `${name}: ${describeZodError(parsed.error)}` } };
     }
     try {
-      const handler = handlers[name] as (input: unknown) => unknown;
-      const value = await handler(parsed.data);
+      const handler = handlers[name] as (input: unknown, caller: Caller) => unknown;
+      const value = await handler(parsed.data, caller);
       return { ok: true, value };
     } catch (error) {
       if (error instanceof CommandFailure) {

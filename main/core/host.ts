@@ -2,7 +2,7 @@ import type { HostEvent } from '../../shared/contract';
 import type { Result } from '../../shared/result';
 import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { RunnerStatus } from '../../shared/status';
-import { createDispatcher, type Handlers } from './dispatch';
+import { createDispatcher, type Caller, type Handlers } from './dispatch';
 import type { EventHub } from './event-hub';
 import type { LogFeed, Logger } from './ports';
 
@@ -26,7 +26,7 @@ export interface HostOptions {
 
 export interface Host {
   /** Runs a contract command; the input is untrusted and parsed here. */
-  invoke(name: unknown, input: unknown): Promise<Result<unknown>>;
+  invoke(name: unknown, input: unknown, caller?: Caller): Promise<Result<unknown>>;
   /** Batches of events, for the IPC and WebSocket bridges and the tray. */
   subscribe(listener: (batch: HostEvent[]) => void): () => void;
   status(): RunnerStatus;

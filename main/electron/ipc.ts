@@ -92,7 +92,8 @@ export class IpcDoor {
         };
       }
       try {
-        return await host.invoke(name, input);
+        // The sender was checked above: this is the operator's window.
+        return await host.invoke(name, input, 'window');
       } catch (error) {
         // host.invoke answers with data; this guards the door against a future regression.
         log.error('ipc command threw', { command: name, error: errorText(error) });

@@ -5,7 +5,7 @@ import { accountSummaryLine } from '../../shared/usage-text';
 import type { MenuItemSpec } from './electron-api';
 
 /** Where the tray can open the window. */
-export type TrayTarget = 'dashboard' | 'turns' | 'pairing';
+export type TrayTarget = 'dashboard' | 'turns' | 'pairing' | 'settings';
 
 /** What the tray knows: the status, plus the few snapshot facts its menu acts on. */
 export interface TrayFacts {
@@ -24,6 +24,8 @@ export interface TrayFacts {
   profiles?: readonly ProfileSummary[] | null;
   /** The newest line a running turn's transcript printed (redacted by the core). */
   lastLine?: string;
+  /** While a setting widens what a turn can reach: the warning (shared/widening.ts). */
+  widening?: string | null;
 }
 
 /** How much of a running turn's last line the tooltip shows (Windows cuts tooltips at 127 characters). */
@@ -49,6 +51,8 @@ export interface TrayMenuModel {
   quit: 'now' | 'drain' | 'draining' | 'stopping';
   /** One line per model account: "Codex · default: 1.8 % left, resets in 2 h 14 min (at 16:30)". */
   usageLines: string[];
+  /** A setting widens what a turn can reach: shown first, opens Settings. */
+  widening: string | null;
   /** With several profiles: each one, and whether "Pause all" / "Resume all" apply (null: one profile). */
   profiles: TrayProfileItem[] | null;
   pauseAll: boolean;
@@ -90,7 +94,10 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
   const profiles = several?.map((p) => ({ id: p.id, label: `${p.name}: ${statusLine(p.status, now)}`, pause: profilePause(p) })) ?? null;
   return {
     icon: trayIconFor(status),
-    tooltip: withLastLine(facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line, activeTurns > 0 ? facts.lastLine : undefined),
+    tooltip: withLastLine(
+      `${facts.widening ? `⚠ ${facts.widening} — ` : ''}${facts.undelivered ? `${line} — ${undeliveredLine(facts.undelivered)}` : line}`,
+      activeTurns > 0 ? facts.lastLine : undefined,
+    ),
     menu: {
       statusLine: line,
       activeTurns,
@@ -99,6 +106,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       pairing: paired ? 'unpair' : status.state === 'pairing' ? 'show-code' : 'pair',
       quit,
       usageLines: (facts.usage?.accounts ?? []).map((account) => accountSummaryLine(account, now)),
+      widening: facts.widening ?? null,
       profiles,
       pauseAll: profiles?.some((p) => p.pause === 'pause') ?? false,
       resumeAll: profiles?.some((p) => p.pause === 'resume') ?? false,
@@ -123,6 +131,7 @@ export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | nul
 
 export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[] {
   const items: MenuItemSpec[] = [{ label: model.statusLine, enabled: false }];
+  if (model.widening) items.push({ label: `⚠ ${model.widening}…`, click: () => actions.open('settings') });
   items.push(
     model.activeTurns > 0
       ? { label: `${plural(model.activeTurns, 'turn', 'turns')} running…`, click: () => actions.open('turns') }

@@ -1,4 +1,6 @@
-import type { CommandName, HostEvent } from '../../shared/contract';
+import type { CommandName, HostEvent, SettingsView } from '../../shared/contract';
+import type { Settings } from '../../shared/settings';
+import { wideningWarning } from '../../shared/widening';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import type { RunnerStatus, TrayIconKind } from '../../shared/status';
 import type { Host } from '../core/host';
@@ -108,8 +110,13 @@ export class TrayController {
     if (usage.ok && this.facts) this.facts = { ...this.facts, usage: usage.value as UsageSnapshot };
     if (profiles.ok && this.facts) this.facts = { ...this.facts, profiles: profiles.value as ProfileSummary[] };
     if (snapshot.ok) this.applySnapshot(snapshot.value as RunnerSnapshot, false);
-    if (settings.ok) this.notifier.setEnabled((settings.value as { settings: { notifications: boolean } }).settings.notifications);
+    if (settings.ok) this.applySettings((settings.value as SettingsView).settings);
     this.refresh();
+  }
+
+  private applySettings(settings: Settings): void {
+    this.notifier.setEnabled(settings.notifications);
+    if (this.facts) this.facts = { ...this.facts, widening: wideningWarning(settings) };
   }
 
   private onEvents(batch: HostEvent[]): void {
@@ -143,7 +150,9 @@ export class TrayController {
           this.notifier.notify(runtimePausedNotice(event.payload.message));
           break;
         case 'settings:changed':
-          this.notifier.setEnabled(event.payload.settings.notifications);
+          // Notifications are host-wide; the widening warning follows the default profile's settings.
+          if (isDefault(event.payload.profile)) this.applySettings(event.payload.settings);
+          else this.notifier.setEnabled(event.payload.settings.notifications);
           break;
         case 'usage:update':
           this.facts = { ...this.facts, usage: event.payload };

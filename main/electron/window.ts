@@ -33,7 +33,7 @@ export class MainWindow {
    * Shows the window, creating it if needed; a minimised one is restored. `view` opens
    * it on one of the renderer's views (its address hash, e.g. the tray's "2 turns running").
    */
-  show(view?: 'dashboard' | 'turns' | 'pairing'): void {
+  show(view?: 'dashboard' | 'turns' | 'pairing' | 'settings'): void {
     const existing = this.window;
     if (existing && !existing.isDestroyed()) {
       // Only the fragment changes: an in-page navigation, not a reload.

@@ -8,6 +8,7 @@ import { ProfileIdSchema } from '../../shared/profiles';
 import { TransportErrorCode } from '../../shared/result';
 import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
+import type { Caller } from '../core/dispatch';
 import type { Logger } from '../core/ports';
 import { isHealthz, serveHealthz } from './health';
 import { errorText } from '../../shared/errors';
@@ -163,7 +164,8 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     void webSockets().then(
       (ws) => {
         if (ws.clients.size >= maxConnections) return refuseUpgrade(socket, 503, `Too many windows are connected (${maxConnections}); close one.`);
-        ws.handleUpgrade(req, socket, head, (client) => serveBridge(client, firstProfile?.data ?? null));
+        // A browser session is the operator's window; the Bearer (launch token, token file) is a script's.
+        ws.handleUpgrade(req, socket, head, (client) => serveBridge(client, firstProfile?.data ?? null, bySession ? 'window' : 'script'));
       },
       (error: unknown) => {
         log.error('headless: the WebSocket server could not be loaded', { error: errorText(error) });
@@ -198,7 +200,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     }
   }
 
-  function serveBridge(ws: WebSocket, firstProfile: string | null): void {
+  function serveBridge(ws: WebSocket, firstProfile: string | null, caller: Caller): void {
     // A protocol error (oversized, compressed or unmasked frame, bad UTF-8) closes this
     // connection; ws reports it here, and unheard it would end the process.
     ws.on('error', (error) => log.info('a window connection was dropped', { error: errorText(error) }));
@@ -236,7 +238,7 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       const frame = WsClientFrameSchema.safeParse(raw);
       if (!frame.success) return ws.close(1008, 'invalid frame');
       void host
-        .invoke(frame.data.command, frame.data.input)
+        .invoke(frame.data.command, frame.data.input, caller)
         .then((result) => send(ws, { type: 'result', id: frame.data.id, result }))
         .catch((error: unknown) => log.error('a window command failed', { command: frame.data.command, error: errorText(error) }));
     });

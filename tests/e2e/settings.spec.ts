@@ -59,9 +59,17 @@ test('what a turn can reach: extra variable names are checked, and using my own 
   await field('useOwnAgentConfig').check();
   await expect(page.getByTestId('warning-useOwnAgentConfig')).toContainText('your personal MCP servers, hooks and instructions');
   await page.getByTestId('settings-save').click();
+  // Widening what a turn can reach is confirmed in the window: cancel first keeps it unsaved.
+  const dialog = page.getByRole('dialog', { name: 'Let turns reach more of this computer?' });
+  await expect(dialog.getByTestId('widening-message')).toContainText('Use my own claude/codex settings');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('settings-status')).toHaveText('2 unsaved changes.');
+  await page.getByTestId('settings-save').click();
+  await dialog.getByRole('button', { name: 'Turn it on' }).click();
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
   await openView(page, 'dashboard');
   await expect(page.getByTestId('own-config-warning')).toBeVisible();
+  await expect(page.getByTestId('widening-warning')).toContainText('Use my own claude/codex settings, Extra environment variables for runtimes');
   await openView(page, 'settings');
   await field('useOwnAgentConfig').uncheck();
   await field('runtimeEnvAllow').fill('');

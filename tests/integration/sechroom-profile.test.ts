@@ -99,6 +99,19 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
       instance: { instanceKey: 'codex-a', root: git.root, heartbeatIntervalSeconds: 120 },
     });
     expect(bad).toMatchObject({ ok: false, error: { message: '--heartbeat-interval must be shorter than the 120s lease TTL' } });
+    // codex without its sandbox is the operator's act: a script cannot turn it on, the window needs a challenge.
+    const fullAccess = {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, sandbox: 'danger-full-access' },
+    };
+    expect(await h.core.host.invoke('sechroom:configure', fullAccess)).toMatchObject({ ok: false, error: { code: 'confirm_widening' } });
+    expect(await h.core.host.invoke('settings:widening-challenge', {})).toMatchObject({ ok: false, error: { code: 'window_only' } });
+    expect(await h.core.host.invoke('sechroom:configure', { ...fullAccess, confirmWidening: 'guessed' }, 'window')).toMatchObject({
+      ok: false,
+      error: { code: 'confirm_widening' },
+    });
     const configured = await h.invoke<ProfileSummary>('sechroom:configure', {
       profile: 'work',
       baseUrl: h.emu.sechroomUrl,

@@ -121,6 +121,26 @@ describe('the tray menu', () => {
     expect(tray().tooltip).toBe('Idle');
   });
 
+  it('warns while a setting widens what a turn can reach: first in the menu (opens Settings) and in the tooltip', async () => {
+    host.snapshot = snapshotOf(idle);
+    host.changeSettings({ useOwnAgentConfig: true });
+    await startTray();
+    const warning = '⚠ Turns reach more: Use my own claude/codex settings';
+    expect(tray().tooltip).toBe(`${warning} — Idle`);
+    expect(tray().menuLabels()[1]).toBe(`${warning}…`);
+    tray().clickMenuItem(`${warning}…`);
+    expect(onOpen).toHaveBeenCalledWith('settings');
+    host.changeSettings({ useOwnAgentConfig: false, runtimeEnvAllow: 'AWS_*' });
+    expect(tray().tooltip).toBe('⚠ Turns reach more: Extra environment variables for runtimes — Idle');
+    host.changeSettings({ runtimeEnvAllow: '' });
+    expect(tray().tooltip).toBe('Idle');
+    expect(
+      tray()
+        .menuLabels()
+        .some((label) => label.startsWith('⚠')),
+    ).toBe(false);
+  });
+
   it('shows the running turns, and a click opens the turns view', async () => {
     host.snapshot = snapshotOf(working(2));
     await startTray();

@@ -7,9 +7,9 @@ import { defaultSettings } from '../../shared/settings';
 import { initialHostState, useHostStore } from '../../renderer/src/store';
 import { RuntimesCard } from '../../renderer/src/views/dashboard/runtimes-card';
 
-function show(runtimes: RunnerSnapshot['runtimes'], useOwnAgentConfig = false) {
+function show(runtimes: RunnerSnapshot['runtimes'], useOwnAgentConfig = false, runtimeEnvAllow = '') {
   const snapshot = { runtimes } as RunnerSnapshot;
-  const settings: SettingsView = { settings: { ...defaultSettings('box'), useOwnAgentConfig }, overridden: [], warnings: [] };
+  const settings: SettingsView = { settings: { ...defaultSettings('box'), useOwnAgentConfig, runtimeEnvAllow }, overridden: [], warnings: [] };
   useHostStore.setState({ ...initialHostState, runner: { ...initialHostState.runner, snapshot }, settings }, true);
   render(<RuntimesCard />);
 }
@@ -28,6 +28,12 @@ describe('the runtimes card', () => {
     const levels = screen.getAllByTestId('runtime-isolation').map((e) => e.textContent);
     expect(levels).toEqual([' · sandboxed (bubblewrap)', ' · environment only (bubblewrap (bwrap) is not installed)']);
     expect(screen.queryByTestId('own-config-warning')).toBeNull();
+    expect(screen.queryByTestId('widening-warning')).toBeNull();
+  });
+
+  it('shows a warning badge while a setting widens what a turn can reach', () => {
+    show({ claude: { installed: true, isolation: 'bubblewrap' }, codex: { installed: false } }, false, 'AWS_*');
+    expect(screen.getByTestId('widening-warning').textContent).toContain('Turns reach more: Extra environment variables for runtimes');
   });
 
   it('warns while turns use the operator’s own claude/codex settings', () => {

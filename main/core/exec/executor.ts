@@ -22,6 +22,7 @@ import { TurnOutput } from './turn-output';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
 import { errorText } from '../../../shared/errors';
+import { keepSession, removeLegacyClaudeConfig } from './isolation/claude-sessions';
 
 /**
  * The local runtime executor: from "run this unit with claude or codex" to its outcome.
@@ -166,6 +167,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
 
   /** At start: removes turn directories (and the MCP configs in them) a crash left behind. */
   async sweepStale(): Promise<number> {
+    if (await removeLegacyClaudeConfig(this.options.workRoot)) this.log.info('removed the shared claude config folder of an earlier version');
     const removed = await sweepStaleTurnDirs(this.options.workRoot, this.activeDirs);
     if (removed > 0) this.log.info('removed stale turn directories', { count: removed });
     return removed;
@@ -227,7 +229,9 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.activeDirs.add(turn.root);
       const prepared = await prepareTurn(this.turnContext(request, turn));
       const invocation = await this.invocation(request, turn, prepared);
-      return (await this.run(request, turn, prepared, invocation, started, () => (spawned = true))) ?? notStarted();
+      const outcome = await this.run(request, turn, prepared, invocation, started, () => (spawned = true));
+      await keepSession(this.options.workRoot, prepared, outcome?.sessionId, this.log);
+      return outcome ?? notStarted();
     } catch (error) {
       const message = errorText(error);
       this.log.error('runtime turn failed in the runner', { unitId: request.unitId, error: redactText(message, secrets) });
@@ -245,7 +249,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   }
 
   private turnContext(request: ExecutionRequest, turn: TurnDir) {
-    return { runtime: request.runtime, workRoot: this.options.workRoot, turnRoot: turn.root, requestEnv: request.env ?? {}, options: this.isolation };
+    const { runtime, resumeSessionId } = request;
+    return { runtime, resumeSessionId, workRoot: this.options.workRoot, turnRoot: turn.root, requestEnv: request.env ?? {}, options: this.isolation };
   }
 
   private async invocation(request: ExecutionRequest, turn: TurnDir, prepared: PreparedTurn): Promise<Invocation & { cwd: string }> {

@@ -1,13 +1,14 @@
 import { slugOf, type ProfileSummary } from '../../../shared/profiles';
 import type { SechroomConfigureInput, SechroomFleetImportInput, SechroomSettingsView } from '../../../shared/sechroom-profile-contract';
 import { FleetConfigError, readFleetConfig } from '../connectors/sechroom/fleet-config';
-import { CommandFailure } from '../dispatch';
+import { CommandFailure, type Caller } from '../dispatch';
+import type { WideningGate } from '../settings/widening';
 import { checkSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
 import { SechroomSession } from './sechroom-session';
 import type { SessionRegistry } from './session-registry';
 
 /** `sechroom:get`, `sechroom:configure` and `sechroom:fleet-import`: a Sechroom profile's settings, checked with the seed's messages. */
-export function createSechroomProfileHandlers(profiles: SessionRegistry) {
+export function createSechroomProfileHandlers(profiles: SessionRegistry, widening: WideningGate) {
   const sechroomSession = (id: string): SechroomSession => {
     const session = profiles.get(id);
     if (!(session instanceof SechroomSession)) throw new CommandFailure('wrong_connector', `Profile "${id}" is not a Sechroom profile.`, 'profile');
@@ -20,12 +21,14 @@ export function createSechroomProfileHandlers(profiles: SessionRegistry) {
   };
   return {
     'sechroom:get': ({ profile }: { profile: string }): SechroomSettingsView => sechroomSession(profile).settingsView(),
-    'sechroom:configure': async ({ profile, ...input }: SechroomConfigureInput): Promise<ProfileSummary> => {
+    'sechroom:configure': async ({ profile, confirmWidening, ...input }: SechroomConfigureInput, caller: Caller): Promise<ProfileSummary> => {
       const session = sechroomSession(profile);
-      await session.configure(checked(input));
+      const config = checked(input);
+      widening.admit(fullAccessTurnedOn(session, config) ? ['sandbox'] : [], caller, confirmWidening, profile);
+      await session.configure(config);
       return session.summary();
     },
-    'sechroom:fleet-import': async ({ file, ...workLayer }: SechroomFleetImportInput): Promise<ProfileSummary[]> => {
+    'sechroom:fleet-import': async ({ file, confirmWidening, ...workLayer }: SechroomFleetImportInput, caller: Caller): Promise<ProfileSummary[]> => {
       let instances;
       try {
         instances = await readFleetConfig(file);
@@ -35,6 +38,11 @@ export function createSechroomProfileHandlers(profiles: SessionRegistry) {
       }
       // Every entry is checked before any profile changes: a bad fleet config imports nothing.
       const configs = instances.map(({ settings }) => ({ id: slugOf(settings.instanceKey), config: checked({ ...workLayer, instance: settings }) }));
+      const widens = configs.some(({ id, config }) => {
+        const session = profiles.list().some((p) => p.id === id) ? profiles.get(id) : null;
+        return session instanceof SechroomSession ? fullAccessTurnedOn(session, config) : config.instance.sandbox === 'danger-full-access';
+      });
+      widening.admit(widens ? ['sandbox'] : [], caller, confirmWidening, 'fleet import');
       const out: ProfileSummary[] = [];
       for (const { id, config } of configs) {
         if (!id) throw new CommandFailure('invalid_input', `fleet instance '${config.instance.instanceKey}' has no letters or digits for a profile id`, 'file');
@@ -46,4 +54,9 @@ export function createSechroomProfileHandlers(profiles: SessionRegistry) {
       return out;
     },
   };
+}
+
+/** codex's `danger-full-access` (no codex sandbox at all) is turned on by this change. */
+function fullAccessTurnedOn(session: SechroomSession, config: SechroomProfileConfig): boolean {
+  return config.instance.sandbox === 'danger-full-access' && session.settingsView().config?.instance.sandbox !== 'danger-full-access';
 }

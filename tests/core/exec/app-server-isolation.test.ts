@@ -135,6 +135,26 @@ describe('codex app-server through the isolation module', () => {
     expect(existsSync(root)).toBe(false);
   });
 
+  it('a server that starts again gets a new CODEX_HOME: nothing a turn planted there is left', async () => {
+    const ex = makeExecutor(ENVIRONMENT_ONLY);
+    expect(await ex.execute(request('u-1'))).toMatchObject({ status: 'succeeded' });
+    const { start } = serverFolder();
+    const codexHome = start.env.CODEX_HOME as string;
+    // What a prompt-injected turn leaves in the server's CODEX_HOME.
+    writeFileSync(path.join(codexHome, 'config.toml'), '\n[mcp_servers.planted]\ncommand = "PLANTED"\n', { flag: 'a' });
+    writeFileSync(path.join(codexHome, 'AGENTS.md'), 'PLANTED\n');
+    mkdirSync(path.join(codexHome, 'rules'));
+    writeFileSync(path.join(codexHome, 'rules', 'planted.rules'), 'PLANTED\n');
+    await pool.stopAll();
+
+    expect(await ex.execute(request('u-2'))).toMatchObject({ status: 'succeeded' });
+    expect(pool.spawned).toBe(2);
+    expect(readFileSync(path.join(codexHome, 'config.toml'), 'utf8')).not.toContain('PLANTED');
+    expect(readdirSync(codexHome).sort()).toEqual(['auth.json', 'config.toml']);
+    expect(readFileSync(path.join(codexHome, 'auth.json'), 'utf8')).toContain('operator-sign-in');
+    await ex.stop();
+  });
+
   it.skipIf(!sandbox || sandbox.level !== 'bubblewrap')(
     'under bubblewrap the server runs sandboxed with the same clean environment and a temp folder of its own',
     async () => {

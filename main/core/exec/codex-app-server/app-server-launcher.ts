@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import type { IsolationLevel } from '../../../../shared/isolation';
 import { errorText } from '../../../../shared/errors';
 import type { RateLimitReading } from '../../../../shared/usage';
@@ -175,6 +176,20 @@ export class AppServerLauncher {
       knownSecrets,
       ...(launch.widen ? { widen: launch.widen } : {}),
     });
-    return { spec: { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env }, level: isolated.level };
+    const beforeStart = () => this.freshHome(profile);
+    return { spec: { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env, beforeStart }, level: isolated.level };
+  }
+
+  /**
+   * Before every start of a server (the first and each respawn): its CODEX_HOME is made anew
+   * from the sign-in copy and the generated config.toml, so an MCP server, AGENTS.md, rules
+   * or anything else a turn planted there never reaches a later server. Same path, so the
+   * launch (and the pool's key) stays the same.
+   */
+  private async freshHome(profile: AppServerProfile): Promise<void> {
+    const home = profile.prepared.home.env.CODEX_HOME;
+    if (!home || profile.prepared.ownConfig) return;
+    await rm(home, { recursive: true, force: true, maxRetries: 3 });
+    profile.prepared = await prepareTurn(profile.ctx);
   }
 }

@@ -30,6 +30,8 @@ interface Entry {
 
 export class AppServerPool {
   private readonly entries = new Map<string, Entry>();
+  /** Servers whose start waits for their spec's beforeStart (one per key). */
+  private readonly preparing = new Map<string, Promise<AppServerConnection>>();
   private readonly spawn: SpawnAppServer;
   private readonly log: Logger;
   /** How many servers were started, respawns included. */
@@ -59,7 +61,17 @@ export class AppServerPool {
       this.log.warn('codex app-server died between turns — respawning', { pid: entry.connection.pid });
       this.entries.delete(key);
     }
-    return this.start(key, spec).ready;
+    const before = spec.beforeStart;
+    if (!before) return this.start(key, spec).ready;
+    let pending = this.preparing.get(key);
+    if (!pending) {
+      pending = (async () => {
+        await before();
+        return this.start(key, spec).ready;
+      })().finally(() => this.preparing.delete(key));
+      this.preparing.set(key, pending);
+    }
+    return pending;
   }
 
   /** Stops one server's whole process tree (cancel that did not stop in time, or a broken server). */

@@ -11,6 +11,8 @@ export interface AppServerSpawnSpec {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Run before each start of a server for this spec (a new CODEX_HOME for every start); not part of its identity. */
+  beforeStart?: () => Promise<void>;
 }
 
 export type SpawnAppServer = (spec: AppServerSpawnSpec) => ChildProcessWithoutNullStreams;

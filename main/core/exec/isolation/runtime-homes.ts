@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codexTurnConfig, providerEnvNames } from './codex-config';
+import { restoreClaudeSession } from './claude-sessions';
 import { writeSignInCopy } from './sign-in-copy';
 import type { SignInFile } from './spec';
 
@@ -15,9 +16,10 @@ import type { SignInFile } from './spec';
  * item: unset or empty and without CLAUDE_CONFIG_DIR it is "Claude Code-credentials" in
  * ~/.claude; set to a folder, the name gets a hash of that folder as it was written, as
  * the operator's own claude computes it from their CLAUDE_CONFIG_DIR. So the turn gets
- * the operator's value as written, or the empty string for the default. A turn gets a private config dir of
- * the runner (persistent, so `--resume` finds its sessions) and the operator's folder only
- * as its secure-storage folder. Under bubblewrap its `.credentials.json` is the turn's
+ * the operator's value as written, or the empty string for the default. A turn gets a config
+ * dir of its own, new and empty, inside its turn folder (gone with the turn), holding at most
+ * the transcript of the session it resumes (claude-sessions.ts); the operator's folder is
+ * only its secure-storage folder. Under bubblewrap its `.credentials.json` is the turn's
  * own copy without the refresh token (sign-in-copy.ts), bound read-only where claude
  * looks for it: the operator's file is never inside the sandbox.
  *
@@ -68,15 +70,19 @@ async function privateDir(dir: string): Promise<string> {
 export const SIGN_IN_COPY_DIR = 'sign-in';
 
 export async function claudeHome(input: {
+  /** The executor's root: the kept session transcripts live there. */
   workRoot: string;
-  /** The turn's own folder: its sign-in copy lives there and goes with it. */
+  /** The turn's own folder: its config dir and sign-in copy live there and go with it. */
   turnRoot: string;
+  /** The session the turn resumes: its transcript is put into the new config dir. */
+  resumeSessionId?: string | null;
   env: Readonly<Record<string, string | undefined>>;
   home: string;
   sandboxed: boolean;
 }): Promise<RuntimeHome> {
   const operatorDir = operatorClaudeDir(input.env, input.home);
-  const config = await privateDir(path.join(input.workRoot, CLAUDE_PRIVATE_CONFIG));
+  const config = await privateDir(path.join(input.turnRoot, CLAUDE_PRIVATE_CONFIG));
+  if (input.resumeSessionId) await restoreClaudeSession(input.workRoot, config, input.resumeSessionId);
   const credentials = path.join(operatorDir, CLAUDE_CREDENTIALS_FILE);
   const secureStorage = input.env.CLAUDE_SECURESTORAGE_CONFIG_DIR ?? input.env.CLAUDE_CONFIG_DIR ?? '';
   const signIn: SignInFile[] = [];

@@ -29,8 +29,10 @@ export const ENVIRONMENT_ONLY: IsolationTools = { level: 'environment', tool: nu
 
 export interface TurnContext {
   runtime: RuntimeName;
-  /** The executor's private root (claude's persistent config lives there). */
+  /** The executor's private root (the kept claude session transcripts live there). */
   workRoot: string;
+  /** claude: the session this turn resumes (its transcript goes into the turn's new config dir). */
+  resumeSessionId?: string | null;
   /** The per-turn directory (removed after the turn). */
   turnRoot: string;
   /** The host's explicit environment for runtimes (tests point CLIs at stubs). */
@@ -64,7 +66,14 @@ export async function prepareTurn(ctx: TurnContext): Promise<PreparedTurn> {
   const home = ownConfig
     ? ownConfigHome(ctx.runtime, source, homeDir)
     : ctx.runtime === 'claude'
-      ? await claudeHome({ workRoot: ctx.workRoot, turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed })
+      ? await claudeHome({
+          workRoot: ctx.workRoot,
+          turnRoot: ctx.turnRoot,
+          resumeSessionId: ctx.resumeSessionId ?? null,
+          env: source,
+          home: homeDir,
+          sandboxed,
+        })
       : await codexHome({ turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed });
   return { tools, home, homeDir, ownConfig };
 }

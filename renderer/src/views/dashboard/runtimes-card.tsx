@@ -1,6 +1,7 @@
 import { RUNTIME_IDS, runtimeLabel } from '../../../../shared/runtimes';
 import { ISOLATION_LABELS, isSandboxed, type IsolationLevel } from '../../../../shared/isolation';
 import { useHostStore } from '../../store';
+import { wideningWarning } from '../../../../shared/widening';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 
@@ -18,6 +19,7 @@ function Isolation({ level, note }: { level: IsolationLevel; note?: string | und
 export function RuntimesCard() {
   const runtimes = useHostStore((s) => s.runner.snapshot?.runtimes);
   const ownConfig = useHostStore((s) => s.settings?.settings.useOwnAgentConfig === true);
+  const widening = useHostStore((s) => (s.settings ? wideningWarning(s.settings.settings) : null));
   const refresh = useCommand('runtimes:refresh');
   return (
     <section className="card" aria-labelledby="runtimes-title">
@@ -57,6 +59,11 @@ export function RuntimesCard() {
       {ownConfig ? (
         <p className="callout callout-warn" role="note" data-testid="own-config-warning">
           Turns use your own claude/codex settings, MCP servers and hooks (Settings → What a turn can reach).
+        </p>
+      ) : null}
+      {widening ? (
+        <p className="callout callout-warn" role="note" data-testid="widening-warning">
+          <span className="badge badge-failed">⚠</span> {widening}. A task’s prompt can use this; Settings → What a turn can reach.
         </p>
       ) : null}
       {refresh.error ? <ErrorLine error={refresh.error} /> : null}

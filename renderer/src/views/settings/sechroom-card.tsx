@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { SechroomSettingsView } from '../../../../shared/sechroom-profile-contract';
 import { getBridge } from '../../bridge/instance';
+import { ConfirmDialog } from '../common/confirm-dialog';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 import {
@@ -79,6 +80,9 @@ function SechroomForm({ profile, view, onSaved }: { profile: string; view: Sechr
   const [serverError, setServerError] = useState<{ field: string; message: string } | null>(null);
   const [done, setDone] = useState(false);
   const configure = useCommand('sechroom:configure');
+  const challenge = useCommand('settings:widening-challenge');
+  // The host asks the operator to confirm a sandbox that lets turns reach more (danger-full-access).
+  const [widening, setWidening] = useState<string | null>(null);
 
   const errors = sechroomErrors(draft);
   const invalid = Object.keys(errors).length > 0;
@@ -96,7 +100,16 @@ function SechroomForm({ profile, view, onSaved }: { profile: string; view: Sechr
   const submit = async () => {
     setShowAll(true);
     if (invalid || !dirty) return;
-    const result = await configure.run({ profile, ...sechroomInputOf(draft) });
+    await send();
+  };
+
+  const send = async (confirmWidening?: string) => {
+    const result = await configure.run({ profile, ...sechroomInputOf(draft), ...(confirmWidening ? { confirmWidening } : {}) });
+    if (!result.ok && result.error.code === 'confirm_widening') {
+      configure.clearError();
+      setWidening(result.error.message);
+      return;
+    }
     if (!result.ok) {
       if (result.error.field) setServerError({ field: result.error.field, message: result.error.message });
       return;
@@ -111,7 +124,13 @@ function SechroomForm({ profile, view, onSaved }: { profile: string; view: Sechr
     }
   };
 
-  const formError = configure.error && !configure.error.field ? configure.error : null;
+  const confirmWidening = async () => {
+    setWidening(null);
+    const nonce = await challenge.run(undefined);
+    if (nonce.ok) await send(nonce.value.nonce);
+  };
+
+  const formError = (configure.error && !configure.error.field ? configure.error : null) ?? challenge.error ?? null;
   return (
     <form
       className="settings-form sechroom-form"
@@ -160,6 +179,18 @@ function SechroomForm({ profile, view, onSaved }: { profile: string; view: Sechr
           {configure.pending ? 'Saving…' : 'Save Sechroom settings'}
         </button>
       </div>
+      <ConfirmDialog
+        open={widening !== null}
+        title="Let turns run without codex's sandbox?"
+        confirmLabel="Turn it on"
+        destructive
+        busy={challenge.pending || configure.pending}
+        onCancel={() => setWidening(null)}
+        onConfirm={() => void confirmWidening()}
+      >
+        <p data-testid="sechroom-widening-message">{widening}</p>
+        <p>With danger-full-access, the commands a task's model runs are not confined by codex. The change is recorded in the log.</p>
+      </ConfirmDialog>
     </form>
   );
 }

@@ -3,6 +3,7 @@ import type { SettingsView as SettingsViewData } from '../../../../shared/contra
 import { isProfileSetting } from '../../../../shared/profiles';
 import type { SettingKey } from '../../../../shared/settings';
 import { useHostStore } from '../../store';
+import { ConfirmDialog } from '../common/confirm-dialog';
 import { ErrorLine } from '../common/error-line';
 import { ProfilesCard } from '../profiles/profiles-card';
 import { useCommand } from '../common/use-command';
@@ -36,6 +37,9 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
   const [serverErrors, setServerErrors] = useState<Partial<Record<SettingKey, string>>>({});
   const [saved, setSaved] = useState(false);
   const update = useCommand('settings:update');
+  const challenge = useCommand('settings:widening-challenge');
+  // The change the host would not take without the operator's confirmation (it widens what a turn can reach).
+  const [widening, setWidening] = useState<{ patch: Record<string, unknown>; message: string } | null>(null);
   const overridden = useMemo(() => new Map(view.overridden.map((o) => [o.key, o.source])), [view.overridden]);
   const base = useRef(view.settings);
 
@@ -71,7 +75,16 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
 
   const submit = async () => {
     if (dirty.length === 0 || invalid.length > 0) return;
-    const result = await update.run(patchOf(draft, dirty));
+    await send(patchOf(draft, dirty));
+  };
+
+  const send = async (patch: Record<string, unknown>) => {
+    const result = await update.run(patch);
+    if (!result.ok && result.error.code === 'confirm_widening') {
+      update.clearError();
+      setWidening({ patch, message: result.error.message });
+      return;
+    }
     if (result.ok) {
       setDraft(draftFrom(result.value.settings));
       setTouched(new Set());
@@ -84,7 +97,16 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
     }
   };
 
-  const formError = update.error && !(update.error.field && update.error.field in draft) ? update.error : null;
+  /** The operator confirmed in this window: the host gives this window session a one-time value for the change. */
+  const confirmWidening = async () => {
+    if (!widening) return;
+    const nonce = await challenge.run(undefined);
+    const patch = widening.patch;
+    setWidening(null);
+    if (nonce.ok) await send({ ...patch, confirmWidening: nonce.value.nonce });
+  };
+
+  const formError = (update.error && !(update.error.field && update.error.field in draft) ? update.error : null) ?? challenge.error ?? null;
   return (
     <form
       className="settings-form"
@@ -156,6 +178,21 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
           {update.pending ? 'Saving…' : 'Save changes'}
         </button>
       </div>
+      <ConfirmDialog
+        open={widening !== null}
+        title="Let turns reach more of this computer?"
+        confirmLabel="Turn it on"
+        destructive
+        busy={challenge.pending || update.pending}
+        onCancel={() => setWidening(null)}
+        onConfirm={() => void confirmWidening()}
+      >
+        <p data-testid="widening-message">{widening?.message}</p>
+        <p>
+          A task's prompt can steer what a turn does. With this on, turns can use what you add here (your own claude/codex settings and their MCP servers and
+          hooks, or more of your environment variables). The change is recorded in the log.
+        </p>
+      </ConfirmDialog>
     </form>
   );
 }

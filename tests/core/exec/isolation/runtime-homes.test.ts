@@ -24,11 +24,11 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('claude’s private home', () => {
-  it('a private config folder; the sign-in from the operator’s folder, named as their claude names it', async () => {
+  it('a new config folder in the turn’s folder; the sign-in from the operator’s folder, named as their claude names it', async () => {
     const workRoot = path.join(root, 'work');
     const turnRoot = path.join(root, 'turn');
     const plain = await claudeHome({ workRoot, turnRoot, env: { HOME: home }, home, sandboxed: true });
-    expect(plain.env).toEqual({ CLAUDE_CONFIG_DIR: path.join(workRoot, 'claude-config'), CLAUDE_SECURESTORAGE_CONFIG_DIR: '', DISABLE_AUTOUPDATER: '1' });
+    expect(plain.env).toEqual({ CLAUDE_CONFIG_DIR: path.join(turnRoot, 'claude-config'), CLAUDE_SECURESTORAGE_CONFIG_DIR: '', DISABLE_AUTOUPDATER: '1' });
     expect(lstatSync(plain.env.CLAUDE_CONFIG_DIR as string).mode & 0o777).toBe(0o700);
     const credentials = path.join(home, '.claude', '.credentials.json');
     const copy = path.join(turnRoot, 'sign-in', '.credentials.json');
