@@ -31,7 +31,7 @@ import { MachineSlots } from './sessions/machine-slots';
 import { migrateToProfiles } from './sessions/migration';
 import { ProfileOverrides } from './sessions/profile-settings';
 import { ProfileStore } from './sessions/profile-store';
-import { addWantedProfiles, wireProfiles } from './sessions/profile-wiring';
+import { addWantedProfiles, keepForPlane, wireProfiles } from './sessions/profile-wiring';
 import { SechroomHost, workViewAccess } from './sessions/sechroom-factory';
 import { sechroomUsage } from './connectors/sechroom/usage-account';
 import { DEFAULT_PROFILE_ID, ProfileIdSchema } from '../../shared/profiles';
@@ -271,7 +271,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     },
     sweepStale: () => (options.executor ?? localExecutor).sweepStale(),
   });
-  await profiles.openAll();
+  await profiles.openAll(keepForPlane(options.profileConnector));
   await addWantedProfiles(profiles, profileStore, [
     ...(options.profiles ?? []),
     ...Object.keys(options.sechroomProfiles ?? {}).map((id) => ({ id, name: id, connector: 'sechroom' as const, strict: true })),

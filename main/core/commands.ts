@@ -110,7 +110,8 @@ export function createHandlers(s: CommandServices): Handlers {
     },
     'runtimes:refresh': async () => {
       await s.refreshRuntimes();
-      const runtimes = s.profiles.get(DEFAULT_PROFILE_ID).snapshot().runtimes;
+      // Every session shares the one detector: the first open one's view is the host's.
+      const runtimes = s.profiles.sessions()[0]?.snapshot().runtimes;
       if (!runtimes) throw new CommandFailure('not_ready', 'Runtime detection has not finished yet.');
       return runtimes;
     },

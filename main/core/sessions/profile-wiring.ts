@@ -2,7 +2,8 @@
 // connector kind, the registry that opens every profile with them, and the profiles the
 // command line or the profiles file ask for, created when missing.
 import type { HostEvent } from '../../../shared/contract';
-import type { ConnectorKind, Profile } from '../../../shared/profiles';
+import { DEFAULT_PROFILE_ID, type ConnectorKind, type Profile } from '../../../shared/profiles';
+import type { RunnerSession } from './session';
 import type { Logger } from '../ports';
 import { openProfile, type OpenProfileOptions, type SessionFactories } from './open-profile';
 import type { ProfileStore } from './profile-store';
@@ -62,4 +63,13 @@ export async function addWantedProfiles(profiles: SessionRegistry, store: Profil
     else if (strict && found.connector !== profile.connector)
       throw new Error(`Profile "${profile.id}" is a ${found.connector} profile, not ${profile.connector}.`);
   }
+}
+
+/**
+ * Which stored profiles a start opens. A host started for the Sechroom plane alone leaves
+ * the Rost default closed while it was never paired: it would only sit there "Not paired",
+ * pointing at a control plane nobody named. A paired one is always opened.
+ */
+export function keepForPlane(connector: ConnectorKind | undefined): (profile: Profile, session: RunnerSession) => boolean {
+  return (profile, session) => connector !== 'sechroom' || profile.id !== DEFAULT_PROFILE_ID || profile.connector !== 'rost' || session.identity !== null;
 }

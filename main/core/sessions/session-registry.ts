@@ -44,9 +44,19 @@ export class SessionRegistry {
 
   constructor(private readonly deps: SessionRegistryDeps) {}
 
-  /** Opens every stored profile (the store is loaded). */
-  async openAll(): Promise<void> {
-    for (const profile of this.deps.store.all()) this.open.set(profile.id, await this.deps.open(profile));
+  /**
+   * Opens every stored profile (the store is loaded). One that `keep` turns down stays in
+   * the store, closed: it is not listed, started or counted, and adding it again opens it.
+   */
+  async openAll(keep: (profile: Profile, session: RunnerSession) => boolean = () => true): Promise<void> {
+    for (const profile of this.deps.store.all()) {
+      const opened = await this.deps.open(profile);
+      if (keep(profile, opened.session)) this.open.set(profile.id, opened);
+      else {
+        opened.close();
+        this.deps.log.info('profile left closed for this start', { profile: profile.id });
+      }
+    }
   }
 
   sessions(): RunnerSession[] {
@@ -93,14 +103,20 @@ export class SessionRegistry {
     const id = input.id ?? slugOf(input.name);
     if (!ProfileIdSchema.safeParse(id).success) throw new CommandFailure('invalid_input', 'Give the profile a name with letters or digits in it.', 'name');
     if (this.open.has(id)) throw new CommandFailure('profile_exists', `There is already a profile "${id}".`, 'id');
-    const base = this.settingsOf(DEFAULT_PROFILE_ID).get();
+    // A new profile starts from the default one's name and control plane, or from the first open one's.
+    const base = (this.open.get(DEFAULT_PROFILE_ID) ?? [...this.open.values()][0])?.settings.get();
     const initial: Record<string, unknown> = {
-      runnerName: `${base.runnerName}-${id}`.slice(0, 100),
-      ...(input.controlPlaneUrl !== undefined ? { controlPlaneUrl: input.controlPlaneUrl } : { controlPlaneUrl: base.controlPlaneUrl }),
+      ...(base ? { runnerName: `${base.runnerName}-${id}`.slice(0, 100) } : {}),
+      ...(input.controlPlaneUrl !== undefined ? { controlPlaneUrl: input.controlPlaneUrl } : base ? { controlPlaneUrl: base.controlPlaneUrl } : {}),
     };
     const profile: Profile = { id, name: input.name, connector: input.connector };
-    const opened = await this.deps.open(profile, initial);
-    await this.deps.store.save([...this.deps.store.all(), profile]);
+    // A profile left closed at start is still stored: adding it again replaces its entry.
+    const stored = this.deps.store.all();
+    if (stored.some((p) => p.id === id && p.connector !== input.connector)) {
+      throw new CommandFailure('profile_exists', `There is already a profile "${id}" of another kind.`, 'id');
+    }
+    const opened = await this.deps.open(profile, stored.some((p) => p.id === id) ? undefined : initial);
+    await this.deps.store.save([...stored.filter((p) => p.id !== id), profile]);
     this.open.set(id, opened);
     if (this.started) {
       await opened.session.stopLeftovers();

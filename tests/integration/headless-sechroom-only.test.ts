@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { fileURLToPath } from 'node:url';
+import { startEmulator, type RunningEmulator } from '../../emulator';
+import { startHeadlessHost, type RunningHost } from '../e2e/headless-host';
+import { gitOrigin, type GitOrigin } from './git-origin';
+
+// A host started for the Sechroom plane alone runs its Sechroom profiles and nothing else:
+// no empty Rost "Default" profile beside them, waiting to pair with a control plane nobody named.
+
+const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+
+let emu: RunningEmulator | null = null;
+let host: RunningHost | null = null;
+let repo: GitOrigin | null = null;
+afterEach(async () => {
+  await host?.stop();
+  await emu?.close();
+  repo?.cleanup();
+  host = emu = repo = null;
+});
+
+/** One command over the host's WebSocket, as a script holding the launch token would send it. */
+function invoke(running: RunningHost, command: string, input?: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${running.port}/ws`, { headers: { authorization: `Bearer ${running.token}` } });
+    ws.on('open', () => ws.send(JSON.stringify({ id: 1, command, ...(input === undefined ? {} : { input }) })));
+    ws.on('message', (data: Buffer) => {
+      const frame = JSON.parse(data.toString()) as { type: string; id?: number; result?: unknown };
+      if (frame.type !== 'result' || frame.id !== 1) return;
+      ws.close();
+      resolve(frame.result);
+    });
+    ws.on('error', reject);
+  });
+}
+
+async function start(extra: (root: string) => string[]): Promise<RunningHost> {
+  emu = await startEmulator({});
+  repo = gitOrigin();
+  const minted = emu.sechroom.mintToken();
+  return startHeadlessHost(
+    ['--plane', 'sechroom', '--control-plane', emu.sechroomUrl, '--tenant', minted.tenant, '--allow-file-secret-store', ...extra(repo.root)],
+    {
+      SECHROOM_TOKEN: minted.access_token,
+      CODEX_BIN: APP_SERVER_STUB,
+    },
+  );
+}
+
+describe('a headless host on the Sechroom plane only', () => {
+  it('--plane sechroom lists its one Sechroom profile, not a Rost default beside it', async () => {
+    host = await start((root) => ['--instance-key', 'codex-a', '--root', root]);
+    const listed = (await invoke(host, 'profiles:list')) as { ok: boolean; value: { id: string; connector: string }[] };
+    expect(listed.ok).toBe(true);
+    expect(listed.value.map((p) => [p.id, p.connector])).toEqual([['codex-a', 'sechroom']]);
+    expect(host.output.join('\n')).not.toMatch(/Not paired|\[Default\]/);
+  }, 40_000);
+
+  it('a fleet host lists one profile per instance, and a second start on the same data folder still no Rost one', async () => {
+    emu = await startEmulator({});
+    repo = gitOrigin();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'rt-sechroom-only-'));
+    const fleet = path.join(dataDir, 'fleet.json');
+    writeFileSync(
+      fleet,
+      JSON.stringify({
+        instances: [
+          { instanceKey: 'codex-a', root: repo.root },
+          { instanceKey: 'codex-b', root: repo.root },
+        ],
+      }),
+    );
+    const args = [
+      '--plane',
+      'sechroom',
+      '--control-plane',
+      emu.sechroomUrl,
+      '--tenant',
+      emu.sechroom.mintToken().tenant,
+      '--allow-file-secret-store',
+      '--fleet-config',
+      fleet,
+    ];
+    const env = { SECHROOM_TOKEN: emu.sechroom.mintToken().access_token, CODEX_BIN: APP_SERVER_STUB };
+    try {
+      for (const round of [1, 2]) {
+        host = await startHeadlessHost(args, env, { dataDir });
+        const listed = (await invoke(host, 'profiles:list')) as { ok: boolean; value: { id: string; connector: string }[] };
+        expect({ round, profiles: listed.value.map((p) => [p.id, p.connector]) }).toEqual({
+          round,
+          profiles: [
+            ['codex-a', 'sechroom'],
+            ['codex-b', 'sechroom'],
+          ],
+        });
+        await host.stop();
+        host = null;
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
