@@ -1,4 +1,5 @@
 import { errorText } from '../../../shared/errors';
+import { CommandFailure } from '../dispatch';
 import type { RunnerSnapshot } from '../../../shared/runner';
 import type { Clock, Logger, TimerHandle } from '../ports';
 import type { RunnerStateStore } from './runner-state-store';
@@ -16,6 +17,8 @@ export interface PauseStateDeps {
   state: RunnerStateStore;
   /** After a pause begins or ends (a timed one ending included). */
   onChange(paused: boolean): void;
+  /** The state file could not be written (the data folder's health hears of it). */
+  onSaveFailed?(error: unknown): void;
 }
 
 /** A profile's pause: kept in its state file so a restart keeps it; a timed one ends by itself. */
@@ -36,7 +39,7 @@ export class PauseState {
     const until = saved.until === null ? null : Date.parse(saved.until);
     if (until !== null && until <= this.deps.clock.now()) {
       this.deps.log.info('a timed pause ended while the runner was off; resuming', { until: saved.until });
-      void this.persist();
+      void this.persist().catch(() => undefined);
       return;
     }
     this.apply({ until, at: Date.parse(saved.at), by: saved.by, note: saved.note });
@@ -52,7 +55,7 @@ export class PauseState {
     await this.persist();
   }
 
-  /** Ends the pause; false when there was none. */
+  /** Ends the pause; false when there was none. Rejects (the change holds for now) when it could not be saved. */
   async resume(): Promise<boolean> {
     this.clearTimer();
     if (!this.paused) return false;
@@ -75,7 +78,8 @@ export class PauseState {
   private apply(pause: Pause): void {
     this.clearTimer();
     this.paused = pause;
-    if (pause.until !== null) this.timer = this.deps.clock.setTimeout(() => void this.resume(), Math.max(0, pause.until - this.deps.clock.now()));
+    if (pause.until !== null)
+      this.timer = this.deps.clock.setTimeout(() => void this.resume().catch(() => undefined), Math.max(0, pause.until - this.deps.clock.now()));
   }
 
   private clearTimer(): void {
@@ -89,7 +93,11 @@ export class PauseState {
     try {
       await this.deps.state.update((s) => ({ ...s, pause: record }));
     } catch (error) {
-      this.deps.log.error('could not save the pause; it holds until this process ends', { error: errorText(error) });
+      // The change holds in this process; the operator must hear that a restart will not keep it.
+      const what = p ? 'paused' : 'resumed';
+      this.deps.log.error(`could not save that the runner is ${what}; it holds until this process ends`, { error: errorText(error) });
+      this.deps.onSaveFailed?.(error);
+      throw new CommandFailure('not_saved', `The runner is ${what} for now, but that could not be saved, so a restart will not keep it: ${errorText(error)}`);
     }
   }
 }

@@ -67,8 +67,9 @@ export class RunnerStateStore {
   async update(change: (state: RunnerState) => RunnerState): Promise<void> {
     this.state = RunnerStateSchema.parse(change(this.state));
     const snapshot = this.state;
-    // Writes are serialized so the last state always lands last.
-    this.writing = this.writing.then(() => writePrivateFile(this.file, `${JSON.stringify(snapshot, null, 2)}\n`));
+    // Writes are serialized so the last state always lands last; one that failed (a full
+    // disk) is its caller's to report and must not turn away every write after it.
+    this.writing = this.writing.catch(() => undefined).then(() => writePrivateFile(this.file, `${JSON.stringify(snapshot, null, 2)}\n`));
     return this.writing;
   }
 }

@@ -156,12 +156,18 @@ export class SessionRegistry {
   }
 
   async pauseAll(minutes: number | null, note: string | null): Promise<ProfileSummary[]> {
-    for (const session of this.sessions()) await session.pause(minutes, note);
-    return this.list();
+    return this.everyProfile((session) => session.pause(minutes, note));
   }
 
   async resumeAll(): Promise<ProfileSummary[]> {
-    for (const session of this.sessions()) await session.resume();
+    return this.everyProfile((session) => session.resume());
+  }
+
+  /** Every profile gets the change even when one could not save it; that failure is the answer. */
+  private async everyProfile(change: (session: RunnerSession) => Promise<void>): Promise<ProfileSummary[]> {
+    let failure: unknown = null;
+    for (const session of this.sessions()) await change(session).catch((error: unknown) => (failure ??= error));
+    if (failure) throw failure;
     return this.list();
   }
 
