@@ -20,18 +20,34 @@ export function vitestSkipReason(fullName) {
   return match ? match[1] : `skipped: ${fullName}`;
 }
 
-/** Counts and skips of a vitest JSON report (null when there is none). */
+/** The first line of an error worth reading, trimmed to one screen line. */
+export function firstLine(message) {
+  const line = String(message ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
+  return (line ?? '').slice(0, 200);
+}
+
+/**
+ * Counts, skips, failures and flaky tests (passed only on a retry) of a vitest JSON report
+ * (null when there is none).
+ */
 export function readVitest(report, root) {
-  const out = { passed: 0, failed: 0, skipped: 0, skips: [] };
+  const out = { passed: 0, failed: 0, skipped: 0, skips: [], failures: [], flaky: [] };
   if (!report) return out;
   out.passed = report.numPassedTests ?? 0;
   out.failed = report.numFailedTests ?? 0;
   out.skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   for (const result of report.testResults ?? []) {
     for (const test of result.assertionResults ?? []) {
-      if (['pending', 'skipped', 'todo'].includes(test.status)) {
-        out.skips.push({ file: posix(path.relative(root, result.name)), reason: vitestSkipReason(test.fullName ?? test.title ?? '') });
-      }
+      const file = posix(path.relative(root, result.name));
+      const name = test.fullName ?? test.title ?? '';
+      const messages = test.failureMessages ?? [];
+      if (['pending', 'skipped', 'todo'].includes(test.status)) out.skips.push({ file, reason: vitestSkipReason(name) });
+      else if (test.status === 'failed') out.failures.push({ file, name, error: firstLine(messages[0]) });
+      // A test that passed with errors on record failed first and passed on a retry.
+      else if (test.status === 'passed' && messages.length > 0) out.flaky.push({ file, name, error: firstLine(messages[0]) });
     }
   }
   return out;
@@ -39,7 +55,7 @@ export function readVitest(report, root) {
 
 /** Counts and skips of a Playwright JSON report; `configDir` is the config's testDir, relative to the repository. */
 export function readPlaywright(report, configDir) {
-  const out = { passed: 0, failed: 0, skipped: 0, ran: 0, skips: [] };
+  const out = { passed: 0, failed: 0, skipped: 0, ran: 0, skips: [], failures: [], flaky: [] };
   if (!report?.stats) return out;
   out.passed = (report.stats.expected ?? 0) + (report.stats.flaky ?? 0);
   out.failed = report.stats.unexpected ?? 0;
@@ -48,9 +64,14 @@ export function readPlaywright(report, configDir) {
   const walk = (suite) => {
     for (const spec of suite.specs ?? []) {
       for (const test of spec.tests ?? []) {
+        const file = posix(path.posix.join(configDir, spec.file));
+        const name = spec.line ? `${spec.title} (line ${spec.line})` : spec.title;
+        const error = firstLine((test.results ?? []).find((r) => r.error)?.error?.message);
+        if (test.status === 'unexpected') out.failures.push({ file, name, error });
+        else if (test.status === 'flaky') out.flaky.push({ file, name, error });
         if (test.status !== 'skipped') continue;
         const annotation = (test.annotations ?? []).find((a) => a.type === 'skip');
-        out.skips.push({ file: posix(path.posix.join(configDir, spec.file)), reason: annotation?.description || 'skipped' });
+        out.skips.push({ file, reason: annotation?.description || 'skipped' });
       }
     }
     for (const child of suite.suites ?? []) walk(child);
@@ -76,4 +97,9 @@ export function skipSummary(skips, strict) {
     return `${g.file} (${g.count} ${g.count === 1 ? 'test' : 'tests'}): ${g.reason} [${note}]`;
   });
   return { lines, unexpected: groups.filter((g) => !EXPECTED_SKIPS.has(g.file)) };
+}
+
+/** One line per failed or flaky test for the closing block: "file › name: first error line". */
+export function testLines(tests) {
+  return tests.map((t) => `${t.file} › ${t.name}${t.error ? `: ${t.error}` : ''}`);
 }

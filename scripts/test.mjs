@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readPlaywright, readVitest, skipSummary } from './test-report.mjs';
+import { readPlaywright, readVitest, skipSummary, testLines } from './test-report.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = path.join(root, '.tmp', 'test-results');
@@ -34,6 +34,10 @@ const outcomes = [];
 const failedSteps = [];
 /** @type {{ file: string; reason: string }[]} */
 const skips = [];
+/** @type {{ file: string; name: string; error: string }[]} */
+const failures = [];
+/** @type {{ file: string; name: string; error: string }[]} */
+const flaky = [];
 
 /** Runs one step; `after` reads its report and may name a passing outcome other than "ok". */
 function step(name, command, args, env = {}, after = () => null) {
@@ -67,6 +71,8 @@ function count(read) {
   totals.failed += read.failed;
   totals.skipped += read.skipped;
   skips.push(...read.skips);
+  failures.push(...read.failures);
+  flaky.push(...read.flaky);
   return read;
 }
 
@@ -128,6 +134,15 @@ if (strictSkips && unexpected.length) {
   process.stdout.write(`\nRUNNER_TRAY_STRICT_SKIPS=1: ${unexpected.length} skipped group(s) above are not allowed here; install what they need.\n`);
 }
 
+// Named here, at the end, so the last lines of a CI log say which tests and why.
+if (flaky.length) {
+  process.stdout.write(`\nPassed only on a retry (${flaky.length}); each is a defect to find, not a pass to trust:\n`);
+  for (const line of testLines(flaky)) process.stdout.write(`  ${line}\n`);
+}
+if (failures.length) {
+  process.stdout.write(`\nFailed tests (${failures.length}):\n`);
+  for (const line of testLines(failures)) process.stdout.write(`  ${line}\n`);
+}
 if (failedSteps.length) process.stdout.write(`\nFailed steps: ${failedSteps.join(', ')}\n`);
 process.stdout.write(`\nTotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 process.exit(failedSteps.length ? 1 : 0);

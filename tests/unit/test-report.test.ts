@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPlaywright, readVitest, skipSummary } from '../../scripts/test-report.mjs';
+import { readPlaywright, readVitest, skipSummary, testLines } from '../../scripts/test-report.mjs';
 
 // What `npm test` says at the end, and when .ci/run fails on a skip, comes from these
 // reports; the fixtures have the shape vitest and Playwright write.
@@ -76,8 +76,68 @@ describe('reading the test reports', () => {
   });
 
   it('a missing report counts nothing', () => {
-    expect(readVitest(null, root)).toEqual({ passed: 0, failed: 0, skipped: 0, skips: [] });
-    expect(readPlaywright(null, 'tests/e2e')).toEqual({ passed: 0, failed: 0, skipped: 0, ran: 0, skips: [] });
+    expect(readVitest(null, root)).toEqual({ passed: 0, failed: 0, skipped: 0, skips: [], failures: [], flaky: [] });
+    expect(readPlaywright(null, 'tests/e2e')).toEqual({ passed: 0, failed: 0, skipped: 0, ran: 0, skips: [], failures: [], flaky: [] });
+  });
+});
+
+describe('naming what failed, and what passed only on a retry', () => {
+  it('vitest: a failed test with its first error line; a pass with errors on record is flaky', () => {
+    const read = readVitest(
+      {
+        numPassedTests: 2,
+        numFailedTests: 1,
+        testResults: [
+          {
+            name: '/repo/tests/integration/restart.test.ts',
+            assertionResults: [
+              { status: 'failed', fullName: 'restart comes back', failureMessages: ['\nError: Test timed out in 20000ms.\n    at x (y.ts:1:1)'] },
+              { status: 'passed', fullName: 'restart keeps state', failureMessages: ['AssertionError: expected 1 to be 2\n  at z'] },
+              { status: 'passed', fullName: 'restart is quick', failureMessages: [] },
+            ],
+          },
+        ],
+      },
+      root,
+    );
+    expect(read.failures).toEqual([{ file: 'tests/integration/restart.test.ts', name: 'restart comes back', error: 'Error: Test timed out in 20000ms.' }]);
+    expect(read.flaky).toEqual([{ file: 'tests/integration/restart.test.ts', name: 'restart keeps state', error: 'AssertionError: expected 1 to be 2' }]);
+    expect(testLines(read.failures)).toEqual(['tests/integration/restart.test.ts › restart comes back: Error: Test timed out in 20000ms.']);
+  });
+
+  it('Playwright: unexpected is a failure and flaky is named, each with its spec line and error', () => {
+    const read = readPlaywright(
+      {
+        stats: { expected: 0, skipped: 0, unexpected: 1, flaky: 1 },
+        suites: [
+          {
+            file: 'first-screen.spec.ts',
+            specs: [
+              {
+                title: 'reconnects',
+                file: 'first-screen.spec.ts',
+                line: 103,
+                tests: [
+                  {
+                    status: 'unexpected',
+                    results: [{ status: 'failed', error: { message: 'Error: expect(locator).toContainText(expected) failed\n\nLocator: x' } }],
+                  },
+                ],
+              },
+              {
+                title: 'shows live data',
+                file: 'first-screen.spec.ts',
+                line: 16,
+                tests: [{ status: 'flaky', results: [{ status: 'timedOut', error: { message: 'Test timeout of 30000ms exceeded.' } }, { status: 'passed' }] }],
+              },
+            ],
+          },
+        ],
+      },
+      'tests/e2e',
+    );
+    expect(testLines(read.failures)).toEqual(['tests/e2e/first-screen.spec.ts › reconnects (line 103): Error: expect(locator).toContainText(expected) failed']);
+    expect(testLines(read.flaky)).toEqual(['tests/e2e/first-screen.spec.ts › shows live data (line 16): Test timeout of 30000ms exceeded.']);
   });
 });
 
