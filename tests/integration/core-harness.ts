@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { HostEvent } from '../../shared/contract';
 import type { SettingsPatch } from '../../shared/settings';
 import { bootstrapCore, type Core, type CoreOptions } from '../../main/core/bootstrap';
+import { DETECTION_BOUND_MS } from '../../main/core/runner/capabilities';
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../emulator';
 
 /** The real core over a temp data dir, pointed at a real emulator on loopback. */
@@ -23,6 +24,14 @@ export interface Harness {
   restart(overrides?: Partial<CoreOptions>): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * How long a wait for an event holds by default. A first heartbeat follows the first runtime
+ * detection (the installed claude and codex are asked for their version and sign-in, bounded
+ * by DETECTION_BOUND_MS); on a loaded 2-core machine it has taken over 10 s. A wait ends as
+ * soon as its event comes, so the bound only decides how long a real failure takes to show.
+ */
+const DEFAULT_WAIT_MS = DETECTION_BOUND_MS + 10_000;
 
 export async function startHarness(
   options: { emulator?: StartEmulatorOptions; settings?: SettingsPatch; core?: Partial<CoreOptions>; emu?: RunningEmulator } = {},
@@ -64,7 +73,7 @@ export async function startHarness(
       if (!result.ok) throw new Error(`${name} failed: ${result.error.code}: ${result.error.message}`);
       return result.value as never;
     },
-    waitForEvent(event, match, timeoutMs = 10_000) {
+    waitForEvent(event, match, timeoutMs = DEFAULT_WAIT_MS) {
       return new Promise((resolve, reject) => {
         const check = () => {
           for (const e of events) {

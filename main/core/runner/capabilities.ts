@@ -31,6 +31,8 @@ const REFRESH_MS = 10 * 60_000;
 const SIGNED_OUT_REFRESH_MS = 60_000;
 const VERSION_TIMEOUT_MS = 5_000;
 const AUTH_TIMEOUT_MS = 10_000;
+/** The longest a first detection can take: each runtime's `--version`, then its sign-in probe (the two run side by side). */
+export const DETECTION_BOUND_MS = VERSION_TIMEOUT_MS + AUTH_TIMEOUT_MS;
 
 const SIGN_IN: Readonly<Record<RuntimeName, string>> = {
   claude: 'installed, not signed in — run `claude` and sign in',
