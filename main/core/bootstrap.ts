@@ -184,8 +184,11 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     return lines ? { event: 'turns:transcript', payload: lines } : null;
   });
 
-  // Sechroom profiles (issue 18) with git delivery (issue 19): one delivery for the host, swept at start.
+  // The machine-wide cap on turns at once: every profile's loop takes its slots here, Rost and Sechroom alike.
+  const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
+  // Sechroom profiles with git delivery: one delivery for the host, swept at start.
   const sechroom = new SechroomHost({
+    machine,
     dataDir: paths.dataDir,
     clock,
     log,
@@ -223,7 +226,6 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     workLayer: (profile) => workViewAccess(options.env ?? process.env, profiles.sessions(), profile),
   });
 
-  const machine = new MachineSlots(() => machineCap(hostSettings.get(), cpuCount));
   const { profiles, runtimesChanged } = wireProfiles({
     store: profileStore,
     log,

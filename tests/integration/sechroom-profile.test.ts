@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { healthz } from '../../main/headless/health';
 import { SECHROOM_TOKEN_REJECTED } from '../../main/core/connectors/sechroom/sechroom-auth';
+import { MACHINE_FULL } from '../../main/core/connectors/sechroom/executor-session';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
 import { TTL_RANGE } from '../../shared/sechroom-instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';
@@ -163,6 +164,53 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     await h.restart();
     const board = await h.invoke<unknown>('work:board');
     expect(JSON.stringify(board)).toContain(task.memoryId);
+  });
+
+  it('a Sechroom task waits for a slot of the machine-wide cap while a Rost turn holds it, says why, and runs when it ends', async () => {
+    const git = (repo = gitOrigin());
+    // A short long-poll: an idle Rost claim holds its slot for the hold's length (as between two Rost profiles).
+    emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, longPollMaxMs: 2_000 } });
+    const minted = emu.sechroom.mintToken();
+    h = await startHarness({
+      emu,
+      settings: { maxSessions: 2, machineMaxTurns: 1 },
+      core: {
+        runtimeBinaries: { claude: FAKE, codex: FAKE },
+        runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'closeout-on-nudge' }) },
+        env: { ...process.env, SECHROOM_TOKEN: minted.access_token },
+      },
+    });
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    await h.waitForEvent('runner:snapshot', (s) => s.profile === 'default' && s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+    // The Rost profile's turn takes the machine's only slot and keeps it.
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep' });
+    await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'default' && p.active === 1));
+
+    await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
+    await h.invoke('sechroom:configure', {
+      profile: 'work',
+      baseUrl: h.emu.sechroomUrl,
+      tenant: minted.tenant,
+      instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB },
+      raisePr: false,
+    });
+    const task = h.emu.sechroom.createTask({ title: 'Waits its turn', objective: 'Runs after the Rost turn.', acceptance: 'Done.' });
+    // The Sechroom loop waits for the slot, says why (amber), and claims nothing meanwhile.
+    const held = await h.waitForEvent('profiles:changed', (list) =>
+      list.some((p) => p.id === 'work' && p.status.state === 'idle' && p.status.held === MACHINE_FULL),
+    );
+    expect(held.find((p) => p.id === 'work')!.status).toMatchObject({ state: 'idle', held: MACHINE_FULL });
+    expect(h.emu.sechroom.listInstances()).toMatchObject([{ instanceKey: 'codex-a', status: 'live' }]);
+    expect(h.emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
+    expect(h.core.profiles.activeCount).toBe(1);
+
+    // The Rost turn ends: the slot goes to the Sechroom profile, whose task now runs to its completion.
+    h.emu.admin.cancelUnit(unit.id);
+    const done = await finished(h, (t) => t.plane === 'sechroom' && t.phase === 'succeeded');
+    expect(done).toMatchObject({ profile: 'work', verdict: 'pass' });
+    expect(h.emu.sechroom.listCompletions({ memory_id: task.memoryId })).toMatchObject([{ verdict: 'pass' }]);
   });
 
   it('imports the seed’s fleet config as one Sechroom profile per instance (sechroom:fleet-import); a bad one imports nothing', async () => {

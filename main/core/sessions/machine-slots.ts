@@ -43,6 +43,11 @@ export class MachineSlots {
     });
   }
 
+  /** Whether an `acquire` now would be granted at once (nobody waits, a slot is free). */
+  free(): boolean {
+    return this.waiting.length === 0 && this.inUse < Math.max(1, this.cap());
+  }
+
   /** The cap may have changed (a setting): hand out what is free now. */
   recheck(): void {
     this.grant();

@@ -14,6 +14,7 @@ import type { SechroomProfileConfig } from './sechroom-config';
 import { SechroomSession, type SechroomPlumbing, type SechroomSessionDeps } from './sechroom-session';
 import type { RunnerSession } from './session';
 import { sechroomTokenScope, type TokenScope } from './sechroom-token-scope';
+import type { MachineSlots } from './machine-slots';
 
 /** What every Sechroom session of the host shares (passed on to each as it is), and what the host needs for their plumbing. */
 export interface SechroomHostDeps extends Pick<
@@ -34,6 +35,8 @@ export interface SechroomHostDeps extends Pick<
   appVersion: string;
   /** Settings a profile starts with (headless flags, a fleet import), saved over its stored ones. */
   initial: Readonly<Record<string, SechroomProfileConfig>>;
+  /** The machine-wide cap on turns at once, shared with the Rost profiles. */
+  machine?: MachineSlots;
   /** The host's profiles now: which are Sechroom profiles decides whom SECHROOM_TOKEN signs in. */
   profiles(): readonly Profile[];
 }
@@ -95,7 +98,7 @@ export class SechroomHost {
     return sechroomTokenScope(this.deps.env, { profile, sechroomProfiles: [...ids], commandLine });
   }
 
-  private plumbing(config: SechroomProfileConfig, { log, settings }: SessionContext): SechroomPlumbing {
+  private plumbing(config: SechroomProfileConfig, { log, settings, profile }: SessionContext): SechroomPlumbing {
     const { deps } = this;
     const root = config.instance.root;
     // A codex the operator named (the instance's, CODEX_BIN) is theirs to vouch for; the detected one must be signed in.
@@ -119,8 +122,10 @@ export class SechroomHost {
       clock: deps.clock,
       log,
     });
+    const machine = deps.machine;
     return {
       turns,
+      ...(machine ? { machine: { acquire: (signal: AbortSignal) => machine.acquire(profile.id, signal), free: () => machine.free() } } : {}),
       ...(workspaces ? { workspace: workspaces, root: { check: () => this.delivery.checkRoot(root) } } : {}),
       ...(named ? (usage ? { admission: usage.admission } : {}) : { admission: runtimeAdmission(deps.codex, usage?.admission) }),
     };

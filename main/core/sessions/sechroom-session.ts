@@ -9,6 +9,7 @@ import type { TurnView } from '../../../shared/turns';
 import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
 import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
+import type { MachineSlotPort } from '../connectors/sechroom/executor-session';
 import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
 import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
@@ -31,6 +32,8 @@ export interface SechroomPlumbing {
   workspace?: TaskWorkspacePort;
   root?: RootReadyPort;
   admission?: AdmissionPort;
+  /** The host's machine-wide cap, this profile's share of it. */
+  machine?: MachineSlotPort;
 }
 
 export interface SechroomSessionDeps {
@@ -390,6 +393,7 @@ export class SechroomSession implements RunnerSession {
       ...(this.plumbing.admission ? { admission: this.plumbing.admission } : {}),
       ...(this.plumbing.root ? { root: this.plumbing.root } : {}),
       ...(this.plumbing.workspace ? { workspace: this.plumbing.workspace } : {}),
+      ...(this.plumbing.machine ? { machine: this.plumbing.machine } : {}),
       ...(once ? { once: true } : {}),
     });
     runner.onEvent((event) => {

@@ -44,10 +44,24 @@ export interface ExecutorSessionDeps {
   once?: boolean;
   /** [v1] Ask the Work Layer to hold an empty offers read this long (0: poll like the seed). */
   offerWaitMs?: number;
+  /** The machine-wide cap on turns at once, shared with every profile of the host (absent: no cap but this loop's one turn). */
+  machine?: MachineSlotPort;
   random?: () => number;
   onTurn?(record: SechroomTurnRecord): void;
   onState?(state: SessionStatus): void;
 }
+
+/** A slot of the machine (sessions/machine-slots.ts, keyed by this profile): taken before each claim, given back when the claim brings nothing or the task ends. */
+export interface MachineSlotPort {
+  /** The slot's release (call it once), or null when `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<(() => void) | null>;
+  /** Whether a slot would be granted at once. */
+  free(): boolean;
+}
+
+/** Said while the loop waits for a slot of the machine. */
+export const MACHINE_FULL =
+  'this machine already runs its most turns at once (Settings: Turns at once on this machine); the next task is claimed when one ends';
 
 export type { ClaimedTask } from './claim-path';
 export type { SechroomTurnRecord, SessionSummary } from './turn-records';
@@ -76,6 +90,8 @@ export class ExecutorSession {
   private claimFailures = 0;
   private readonly claims: ClaimPath;
   private turn: AbortController | null = null;
+  /** Aborted by stop(): ends a wait for a slot of the machine. */
+  private readonly stopSignal = new AbortController();
   private turnLease: string | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records: TurnRecords;
@@ -192,6 +208,7 @@ export class ExecutorSession {
     if (!this.stopping) {
       this.stopping = true;
       this.deps.log.info('shutdown requested — finishing up');
+      this.stopSignal.abort();
       this.wake();
       if (this.turn) {
         const turn = this.turn;
@@ -218,32 +235,41 @@ export class ExecutorSession {
           await this.sleep(wait);
           continue;
         }
+        const release = await this.machineSlot();
+        if (!release) break;
         let claim: ClaimedTask | null;
-        this.claimStartedAt = this.deps.clock.now();
         try {
-          claim = await this.claims.next(this.instanceId);
-        } catch (error) {
-          if (error instanceof AuthExpiredError) return this.authExpired(error);
-          await this.claimBackoff(error);
-          continue;
-        }
-        if (this.claimFailures > 0) {
-          this.claimFailures = 0;
-          this.state({ state: 'live', instanceId: this.instanceId });
-        }
-        if (!claim) {
-          // A held offers read [v1] already waited; the seed's plain poll waits here.
-          const held = this.deps.offerWaitMs ? this.deps.clock.now() - this.claimStartedAt >= this.deps.offerWaitMs / 2 : false;
-          if (!this.stopping && !held) await this.sleep(settings.pollIntervalSeconds * 1000);
-          continue;
-        }
-        try {
-          await this.process(claim);
-        } catch (error) {
-          if (error instanceof AuthExpiredError) return this.authExpired(error);
-          // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause.
-          log.error(`task ${claim.memoryId} failed in the executor: ${errorText(error)}`);
-          await this.claimBackoff(error);
+          this.claimStartedAt = this.deps.clock.now();
+          try {
+            claim = await this.claims.next(this.instanceId);
+          } catch (error) {
+            if (error instanceof AuthExpiredError) return this.authExpired(error);
+            release();
+            await this.claimBackoff(error);
+            continue;
+          }
+          if (this.claimFailures > 0) {
+            this.claimFailures = 0;
+            this.state({ state: 'live', instanceId: this.instanceId });
+          }
+          if (!claim) {
+            release();
+            // A held offers read [v1] already waited; the seed's plain poll waits here.
+            const held = this.deps.offerWaitMs ? this.deps.clock.now() - this.claimStartedAt >= this.deps.offerWaitMs / 2 : false;
+            if (!this.stopping && !held) await this.sleep(settings.pollIntervalSeconds * 1000);
+            continue;
+          }
+          try {
+            await this.process(claim);
+          } catch (error) {
+            if (error instanceof AuthExpiredError) return this.authExpired(error);
+            // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause.
+            log.error(`task ${claim.memoryId} failed in the executor: ${errorText(error)}`);
+            release();
+            await this.claimBackoff(error);
+          }
+        } finally {
+          release();
         }
         if (this.deps.once) break;
       }
@@ -431,6 +457,28 @@ export class ExecutorSession {
     this.state({ state: 'auth_expired', message: error.message, remedy: error.remedy });
     this.stopping = true;
     return this.summary;
+  }
+
+  /**
+   * A slot of the machine-wide cap, shared with every other profile of the host (the
+   * Rost ones too): while none is free the status says why nothing is claimed. Null when
+   * stop() comes first.
+   */
+  private async machineSlot(): Promise<(() => void) | null> {
+    const machine = this.deps.machine;
+    if (!machine) return () => undefined;
+    const waits = !machine.free();
+    if (waits) this.state({ state: 'deferred', instanceId: this.instanceId, reason: MACHINE_FULL });
+    const release = await machine.acquire(this.stopSignal.signal);
+    if (!release) return null;
+    let released = false;
+    const once = () => {
+      if (released) return;
+      released = true;
+      release();
+    };
+    if (waits && !this.stopping) this.state({ state: 'live', instanceId: this.instanceId });
+    return once;
   }
 
   private state(state: SessionStatus): void {

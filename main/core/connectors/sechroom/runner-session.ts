@@ -2,7 +2,7 @@ import path from 'node:path';
 import { errorText } from '../../../../shared/errors';
 import type { TurnView } from '../../../../shared/turns';
 import type { Clock, Logger } from '../../ports';
-import { ExecutorSession, type SessionStatus, type WorkLayerPort } from './executor-session';
+import { ExecutorSession, type MachineSlotPort, type SessionStatus, type WorkLayerPort } from './executor-session';
 import { InflightJournal } from './inflight-journal';
 import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import { AuthExpiredError } from './sechroom-auth';
@@ -42,6 +42,7 @@ export interface SechroomRunnerSessionDeps {
   workspace?: TaskWorkspacePort;
   once?: boolean;
   offerWaitMs?: number;
+  machine?: MachineSlotPort;
   random?: () => number;
 }
 
@@ -97,6 +98,7 @@ export class SechroomRunnerSession {
       ...(deps.workspace ? { workspace: deps.workspace } : {}),
       ...(deps.once ? { once: true } : {}),
       ...(deps.offerWaitMs ? { offerWaitMs: deps.offerWaitMs } : {}),
+      ...(deps.machine ? { machine: deps.machine } : {}),
       ...(deps.random ? { random: deps.random } : {}),
       onTurn: (record) => this.turnChanged(turnViewOf(record)),
       onState: (state) => this.setStatus(state),
