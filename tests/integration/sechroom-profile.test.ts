@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { healthz } from '../../main/headless/health';
 import { SECHROOM_TOKEN_REJECTED } from '../../main/core/connectors/sechroom/sechroom-auth';
-import { MACHINE_FULL } from '../../main/core/connectors/sechroom/executor-session';
+import { MACHINE_FULL } from '../../main/core/connectors/sechroom/machine-slot';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
 import { TTL_RANGE } from '../../shared/sechroom-instance-settings';
 import { slug } from '../../main/core/delivery/delivery-texts';

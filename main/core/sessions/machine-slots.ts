@@ -21,7 +21,7 @@ export class MachineSlots {
     return this.held.get(profile) ?? 0;
   }
 
-  /** Resolves with the slot's release (call it exactly once), or null when `signal` aborts first. */
+  /** Resolves with the slot's release (a second call does nothing), or null when `signal` aborts first. */
   acquire(profile: string, signal?: AbortSignal): Promise<(() => void) | null> {
     if (signal?.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {

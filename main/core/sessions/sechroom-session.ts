@@ -9,7 +9,7 @@ import type { TurnView } from '../../../shared/turns';
 import { CommandFailure } from '../dispatch';
 import type { FetchLike } from '../connectors/http-json';
 import { SechroomRunnerSession, type SechroomSessionSnapshot } from '../connectors/sechroom/runner-session';
-import type { MachineSlotPort } from '../connectors/sechroom/executor-session';
+import type { MachineSlotPort } from '../connectors/sechroom/machine-slot';
 import type { TaskWorkspacePort } from '../connectors/sechroom/task-workspace';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from '../connectors/sechroom/turn-runner';
 import { WorkLayerClient } from '../connectors/sechroom/work-layer-client';
@@ -385,15 +385,12 @@ export class SechroomSession implements RunnerSession {
     const runner = new SechroomRunnerSession({
       settings: config.instance,
       client: new WorkLayerClient({ baseUrl: config.baseUrl, tenant: config.tenant, tokens, ...this.fetchOption(), knownSecrets: this.deps.knownSecrets }),
-      turns: this.plumbing.turns,
+      // The turns, and the workspace, root, admission and machine ports the host made for this profile.
+      ...this.plumbing,
       dataDir: this.deps.dir,
       clock: this.deps.clock,
       log: this.deps.log,
       ...(this.deps.random ? { random: this.deps.random } : {}),
-      ...(this.plumbing.admission ? { admission: this.plumbing.admission } : {}),
-      ...(this.plumbing.root ? { root: this.plumbing.root } : {}),
-      ...(this.plumbing.workspace ? { workspace: this.plumbing.workspace } : {}),
-      ...(this.plumbing.machine ? { machine: this.plumbing.machine } : {}),
       ...(once ? { once: true } : {}),
     });
     runner.onEvent((event) => {

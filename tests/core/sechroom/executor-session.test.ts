@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { InflightJournal } from '../../../main/core/connectors/sechroom/inflight-journal';
 import { FakeClock } from '../../helpers/fake-clock';
+import { MACHINE_FULL } from '../../../main/core/connectors/sechroom/machine-slot';
+import { MachineSlots } from '../../../main/core/sessions/machine-slots';
 import { closingTurn, gatedFetch, rig, ScriptedTurnRunner, type Rig } from './sechroom-harness';
 
 let r: Rig | null = null;
@@ -156,6 +158,36 @@ describe('Sechroom executor session against the emulator', () => {
     expect(await r.logged(/^admission recovered — resuming claims$/)).toBeTruthy();
     expect(states.some((s) => s.state === 'deferred')).toBe(true);
     expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toHaveLength(1);
+  });
+
+  it('waits for a slot of the machine-wide cap, says why, and claims nothing when it was paused during the wait; it claims once resumed', async () => {
+    r = await rig();
+    const t = task(r);
+    const machine = new MachineSlots(() => 1);
+    const other = await machine.acquire('rost');
+    const turns = new ScriptedTurnRunner(closingTurn('completed'));
+    const { session, states } = await r.session({
+      turns,
+      once: true,
+      machine: { acquire: (signal) => machine.acquire('work', signal), free: () => machine.free() },
+    });
+    let finished = false;
+    const done = session.run().finally(() => (finished = true));
+    await r.pump(() => states.some((s) => s.state === 'deferred' && s.reason === MACHINE_FULL));
+    expect(r.emu.sechroom.listInstances()).toMatchObject([{ instanceKey: 'codex-a', status: 'live' }]);
+
+    // Paused while it waits: the slot it is then given goes back, and nothing is claimed.
+    session.pause();
+    other!();
+    await r.pump(() => states.at(-1)?.state === 'paused');
+    expect(machine.inUse).toBe(0);
+    expect(turns.requests).toEqual([]);
+    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toEqual([]);
+
+    session.resume();
+    await r.pump(() => finished);
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(machine.inUse).toBe(0);
   });
 
   it('keeps the lease with heartbeats from the claim on while the card is slow to load (the seed starts them after the card, B6.3)', async () => {

@@ -1,79 +1,29 @@
 import { errorText } from '../../../../shared/errors';
 import type { TaskCard } from '../../../../shared/protocol/sechroom';
-import type { Clock, Logger, TimerHandle } from '../../ports';
+import type { TimerHandle } from '../../ports';
 import { backoffDelay } from '../../runner/backoff';
 import { ClaimPath, type ClaimedTask } from './claim-path';
-import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
-import type { InflightJournal } from './inflight-journal';
+import { laneOf } from '../../../../shared/sechroom-instance-settings';
 import { Advertisement } from './advertisement';
 import { ClaimGates } from './claim-gates';
 import { LeaseKeepers, type LeaseLoss } from './lease-keeper';
 import { taskTitle } from './prompt';
 import { AuthExpiredError } from './sechroom-auth';
-import type { OutboxDelivery, SechroomOutbox } from './sechroom-outbox';
-import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from './turn-runner';
+import type { OutboxDelivery } from './sechroom-outbox';
 import { runTaskTurn, type TaskTurn } from './task-turn';
-import { deliverCompleted, type TaskWorkspace, type TaskWorkspacePort } from './task-workspace';
+import { deliverCompleted, type TaskWorkspace } from './task-workspace';
 import { turnEnd } from './completion';
 import { loadTask, type TaskLoaderDeps } from './task-loader';
+import { LoopSleep } from './loop-sleep';
+import type { ExecutorSessionDeps, SessionStatus } from './executor-contract';
+import { MACHINE_FULL, takeMachineSlot, type MachineSlot } from './machine-slot';
 import { TurnRecords, type SechroomTurnRecord, type SessionSummary } from './turn-records';
-import type { WorkLayerClient } from './work-layer-client';
 
 const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
 
-export type WorkLayerPort = Pick<
-  WorkLayerClient,
-  'register' | 'refreshInstance' | 'deregister' | 'offers' | 'claimNext' | 'claimDirect' | 'card' | 'contextPack' | 'heartbeat'
->;
-
-export interface ExecutorSessionDeps {
-  settings: InstanceSettings;
-  client: WorkLayerPort;
-  turns: SechroomTurnRunner;
-  /** Durable: completions and telemetry go through it. The caller loads it; the session starts and stops it. */
-  outbox: SechroomOutbox;
-  clock: Clock;
-  log: Logger;
-  admission?: AdmissionPort;
-  root?: RootReadyPort;
-  /** Git delivery: each task in its own worktree, delivered after the turn (absent: the turn runs in the root). */
-  workspace?: TaskWorkspacePort;
-  /** Notes of claimed tasks on disk, so a restart can say which turns died with the process. */
-  journal?: InflightJournal;
-  /** `--once`: stop after the first claimed task. */
-  once?: boolean;
-  /** [v1] Ask the Work Layer to hold an empty offers read this long (0: poll like the seed). */
-  offerWaitMs?: number;
-  /** The machine-wide cap on turns at once, shared with every profile of the host (absent: no cap but this loop's one turn). */
-  machine?: MachineSlotPort;
-  random?: () => number;
-  onTurn?(record: SechroomTurnRecord): void;
-  onState?(state: SessionStatus): void;
-}
-
-/** A slot of the machine (sessions/machine-slots.ts, keyed by this profile): taken before each claim, given back when the claim brings nothing or the task ends. */
-export interface MachineSlotPort {
-  /** The slot's release (call it once), or null when `signal` aborts first. */
-  acquire(signal: AbortSignal): Promise<(() => void) | null>;
-  /** Whether a slot would be granted at once. */
-  free(): boolean;
-}
-
-/** Said while the loop waits for a slot of the machine. */
-export const MACHINE_FULL =
-  'this machine already runs its most turns at once (Settings: Turns at once on this machine); the next task is claimed when one ends';
-
 export type { ClaimedTask } from './claim-path';
 export type { SechroomTurnRecord, SessionSummary } from './turn-records';
-
-export type SessionStatus =
-  | { state: 'registering' }
-  | { state: 'live'; instanceId: string }
-  | { state: 'deferred'; instanceId: string; reason: string }
-  | { state: 'paused'; instanceId: string }
-  | { state: 'backing_off'; instanceId: string | null; message: string; retryAt: string }
-  | { state: 'auth_expired'; message: string; remedy: AuthExpiredError['remedy'] }
-  | { state: 'stopped' };
+export type { ExecutorSessionDeps, SessionStatus, WorkLayerPort } from './executor-contract';
 
 /**
  * One Sechroom executor instance's loop (seed B5/B6), reading top to bottom: register →
@@ -86,12 +36,10 @@ export class ExecutorSession {
   private readonly advertisement: Advertisement;
   private stopping = false;
   private running: Promise<SessionSummary> | null = null;
-  private sleepers = new Set<() => void>();
+  private readonly sleeper: LoopSleep;
   private claimFailures = 0;
   private readonly claims: ClaimPath;
   private turn: AbortController | null = null;
-  /** Aborted by stop(): ends a wait for a slot of the machine. */
-  private readonly stopSignal = new AbortController();
   private turnLease: string | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records: TurnRecords;
@@ -99,17 +47,17 @@ export class ExecutorSession {
   private expired = false;
   /** Lease heartbeats by lease id: from the claim until the completion has landed (or the lease is let go). */
   private readonly keepers: LeaseKeepers;
-  private claimStartedAt = 0;
   private readonly loader: TaskLoaderDeps;
   private readonly gates: ClaimGates;
 
   constructor(private readonly deps: ExecutorSessionDeps) {
     const { client, clock, log } = deps;
+    this.sleeper = new LoopSleep(clock, () => this.stopping);
     // How every part of the loop waits: on the session's clock, cut short by a stop.
     const waits = {
       backoff: CLAIM_BACKOFF,
       ...(deps.random ? { random: deps.random } : {}),
-      sleep: (ms: number) => this.sleep(ms),
+      sleep: (ms: number) => this.sleeper.sleep(ms),
       stopping: () => this.stopping,
     };
     this.loader = { client, log, ...waits };
@@ -152,7 +100,7 @@ export class ExecutorSession {
 
   /** True while the loop waits on the clock (a poll, a backoff, a deferral) and on nothing else. */
   get idle(): boolean {
-    return this.sleepers.size > 0;
+    return this.sleeper.asleep;
   }
 
   get turnRecords(): SechroomTurnRecord[] {
@@ -184,14 +132,14 @@ export class ExecutorSession {
     if (this.paused) return;
     this.paused = true;
     this.deps.log.info('paused — not claiming');
-    this.wake();
+    this.sleeper.wake();
   }
 
   resume(): void {
     if (!this.paused) return;
     this.paused = false;
     this.deps.log.info('resumed — claiming');
-    this.wake();
+    this.sleeper.wake();
   }
 
   /** Starts the loop; resolves when it ends (after `stop()`, `--once`, or a refused sign-in). */
@@ -208,8 +156,7 @@ export class ExecutorSession {
     if (!this.stopping) {
       this.stopping = true;
       this.deps.log.info('shutdown requested — finishing up');
-      this.stopSignal.abort();
-      this.wake();
+      this.sleeper.stop();
       if (this.turn) {
         const turn = this.turn;
         this.drainTimer = this.deps.clock.setTimeout(() => turn.abort(new Error('drain timeout')), this.deps.settings.drainTimeoutSeconds * 1000);
@@ -232,46 +179,16 @@ export class ExecutorSession {
         const wait = await this.gates.wait();
         if (this.stopping) break;
         if (wait !== null) {
-          await this.sleep(wait);
+          await this.sleeper.sleep(wait);
           continue;
         }
-        const release = await this.machineSlot();
-        if (!release) break;
-        let claim: ClaimedTask | null;
-        try {
-          this.claimStartedAt = this.deps.clock.now();
-          try {
-            claim = await this.claims.next(this.instanceId);
-          } catch (error) {
-            if (error instanceof AuthExpiredError) return this.authExpired(error);
-            release();
-            await this.claimBackoff(error);
-            continue;
-          }
-          if (this.claimFailures > 0) {
-            this.claimFailures = 0;
-            this.state({ state: 'live', instanceId: this.instanceId });
-          }
-          if (!claim) {
-            release();
-            // A held offers read [v1] already waited; the seed's plain poll waits here.
-            const held = this.deps.offerWaitMs ? this.deps.clock.now() - this.claimStartedAt >= this.deps.offerWaitMs / 2 : false;
-            if (!this.stopping && !held) await this.sleep(settings.pollIntervalSeconds * 1000);
-            continue;
-          }
-          try {
-            await this.process(claim);
-          } catch (error) {
-            if (error instanceof AuthExpiredError) return this.authExpired(error);
-            // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause.
-            log.error(`task ${claim.memoryId} failed in the executor: ${errorText(error)}`);
-            release();
-            await this.claimBackoff(error);
-          }
-        } finally {
-          release();
-        }
-        if (this.deps.once) break;
+        const slot = await takeMachineSlot(this.deps.machine, this.sleeper.signal, () =>
+          this.state({ state: 'deferred', instanceId: this.instanceId, reason: MACHINE_FULL }),
+        );
+        if (!slot) break;
+        const step = await this.claimInSlot(slot);
+        if (step === 'expired') return this.summary;
+        if (step === 'ran' && this.deps.once) break;
       }
       log.info(`done — processed ${this.summary.processed}, completed ${this.summary.completed}, abandoned ${this.summary.abandoned}`);
       return this.summary;
@@ -324,7 +241,7 @@ export class ExecutorSession {
       message: `claim failed: ${errorText(error)}`,
       retryAt: new Date(this.deps.clock.now() + delay).toISOString(),
     });
-    await this.sleep(delay);
+    await this.sleeper.sleep(delay);
   }
 
   // ---- one task ----
@@ -460,45 +377,62 @@ export class ExecutorSession {
   }
 
   /**
-   * A slot of the machine-wide cap, shared with every other profile of the host (the
-   * Rost ones too): while none is free the status says why nothing is claimed. Null when
-   * stop() comes first.
+   * One claim in a slot of the machine, and its task when it brings one. The slot goes back
+   * before any wait (an empty answer, a backoff), so other profiles can use it meanwhile.
    */
-  private async machineSlot(): Promise<(() => void) | null> {
-    const machine = this.deps.machine;
-    if (!machine) return () => undefined;
-    const waits = !machine.free();
-    if (waits) this.state({ state: 'deferred', instanceId: this.instanceId, reason: MACHINE_FULL });
-    const release = await machine.acquire(this.stopSignal.signal);
-    if (!release) return null;
-    let released = false;
-    const once = () => {
-      if (released) return;
-      released = true;
-      release();
-    };
-    if (waits && !this.stopping) this.state({ state: 'live', instanceId: this.instanceId });
-    return once;
+  private async claimInSlot(slot: MachineSlot): Promise<'ran' | 'none' | 'expired'> {
+    if (slot.waited) {
+      // Paused, or admission turned, during the wait: the loop asks its gates again first.
+      if (this.stopping || (await this.gates.wait()) !== null) {
+        slot.release();
+        return 'none';
+      }
+      this.state({ state: 'live', instanceId: this.instanceId });
+    }
+    const startedAt = this.deps.clock.now();
+    const claimed = await this.claims.next(this.instanceId).then(
+      (claim) => ({ claim }),
+      (error: unknown) => ({ error }),
+    );
+    if ('error' in claimed) {
+      slot.release();
+      if (claimed.error instanceof AuthExpiredError) {
+        this.authExpired(claimed.error);
+        return 'expired';
+      }
+      await this.claimBackoff(claimed.error);
+      return 'none';
+    }
+    if (this.claimFailures > 0) {
+      this.claimFailures = 0;
+      this.state({ state: 'live', instanceId: this.instanceId });
+    }
+    const { claim } = claimed;
+    if (!claim) {
+      slot.release();
+      // A held offers read [v1] already waited; the seed's plain poll waits here.
+      const held = this.deps.offerWaitMs ? this.deps.clock.now() - startedAt >= this.deps.offerWaitMs / 2 : false;
+      if (!this.stopping && !held) await this.sleeper.sleep(this.deps.settings.pollIntervalSeconds * 1000);
+      return 'none';
+    }
+    const failure = await this.process(claim).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    slot.release();
+    if (failure) {
+      if (failure.error instanceof AuthExpiredError) {
+        this.authExpired(failure.error);
+        return 'expired';
+      }
+      // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause.
+      this.deps.log.error(`task ${claim.memoryId} failed in the executor: ${errorText(failure.error)}`);
+      await this.claimBackoff(failure.error);
+    }
+    return 'ran';
   }
 
   private state(state: SessionStatus): void {
     this.deps.onState?.(state);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        this.sleepers.delete(done);
-        this.deps.clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.deps.clock.setTimeout(done, ms);
-      this.sleepers.add(done);
-    });
-  }
-
-  private wake(): void {
-    for (const done of [...this.sleepers]) done();
   }
 }
