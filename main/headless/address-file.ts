@@ -3,12 +3,12 @@ import { chmod, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * `--token-file <path>`: the address and the launch token go to a file only the user can
+ * `--token-file <path>`: the address and the script token go to a file only the user can
  * read (0600), never to the terminal (a systemd journal, a shared tmux, a screen share).
  * Lines are `NAME=value`, so a shell script can `source` it:
  *
  *     RUNNER_TRAY_URL=http://127.0.0.1:7420/?token=…   (opens one window, once)
- *     RUNNER_TRAY_TOKEN=…                              (a WebSocket Authorization: Bearer)
+ *     RUNNER_TRAY_TOKEN=…                              (a script's WebSocket Authorization: Bearer; in no address)
  *
  * The file is replaced atomically each time a new address is asked for.
  */

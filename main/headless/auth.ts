@@ -1,19 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { WINDOW_KEY_HEADER, WINDOW_KEY_PROTOCOL_PREFIX } from '../../shared/window-session';
 
 /**
- * Who may use the headless host, in three values that never meet:
+ * Who may use the headless host, in values that never meet:
  *
- * - the **launch token**, made at start: it opens one browser session when it comes in
- *   the printed address, and it is what a script sends as `Authorization: Bearer` on
- *   the WebSocket (headers stay out of history and logs);
- * - **address tokens**: one-time values for the addresses printed on request (SIGUSR2);
- * - **session values**: what a browser gets, in an HttpOnly, SameSite=Strict cookie whose
- *   name carries the port, in exchange for an address token. The URL is then clean.
+ * - **address tokens**: one-time values in the addresses the host prints (at start, and
+ *   on SIGUSR2). Whatever path one comes in on, it is spent the first time: an address
+ *   opens one window, and the same value sent as a Bearer opens nothing and is spent too;
+ * - the **script token**: what a script sends as `Authorization: Bearer` on the WebSocket.
+ *   It goes only to the 0600 `--token-file`, never into an address or onto the terminal;
+ * - **window sessions**: an address is traded for two values at once. The session value
+ *   rides in an HttpOnly, SameSite=Strict cookie (it lets the page's files load); the
+ *   window key goes to the page alone, which keeps it in sessionStorage and sends it as a
+ *   WebSocket subprotocol. Cookies ignore ports, so a page on another 127.0.0.1 port gets
+ *   the cookie too; web storage is kept per origin, port included, so only this host's
+ *   page has the key, and the WebSocket wants both.
  *
- * A token in an address is good once: a copy left in history, a screenshot or a shell
- * log opens nothing. Values are kept as SHA-256 digests, so a lookup compares digests,
- * never the secret itself.
+ * Values are kept as SHA-256 digests, so a lookup compares digests, never the secret itself.
  */
 export function newSecretValue(): string {
   return randomBytes(32).toString('base64url');
@@ -27,16 +31,26 @@ function digest(value: string): string {
 const MAX_ADDRESSES = 16;
 const MAX_SESSIONS = 256;
 
-export class LaunchAccess {
-  readonly launchToken: string;
-  private readonly launchDigest: string;
-  private readonly addresses = new Set<string>();
-  private readonly sessions = new Set<string>();
+export interface WindowSession {
+  /** The cookie's value. */
+  session: string;
+  /** The page's own key (the WebSocket subprotocol `rt-key.<key>`). */
+  windowKey: string;
+}
 
-  constructor(launchToken: string = newSecretValue()) {
-    this.launchToken = launchToken;
-    this.launchDigest = digest(launchToken);
-    this.addresses.add(this.launchDigest);
+export class LaunchAccess {
+  /** The token of the first address (printed, or written to the token file). */
+  readonly firstAddressToken: string;
+  readonly scriptToken: string;
+  private readonly scriptDigest: string;
+  private readonly addresses = new Set<string>();
+  /** Session digest → the digest of its window key. */
+  private readonly sessions = new Map<string, string>();
+
+  constructor(scriptToken: string = newSecretValue()) {
+    this.scriptToken = scriptToken;
+    this.scriptDigest = digest(scriptToken);
+    this.firstAddressToken = this.newAddressToken();
   }
 
   /** A new one-time token for a new address. */
@@ -46,22 +60,39 @@ export class LaunchAccess {
     return token;
   }
 
-  /** Trades a token from an address for a new session value, once; null when spent or wrong. */
-  redeem(addressToken: string | null | undefined): string | null {
-    if (!addressToken) return null;
-    const key = digest(addressToken);
-    if (!this.addresses.delete(key)) return null;
+  /** Trades a token from an address for a window session, once; null when spent or wrong. */
+  redeem(addressToken: string | null | undefined): WindowSession | null {
+    if (!addressToken || !this.addresses.delete(digest(addressToken))) return null;
     const session = newSecretValue();
-    remember(this.sessions, digest(session), MAX_SESSIONS);
-    return session;
+    const windowKey = newSecretValue();
+    this.sessions.set(digest(session), digest(windowKey));
+    while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    return { session, windowKey };
   }
 
+  /** The cookie alone: enough for the page's files, not for the WebSocket. */
   isSession(value: string | null | undefined): boolean {
     return Boolean(value) && this.sessions.has(digest(value!));
   }
 
-  isLaunchToken(value: string | null | undefined): boolean {
-    return Boolean(value) && digest(value!) === this.launchDigest;
+  /** The cookie and the key the same address gave this window's page. */
+  isWindow(session: string | null | undefined, windowKey: string | null | undefined): boolean {
+    if (!session || !windowKey) return false;
+    const expected = this.sessions.get(digest(session));
+    return expected !== undefined && expected === digest(windowKey);
+  }
+
+  /** A script's Bearer. An address token sent here is spent (and refused): every path spends it. */
+  isScript(bearer: string | null | undefined): boolean {
+    if (!bearer) return false;
+    const key = digest(bearer);
+    if (this.addresses.delete(key)) return false;
+    return key === this.scriptDigest;
+  }
+
+  /** Spends an address token that came where no token may (the WebSocket's address). */
+  spend(token: string | null | undefined): void {
+    if (token) this.addresses.delete(digest(token));
   }
 }
 
@@ -93,6 +124,21 @@ export function cookieValue(req: IncomingMessage, name: string): string | null {
 export function bearerToken(req: IncomingMessage): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   return match?.[1] ?? null;
+}
+
+/** The window key a page sent on a plain request (its close probe), if any. */
+export function headerWindowKey(req: IncomingMessage): string | null {
+  const value = req.headers[WINDOW_KEY_HEADER];
+  return typeof value === 'string' ? value : null;
+}
+
+/** The window key a page offered among its WebSocket subprotocols, if any. */
+export function offeredWindowKey(req: IncomingMessage): string | null {
+  for (const protocol of (req.headers['sec-websocket-protocol'] ?? '').split(',')) {
+    const name = protocol.trim();
+    if (name.startsWith(WINDOW_KEY_PROTOCOL_PREFIX) && name.length > WINDOW_KEY_PROTOCOL_PREFIX.length) return name.slice(WINDOW_KEY_PROTOCOL_PREFIX.length);
+  }
+  return null;
 }
 
 /**

@@ -142,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
   const tokenFile = resolved.tokenFile ? path.resolve(resolved.tokenFile) : null;
   const publish = async (url: string, first: boolean): Promise<void> => {
     if (tokenFile) {
-      await writeAddressFile(tokenFile, { url, token: server.launchToken });
+      await writeAddressFile(tokenFile, { url, token: server.scriptToken });
       process.stdout.write(
         first ? `Runner Tray ${pkg.version} (headless) on ${server.origin} — address written to ${tokenFile}\n` : `New address written to ${tokenFile}\n`,
       );

@@ -12,7 +12,19 @@ import type { Caller } from '../core/dispatch';
 import type { Logger } from '../core/ports';
 import { isHealthz, serveHealthz } from './health';
 import { errorText } from '../../shared/errors';
-import { allowedHosts, allowedOrigins, bearerToken, cookieValue, LaunchAccess, sessionCookie, sessionCookieName } from './auth';
+import {
+  allowedHosts,
+  allowedOrigins,
+  bearerToken,
+  cookieValue,
+  headerWindowKey,
+  LaunchAccess,
+  offeredWindowKey,
+  sessionCookie,
+  sessionCookieName,
+} from './auth';
+import { HANDOFF_SCRIPT, handoffPage } from './window-handoff';
+import { WINDOW_HANDOFF_SCRIPT, WINDOW_PROTOCOL } from '../../shared/window-session';
 import { RateLimit } from './rate-limit';
 
 export interface HeadlessServerOptions {
@@ -21,8 +33,8 @@ export interface HeadlessServerOptions {
   log: Logger;
   /** 0 picks a free port. */
   port?: number;
-  /** The launch token; a random one when not given. */
-  token?: string;
+  /** The script token (a WebSocket `Authorization: Bearer`); a random one when not given. */
+  scriptToken?: string;
   maxPayloadBytes?: number;
   /** Windows (and scripts) connected at once; one more is answered 503. */
   maxConnections?: number;
@@ -37,8 +49,8 @@ export interface HeadlessServer {
   readonly origin: string;
   /** The first address to open; its token opens one browser session, once. */
   readonly url: string;
-  /** The launch token, also good as a WebSocket `Authorization: Bearer`. */
-  readonly launchToken: string;
+  /** A script's WebSocket `Authorization: Bearer`: for the 0600 token file only, never an address. */
+  readonly scriptToken: string;
   /** A new one-time address (for another browser, or after the first was used). */
   newAddress(): string;
   close(): Promise<void>;
@@ -73,13 +85,14 @@ function refuseUpgrade(socket: Duplex, status: 400 | 401 | 403 | 404 | 503, mess
 
 /**
  * Serves the built renderer and a WebSocket bridge over the same core, on 127.0.0.1
- * only, behind one-time addresses, a session cookie and an Origin check. Any peer that
+ * only, behind one-time addresses, a window session (cookie and window key) and an Origin check. Any peer that
  * can reach the port may be hostile: every socket has an error listener, refused
- * upgrades are answered and dropped, and connections and commands are capped.
+ * upgrades are answered and dropped, and connections and commands are capped. The script
+ * token exists only in the token file: without `--token-file` no script connects.
  */
 export async function startHeadlessServer(options: HeadlessServerOptions): Promise<HeadlessServer> {
   const { host, log } = options;
-  const access = new LaunchAccess(options.token);
+  const access = new LaunchAccess(options.scriptToken);
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const commandsPerSecond = options.commandsPerSecond ?? DEFAULT_COMMANDS_PER_SECOND;
   const spentHint = options.newAddressHint ?? 'Ask the host for a new address.';
@@ -88,7 +101,13 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   let loading: Promise<WebSocketServer> | null = null;
   const webSockets = (): Promise<WebSocketServer> =>
     (loading ??= import('ws').then(({ WebSocketServer }) => {
-      wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024, perMessageDeflate: false });
+      wss = new WebSocketServer({
+        noServer: true,
+        // A window offers its key as a second subprotocol; the answer names only ours.
+        handleProtocols: (offered) => (offered.has(WINDOW_PROTOCOL) ? WINDOW_PROTOCOL : false),
+        maxPayload: options.maxPayloadBytes ?? 1024 * 1024,
+        perMessageDeflate: false,
+      });
       wss.on('error', (error) => log.warn('headless WebSocket server error', { error: errorText(error) }));
       return wss;
     }));
@@ -116,18 +135,34 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     if (isHealthz(req)) return serveHealthz(req, res, () => host.status());
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed.');
     const url = new URL(req.url ?? '/', origin);
-    const hasSession = access.isSession(cookieValue(req, sessionCookieName(port)));
+    // The handoff script holds no secret: it moves the key from its page into this origin's storage.
+    if (url.pathname === WINDOW_HANDOFF_SCRIPT) {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...SECURITY_HEADERS });
+      return void res.end(req.method === 'HEAD' ? undefined : HANDOFF_SCRIPT);
+    }
+    const cookie = cookieValue(req, sessionCookieName(port));
+    // A window's close probe sends its key: a page whose key this host does not know is told so.
+    const probeKey = headerWindowKey(req);
+    const hasSession = probeKey === null ? access.isSession(cookie) : access.isWindow(cookie, probeKey);
     if (url.searchParams.has('token')) {
-      // An address with a token: trade it for a session, and send the browser on to the
-      // same place without it, so the token is in no history entry, bookmark or Referer.
-      const session = access.redeem(url.searchParams.get('token'));
-      if (!session && !hasSession) {
+      // An address with a token: trade it for a session (cookie) and a window key (this
+      // answer's page only), and let that page send the browser on to the same place
+      // without the token, so it is in no history entry, bookmark or Referer.
+      const opened = access.redeem(url.searchParams.get('token'));
+      if (opened) {
+        res.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'set-cookie': sessionCookie(port, opened.session),
+          ...SECURITY_HEADERS,
+        });
+        return void res.end(req.method === 'HEAD' ? undefined : handoffPage(opened.windowKey));
+      }
+      if (!hasSession) {
         return refuse(res, 401, `Runner Tray: this address was already used (or is wrong); an address opens one window, once. ${spentHint}`);
       }
       url.searchParams.delete('token');
-      const headers: Record<string, string> = { location: url.pathname + url.search, 'cache-control': 'no-store', ...SECURITY_HEADERS };
-      if (session) headers['set-cookie'] = sessionCookie(port, session);
-      res.writeHead(303, headers);
+      res.writeHead(303, { location: url.pathname + url.search, 'cache-control': 'no-store', ...SECURITY_HEADERS });
       return void res.end();
     }
     if (!hasSession) {
@@ -152,19 +187,27 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     const url = new URL(req.url ?? '/', 'http://placeholder');
     if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not found.');
     if (!allowedHosts(port).has(req.headers.host ?? '')) return refuseUpgrade(socket, 403, 'Forbidden host.');
-    if (url.searchParams.has('token')) return refuseUpgrade(socket, 401, 'Send the launch token as an Authorization: Bearer header, never in the address.');
+    if (url.searchParams.has('token')) {
+      access.spend(url.searchParams.get('token'));
+      return refuseUpgrade(
+        socket,
+        401,
+        'A token never goes in the WebSocket address: a window offers its key as a subprotocol, a script sends the script token as an Authorization: Bearer header.',
+      );
+    }
     // `?profile=<id>`: a window that shows that profile; its first view's answers are pushed.
     const firstProfile = url.searchParams.has('profile') ? ProfileIdSchema.safeParse(url.searchParams.get('profile')) : null;
     if (firstProfile && !firstProfile.success) return refuseUpgrade(socket, 400, 'Bad request.');
     // A browser always sends its Origin and cannot set Authorization; a script may do without an Origin.
     const requestOrigin = req.headers.origin;
     if (requestOrigin !== undefined && !allowedOrigins(port).has(requestOrigin)) return refuseUpgrade(socket, 403, 'Forbidden origin.');
-    const bySession = requestOrigin !== undefined && access.isSession(cookieValue(req, sessionCookieName(port)));
-    if (!bySession && !access.isLaunchToken(bearerToken(req))) return refuseUpgrade(socket, 401, 'Missing or wrong session.');
+    // A window: the cookie and the key only this origin's page holds (a cookie replayed from another port has no key).
+    const bySession = requestOrigin !== undefined && access.isWindow(cookieValue(req, sessionCookieName(port)), offeredWindowKey(req));
+    if (!bySession && !access.isScript(bearerToken(req))) return refuseUpgrade(socket, 401, 'Missing or wrong session.');
     void webSockets().then(
       (ws) => {
         if (ws.clients.size >= maxConnections) return refuseUpgrade(socket, 503, `Too many windows are connected (${maxConnections}); close one.`);
-        // A browser session is the operator's window; the Bearer (launch token, token file) is a script's.
+        // A browser session is the operator's window; the Bearer (the script token, from the token file) is a script's.
         ws.handleUpgrade(req, socket, head, (client) => serveBridge(client, firstProfile?.data ?? null, bySession ? 'window' : 'script'));
       },
       (error: unknown) => {
@@ -258,8 +301,8 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   return {
     port,
     origin,
-    url: `${origin}/?token=${access.launchToken}`,
-    launchToken: access.launchToken,
+    url: `${origin}/?token=${access.firstAddressToken}`,
+    scriptToken: access.scriptToken,
     newAddress: () => `${origin}/?token=${access.newAddressToken()}`,
     async close() {
       for (const client of wss?.clients ?? []) client.terminate();

@@ -11,6 +11,7 @@ import type { RunningEmulator } from '../../emulator';
 import { historyLog } from '../../main/core/work/turn-history-store';
 import type { TurnView } from '../../shared/turns';
 import { startHost, stop, type Host } from './headless-cost';
+import { openAddress, windowProtocols } from '../helpers/window-session';
 
 const ROWS = 10_000;
 /** A finished turn keeps the last 1,000 characters of its output (main/core/work/lean-turn.ts). */
@@ -65,7 +66,10 @@ function historyFile(rows: number): string {
 /** A window's first request of the Turns view: `turns:list` for the newest page, over the host's WebSocket. */
 async function listFirstPage(address: string): Promise<number> {
   const url = new URL(address);
-  const ws = new WebSocket(`ws://${url.host}/ws`, { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } });
+  // As a window would: the address is traded for a cookie and a window key, and the socket offers both.
+  const opened = await openAddress(address);
+  if (!opened.windowKey) throw new Error(`the address opened no window (HTTP ${opened.status})`);
+  const ws = new WebSocket(`ws://${url.host}/ws`, windowProtocols(opened.windowKey), { origin: url.origin, headers: { cookie: opened.cookie } });
   try {
     await new Promise<void>((resolve, reject) => ws.once('open', () => resolve()).once('error', reject));
     const answer = new Promise<{ ok: boolean; value?: { total: number } }>((resolve) =>

@@ -1,12 +1,15 @@
 import { expect, test } from '@playwright/test';
 import WebSocket from 'ws';
+import { WINDOW_KEY_STORAGE } from '../../shared/window-session';
+import { NO_WINDOW_REASON } from '../../renderer/src/bridge/ws-bridge';
 import { startHeadlessHost, type RunningHost } from './headless-host';
 import { openView } from './stack';
 
 let host: RunningHost;
 
 test.beforeAll(async () => {
-  host = await startHeadlessHost();
+  // With a token file, so the host has a script token for the WebSocket tests below.
+  host = await startHeadlessHost(['--token-file', 'TOKEN_FILE'], {}, { addressFrom: 'token-file' });
 });
 
 test.afterAll(async () => {
@@ -31,11 +34,15 @@ test('the first screen shows live data from the host', async ({ page }) => {
   const first = await page.getByTestId('app-uptime').textContent();
   await expect(page.getByTestId('app-uptime')).not.toHaveText(first ?? '', { timeout: 3000 });
 
-  // The token never stayed in the address bar (the host redirected to a clean URL), and
-  // no script can read the session: it is an HttpOnly cookie. A reload still connects, on the same view.
+  // The token never stayed in the address bar (the handoff page replaced it with a clean
+  // URL), and no script can read the session: it is an HttpOnly cookie. The tab keeps its
+  // window key and nothing else; a reload still connects, on the same view.
   expect(new URL(page.url()).searchParams.has('token')).toBe(false);
   expect(await page.evaluate(() => document.cookie)).toBe('');
-  expect(await page.evaluate(() => JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)]))).not.toContain(host.token);
+  const storage = await page.evaluate(() => JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)]));
+  expect(storage).not.toContain(host.token);
+  expect(storage).not.toContain(new URL(host.url).searchParams.get('token'));
+  expect(await page.evaluate((name) => sessionStorage.getItem(name), WINDOW_KEY_STORAGE)).toMatch(/^[\w-]{43}$/);
   await page.reload();
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
@@ -71,9 +78,13 @@ test('a page request without a session is refused; an address opens one, once', 
   expect(asset.status()).toBe(401);
   const address = await host.newUrl();
   const good = await request.get(address);
+  // The handoff page (it carries this window's key once, and the page's own policy).
   expect(good.status()).toBe(200);
-  expect(good.url()).toBe(`${host.origin}/`);
+  expect(good.headers()['cache-control']).toBe('no-store');
   expect(good.headers()['content-security-policy']).toContain("script-src 'self'");
+  expect(await good.text()).toContain('runner-tray-window-key');
+  // With its cookie the page's files load.
+  expect((await request.get(`${host.origin}/`)).status()).toBe(200);
   // Another client (no cookie) with the same address is refused: it was spent.
   const other = await playwright.request.newContext();
   expect((await other.get(address)).status()).toBe(401);
@@ -92,10 +103,24 @@ function upgradeStatus(url: string, origin: string, bearer?: string): Promise<nu
   });
 }
 
+test('a tab with the cookie but without a window key says so, and the host refuses its WebSocket', async ({ page, context }) => {
+  await host.open(page, '#dashboard');
+  await expect(page.getByTestId('connection-state')).toHaveText('Connected');
+  // Another tab of the same browser: the cookie is shared, the window key (sessionStorage) is not.
+  const other = await context.newPage();
+  await other.goto(`${host.origin}/#dashboard`);
+  await expect(other.getByTestId('connection-banner')).toContainText(NO_WINDOW_REASON.slice(0, 40));
+  await expect(other.getByTestId('connection-state')).not.toHaveText('Connected');
+  await expect(page.getByTestId('connection-state')).toHaveText('Connected');
+  await other.close();
+});
+
 test('a WebSocket without a session or bearer, with the token in its address, or from another origin, is refused', async () => {
   const ws = host.origin.replace('http', 'ws') + '/ws';
   expect(await upgradeStatus(ws, host.origin)).toBe(401);
+  expect(host.token).not.toBe('');
   expect(await upgradeStatus(`${ws}?token=${host.token}`, host.origin)).toBe(401);
+  expect(await upgradeStatus(`${ws}?token=${new URL(await host.newUrl()).searchParams.get('token')}`, host.origin)).toBe(401);
   expect(await upgradeStatus(ws, 'http://evil.example', host.token)).toBe(403);
   expect(await upgradeStatus(ws, host.origin, host.token)).toBe('open');
 });

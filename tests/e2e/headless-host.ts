@@ -14,7 +14,10 @@ export interface RunningHost {
   origin: string;
   port: number;
   pid: number;
-  /** The launch token: a script's `Authorization: Bearer` for the WebSocket. */
+  /**
+   * The script token (a WebSocket `Authorization: Bearer`), read from the token file: only a
+   * host started with `addressFrom: 'token-file'` has one for scripts ('' otherwise).
+   */
   token: string;
   dataDir: string;
   /** The host process itself (to send it signals as a terminal or a supervisor would). */
@@ -102,7 +105,7 @@ export async function startHeadlessHost(extraArgs: string[] = [], env: Record<st
     port: Number(parsed.port),
     pid: child.pid ?? 0,
     child,
-    token: parsed.searchParams.get('token') ?? '',
+    token: options.addressFrom === 'token-file' ? (/^RUNNER_TRAY_TOKEN=(.*)$/m.exec(readFileSync(tokenFile, 'utf8'))?.[1] ?? '') : '',
     dataDir,
     output,
     exited,

@@ -13,7 +13,11 @@ let host: RunningHost;
 
 beforeAll(async () => {
   emu = await startEmulator({ config: { pairingIntervalSec: 1 } });
-  host = await startHeadlessHost(['--control-plane', emu.url, '--allow-file-secret-store'], { RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS: '4' });
+  host = await startHeadlessHost(
+    ['--control-plane', emu.url, '--allow-file-secret-store', '--token-file', 'TOKEN_FILE'],
+    { RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS: '4' },
+    { addressFrom: 'token-file' },
+  );
 });
 
 afterAll(async () => {

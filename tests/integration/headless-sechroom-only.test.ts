@@ -23,7 +23,7 @@ afterEach(async () => {
   host = emu = repo = null;
 });
 
-/** One command over the host's WebSocket, as a script holding the launch token would send it. */
+/** One command over the host's WebSocket, as a script holding the token file's script token would send it. */
 function invoke(running: RunningHost, command: string, input?: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${running.port}/ws`, { headers: { authorization: `Bearer ${running.token}` } });
@@ -43,11 +43,23 @@ async function start(extra: (root: string) => string[]): Promise<RunningHost> {
   repo = gitOrigin();
   const minted = emu.sechroom.mintToken();
   return startHeadlessHost(
-    ['--plane', 'sechroom', '--control-plane', emu.sechroomUrl, '--tenant', minted.tenant, '--allow-file-secret-store', ...extra(repo.root)],
+    [
+      '--plane',
+      'sechroom',
+      '--control-plane',
+      emu.sechroomUrl,
+      '--tenant',
+      minted.tenant,
+      '--allow-file-secret-store',
+      '--token-file',
+      'TOKEN_FILE',
+      ...extra(repo.root),
+    ],
     {
       SECHROOM_TOKEN: minted.access_token,
       CODEX_BIN: APP_SERVER_STUB,
     },
+    { addressFrom: 'token-file' },
   );
 }
 
@@ -84,11 +96,13 @@ describe('a headless host on the Sechroom plane only', () => {
       '--allow-file-secret-store',
       '--fleet-config',
       fleet,
+      '--token-file',
+      'TOKEN_FILE',
     ];
     const env = { SECHROOM_TOKEN: emu.sechroom.mintToken().access_token, CODEX_BIN: APP_SERVER_STUB };
     try {
       for (const round of [1, 2]) {
-        host = await startHeadlessHost(args, env, { dataDir });
+        host = await startHeadlessHost(args, env, { dataDir, addressFrom: 'token-file' });
         const listed = (await invoke(host, 'profiles:list')) as { ok: boolean; value: { id: string; connector: string }[] };
         expect({ round, profiles: listed.value.map((p) => [p.id, p.connector]) }).toEqual({
           round,

@@ -66,9 +66,9 @@ export function upgradeRequest(port: number, headers: Record<string, string> = {
 }
 
 /** Opens an authorized WebSocket by hand and returns the raw socket after the 101. */
-export async function rawWebSocket(port: number, launchToken: string): Promise<RawPeer> {
+export async function rawWebSocket(port: number, scriptToken: string): Promise<RawPeer> {
   const peer = await rawConnect(port);
-  peer.socket.write(upgradeRequest(port, { Authorization: `Bearer ${launchToken}` }));
+  peer.socket.write(upgradeRequest(port, { Authorization: `Bearer ${scriptToken}` }));
   const head = await peer.waitFor('\r\n\r\n');
   if (!head.startsWith('HTTP/1.1 101')) throw new Error(`upgrade refused: ${head.split('\r\n')[0]}`);
   return peer;
@@ -108,9 +108,9 @@ export function frame(payload: Buffer, options: FrameOptions = {}): Buffer {
   return Buffer.concat([header, mask, body]);
 }
 
-/** A well-behaved client: connects with the launch token as a bearer and asks app:info. */
-export async function askAppInfo(port: number, launchToken: string): Promise<{ ok: boolean; mode?: string }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { origin: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${launchToken}` } });
+/** A well-behaved client: connects with the script token as a bearer and asks app:info. */
+export async function askAppInfo(port: number, scriptToken: string): Promise<{ ok: boolean; mode?: string }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { origin: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${scriptToken}` } });
   try {
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createWsBridge, RESTARTED_REASON, type CloseCause } from '../../renderer/src/bridge/ws-bridge';
+import { createWsBridge, NO_WINDOW_REASON, probeCloseCause, RESTARTED_REASON, storedWindowKey, type CloseCause } from '../../renderer/src/bridge/ws-bridge';
+import { WINDOW_KEY_STORAGE } from '../../shared/window-session';
 import type { ConnectionState } from '../../renderer/src/bridge/types';
 
 /** A WebSocket stand-in the test opens and closes by hand. */
@@ -11,7 +12,10 @@ class FakeSocket {
   onopen: (() => void) | null = null;
   onclose: (() => void) | null = null;
   onmessage: ((e: { data: unknown }) => void) | null = null;
-  constructor(readonly url: string) {
+  constructor(
+    readonly url: string,
+    readonly protocols?: string[],
+  ) {
     FakeSocket.instances.push(this);
   }
   send(): void {}
@@ -69,5 +73,43 @@ describe('the headless window bridge', () => {
     // No retry is scheduled: the tab keeps saying so instead of trying for ever.
     await vi.advanceTimersByTimeAsync(60_000);
     expect(FakeSocket.instances).toHaveLength(1);
+  });
+
+  it("offers the tab's window key as a subprotocol beside runner-tray, never in the address", () => {
+    const bridge = createWsBridge('ws://127.0.0.1:1/ws', async () => 'other', undefined, 'k'.repeat(43));
+    bridge.connect();
+    expect(FakeSocket.instances[0]?.url).toBe('ws://127.0.0.1:1/ws');
+    expect(FakeSocket.instances[0]?.protocols).toEqual(['runner-tray', `rt-key.${'k'.repeat(43)}`]);
+  });
+
+  it('a tab without a window key opens no socket and says why, once', () => {
+    const states: ConnectionState[] = [];
+    const bridge = createWsBridge('ws://127.0.0.1:1/ws', async () => 'other', undefined, null);
+    bridge.onConnection((s) => states.push(s));
+    bridge.connect();
+    expect(FakeSocket.instances).toHaveLength(0);
+    expect(states.at(-1)).toEqual({ state: 'refused', reason: NO_WINDOW_REASON });
+  });
+
+  it('the close probe sends the window key, so a host that does not know this window answers 401', async () => {
+    const fetchFn = vi.fn(async (_url: string, _init?: RequestInit) => new Response(null, { status: 401 }));
+    expect(await probeCloseCause(fetchFn as unknown as typeof fetch, 'abc')).toBe('session-refused');
+    expect(fetchFn.mock.calls[0]?.[1]?.headers).toEqual({ 'x-runner-tray-window': 'abc' });
+    expect(await probeCloseCause((async () => new Response(null, { status: 200 })) as unknown as typeof fetch, 'abc')).toBe('other');
+    expect(await probeCloseCause((async () => Promise.reject(new TypeError('failed'))) as unknown as typeof fetch, 'abc')).toBe('unreachable');
+  });
+
+  it("reads the tab's key from sessionStorage, and none when storage is empty or throws", () => {
+    sessionStorage.setItem(WINDOW_KEY_STORAGE, 'the-key');
+    expect(storedWindowKey()).toBe('the-key');
+    sessionStorage.removeItem(WINDOW_KEY_STORAGE);
+    expect(storedWindowKey()).toBeNull();
+    expect(
+      storedWindowKey({
+        getItem: () => {
+          throw new Error('denied');
+        },
+      }),
+    ).toBeNull();
   });
 });

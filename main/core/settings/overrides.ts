@@ -35,7 +35,7 @@ export interface ResolvedOverrides {
   /** `--data-dir` or `RUNNER_TRAY_DATA_DIR`. */
   dataDir?: string;
   allowFileSecretStore: boolean;
-  /** `--token-file <path>`: the headless host writes its address and launch token there (0600), not to the terminal. */
+  /** `--token-file <path>`: the headless host writes its address and script token there (0600), not to the terminal. */
   tokenFile?: string;
   /** `--profile <id>` / `RUNNER_TRAY_PROFILE`: the profile the setting flags (and pairing, `--once`) are about; created if missing. */
   profile?: string;

@@ -1,6 +1,6 @@
 import type { RunnerTrayApi } from '../../../shared/contract';
 import type { Bridge } from './types';
-import { createWsBridge, probeCloseCause } from './ws-bridge';
+import { createWsBridge, probeCloseCause, storedWindowKey } from './ws-bridge';
 
 export type { Bridge, ConnectionState } from './types';
 
@@ -20,5 +20,6 @@ declare global {
 export function createBridge(firstProfile: () => string): Bridge | Promise<Bridge> {
   if (window.runnerTray) return import('./ipc-bridge').then(({ createIpcBridge }) => createIpcBridge(window.runnerTray!));
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return createWsBridge(`${scheme}://${window.location.host}/ws`, probeCloseCause, firstProfile);
+  const windowKey = storedWindowKey();
+  return createWsBridge(`${scheme}://${window.location.host}/ws`, () => probeCloseCause(fetch, windowKey), firstProfile, windowKey);
 }

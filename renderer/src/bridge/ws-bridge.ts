@@ -1,6 +1,7 @@
 import type { CommandName, HostEvent } from '../../../shared/contract';
 import { firstViewRequests, requestKey } from '../../../shared/first-view';
 import { TransportErrorCode, type Result } from '../../../shared/result';
+import { WINDOW_KEY_HEADER, WINDOW_KEY_PROTOCOL_PREFIX, WINDOW_KEY_STORAGE, WINDOW_PROTOCOL } from '../../../shared/window-session';
 import type { Bridge, ConnectionState } from './types';
 
 const MIN_DELAY_MS = 500;
@@ -12,14 +13,22 @@ const FIRST_ANSWERS_TTL_MS = 5_000;
 export type CloseCause = 'unreachable' | 'session-refused' | 'other';
 
 /**
- * Headless: the page holds no token. The address the host printed was traded for a
- * session cookie (HttpOnly, so no script sees it) before this page loaded; the WebSocket
- * sends it by itself. When the socket closes, a HEAD of the page tells a host that is
- * gone (no answer) from one that no longer knows this session (401: it restarted).
+ * Headless: the page holds no token. The address the host printed was traded, before
+ * this page loaded, for a session cookie (HttpOnly, so no script sees it) and a window
+ * key the handoff page left in this origin's sessionStorage (another port's page cannot
+ * read it, though it gets the cookie). The WebSocket offers the key as a subprotocol.
+ * When the socket closes, a HEAD of the page with the key tells a host that is gone (no
+ * answer) from one that no longer knows this window (401: it restarted).
  */
-export async function probeCloseCause(fetchFn: typeof fetch = fetch): Promise<CloseCause> {
+export async function probeCloseCause(fetchFn: typeof fetch = fetch, windowKey: string | null = null): Promise<CloseCause> {
   try {
-    const res = await fetchFn('/', { method: 'HEAD', cache: 'no-store', credentials: 'same-origin', redirect: 'manual' });
+    const res = await fetchFn('/', {
+      method: 'HEAD',
+      cache: 'no-store',
+      credentials: 'same-origin',
+      redirect: 'manual',
+      ...(windowKey ? { headers: { [WINDOW_KEY_HEADER]: windowKey } } : {}),
+    });
     return res.status === 401 ? 'session-refused' : 'other';
   } catch {
     return 'unreachable';
@@ -27,6 +36,17 @@ export async function probeCloseCause(fetchFn: typeof fetch = fetch): Promise<Cl
 }
 
 export const RESTARTED_REASON = 'This host restarted. Open the new address printed in its terminal.';
+export const NO_WINDOW_REASON =
+  'This tab was not opened by an address of the host: each address opens one window. Ask the host for a new address (kill -USR2 <pid>, or restart it).';
+
+/** This tab's window key, left by the address's handoff page; null when it has none. */
+export function storedWindowKey(storage: Pick<Storage, 'getItem'> | undefined = globalThis.sessionStorage): string | null {
+  try {
+    return storage?.getItem(WINDOW_KEY_STORAGE) || null;
+  } catch {
+    return null;
+  }
+}
 
 type Pending = { name: CommandName; resolve: (result: Result<never>) => void };
 
@@ -35,7 +55,13 @@ type Pending = { name: CommandName; resolve: (result: Result<never>) => void };
  * and the host pushes the answers the window asks for first (shared/first-view.ts): an
  * ask for one of them takes the pushed answer, or waits for it, instead of going out.
  */
-export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> = probeCloseCause, firstProfile?: () => string): Bridge {
+export function createWsBridge(
+  wsUrl: string,
+  probe: () => Promise<CloseCause> = probeCloseCause,
+  firstProfile?: () => string,
+  /** The tab's window key (a page); null: a page without one, refused at once; undefined: no key is offered. */
+  windowKey?: string | null,
+): Bridge {
   const eventListeners = new Set<(events: HostEvent[]) => void>();
   const connectionListeners = new Set<(state: ConnectionState) => void>();
   const pending = new Map<number, Pending>();
@@ -122,7 +148,8 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     const profile = firstProfile?.() ?? null;
     // Each pushed answer is awaited (with nobody waiting yet) until it lands.
     if (profile !== null) for (const r of firstViewRequests(profile)) awaited.set(requestKey(r.command, r.input), []);
-    const ws = new WebSocket(profile === null ? wsUrl : `${wsUrl}?profile=${encodeURIComponent(profile)}`);
+    const address = profile === null ? wsUrl : `${wsUrl}?profile=${encodeURIComponent(profile)}`;
+    const ws = windowKey ? new WebSocket(address, [WINDOW_PROTOCOL, `${WINDOW_KEY_PROTOCOL_PREFIX}${windowKey}`]) : new WebSocket(address);
     socket = ws;
     ws.onopen = () => {
       attempt = 0;
@@ -140,7 +167,7 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
 
   function retryOrGiveUp(cause: CloseCause) {
     // This page was served under a session, so a refusal now means the host forgot it: it
-    // restarted, with a new launch token. No retry can succeed; say so once and stop.
+    // restarted (every session is new). No retry can succeed; say so once and stop.
     if (cause === 'session-refused') {
       setConnection({ state: 'refused', reason: RESTARTED_REASON, restarted: true });
       return;
@@ -193,6 +220,8 @@ export function createWsBridge(wsUrl: string, probe: () => Promise<CloseCause> =
     connect() {
       if (started) return;
       started = true;
+      // No key, no window: the host would refuse every try, so say why once.
+      if (windowKey === null) return setConnection({ state: 'refused', reason: NO_WINDOW_REASON });
       open();
     },
   };

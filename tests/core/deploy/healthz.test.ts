@@ -32,7 +32,7 @@ describe('GET /healthz', () => {
     expect((await fetch(`http://127.0.0.1:${server.port}/healthz`, { method: 'POST' })).status).toBe(404);
   });
 
-  it('the UI server answers /healthz without the launch token, and still refuses everything else without it', async () => {
+  it('the UI server answers /healthz without a session, and still refuses everything else without it', async () => {
     const host = { status: status('idle'), subscribe: () => () => undefined, invoke: async () => ({ ok: true, value: null }) } as unknown as Host;
     const ui = await startHeadlessServer({ host, staticDir: '/nonexistent', port: 0, log: testLogging().log });
     try {

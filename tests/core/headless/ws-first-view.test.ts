@@ -31,7 +31,7 @@ type Frame = { type: string; command?: string; input?: unknown; result?: unknown
 
 /** Connects as a script (Bearer) to `path` and collects frames until `count` came or the socket closed. */
 function connect(path: string, count: number): Promise<{ frames: Frame[]; status?: number }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${server!.port}${path}`, { headers: { authorization: `Bearer ${server!.launchToken}` } });
+  const ws = new WebSocket(`ws://127.0.0.1:${server!.port}${path}`, { headers: { authorization: `Bearer ${server!.scriptToken}` } });
   clients.push(ws);
   const frames: Frame[] = [];
   return new Promise((resolve, reject) => {

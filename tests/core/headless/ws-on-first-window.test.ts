@@ -47,13 +47,13 @@ describe('the headless WebSocket server', () => {
     // A host nobody opens has no WebSocket server (ws is not even loaded).
     expect(made.count).toBe(0);
 
-    const first = await connect(server.port, server.launchToken);
+    const first = await connect(server.port, server.scriptToken);
     expect(made.count).toBe(1);
     const answer = new Promise<unknown>((resolve) => first.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')))));
     first.send(JSON.stringify({ id: 7, command: 'runner:status', input: {} }));
     expect(await answer).toEqual({ type: 'result', id: 7, result: { ok: true, value: 'runner:status' } });
 
-    await connect(server.port, server.launchToken);
+    await connect(server.port, server.scriptToken);
     expect(made.count).toBe(1);
   });
 });

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Host } from '../../../main/core/host';
@@ -7,6 +6,7 @@ import { activeWidening, WideningGate, wideningOf } from '../../../main/core/set
 import { startHeadlessServer, type HeadlessServer } from '../../../main/headless/server';
 import { defaultSettings } from '../../../shared/settings';
 import { testLogging } from '../../helpers/test-logger';
+import { openAddress, windowProtocols } from '../../helpers/window-session';
 
 // Widening what a turn can reach is an operator's act: it needs a one-time value only a
 // window session gets, a script is refused, and what goes through is logged with who and when.
@@ -76,9 +76,9 @@ describe('who the headless host says is calling', () => {
     server = null;
   });
 
-  async function callerOf(headers: Record<string, string>, origin?: string): Promise<Caller | undefined> {
+  async function callerOf(headers: Record<string, string>, origin?: string, protocols: string[] = []): Promise<Caller | undefined> {
     let seen: Caller | undefined;
-    const ws = new WebSocket(`ws://127.0.0.1:${server!.port}/ws`, { headers, ...(origin ? { origin } : {}) });
+    const ws = new WebSocket(`ws://127.0.0.1:${server!.port}/ws`, protocols, { headers, ...(origin ? { origin } : {}) });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -103,18 +103,12 @@ describe('who the headless host says is calling', () => {
     },
   } as unknown as Host;
 
-  it('the Bearer (launch token, token file) is a script; a browser session is the window', async () => {
+  it("the Bearer (the token file's script token) is a script; a browser window session is the window", async () => {
     server = await startHeadlessServer({ host, staticDir: '/nonexistent', port: 0, log: testLogging().log });
-    expect(await callerOf({ authorization: `Bearer ${server.launchToken}` })).toBe('script');
-    const cookie = await new Promise<string>((resolve, reject) => {
-      http
-        .get(server!.url, (res) => {
-          res.resume();
-          resolve((res.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '');
-        })
-        .on('error', reject);
-    });
+    expect(await callerOf({ authorization: `Bearer ${server.scriptToken}` })).toBe('script');
+    const { cookie, windowKey } = await openAddress(server.url);
     expect(cookie).not.toBe('');
-    expect(await callerOf({ cookie }, server.origin)).toBe('window');
+    expect(windowKey).not.toBe('');
+    expect(await callerOf({ cookie }, server.origin, windowProtocols(windowKey))).toBe('window');
   });
 });
