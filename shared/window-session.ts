@@ -1,6 +1,6 @@
 /**
  * How a browser window proves it is the one an address opened (see main/headless/auth.ts):
- * the page keeps its window key in sessionStorage (per origin, port included) and offers
+ * the page keeps its window key in localStorage (per origin, port included) and offers
  * it as a WebSocket subprotocol beside `runner-tray`; its close probe sends it in a header.
  */
 export const WINDOW_PROTOCOL = 'runner-tray';

@@ -12,7 +12,7 @@ import { WINDOW_KEY_HEADER, WINDOW_KEY_PROTOCOL_PREFIX } from '../../shared/wind
  *   It goes only to the 0600 `--token-file`, never into an address or onto the terminal;
  * - **window sessions**: an address is traded for two values at once. The session value
  *   rides in an HttpOnly, SameSite=Strict cookie (it lets the page's files load); the
- *   window key goes to the page alone, which keeps it in sessionStorage and sends it as a
+ *   window key goes to the page alone, which keeps it in localStorage and sends it as a
  *   WebSocket subprotocol. Cookies ignore ports, so a page on another 127.0.0.1 port gets
  *   the cookie too; web storage is kept per origin, port included, so only this host's
  *   page has the key, and the WebSocket wants both.

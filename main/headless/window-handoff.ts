@@ -2,7 +2,8 @@ import { WINDOW_HANDOFF_SCRIPT, WINDOW_KEY_STORAGE } from '../../shared/window-s
 
 /**
  * An address's first answer: a page that hands its window key to this origin's
- * sessionStorage and then replaces itself with the same address without the token (the
+ * localStorage (this origin's, port included: every tab of this browser on this host
+ * shares it, no page of another port can read it) and then replaces itself with the same address without the token (the
  * fragment, the view the address named, is kept). The key is in this one answer only
  * (no-store): the cookie alone never fetches it again. The script is a file of its own,
  * so the page's policy (`script-src 'self'`) needs no inline exception.
@@ -17,7 +18,7 @@ export function handoffPage(windowKey: string): string {
 
 export const HANDOFF_SCRIPT = `(() => {
   const meta = document.querySelector('meta[name="runner-tray-window-key"]');
-  if (meta) sessionStorage.setItem(${JSON.stringify(WINDOW_KEY_STORAGE)}, meta.getAttribute('content') || '');
+  if (meta) localStorage.setItem(${JSON.stringify(WINDOW_KEY_STORAGE)}, meta.getAttribute('content') || '');
   const next = new URL(location.href);
   next.searchParams.delete('token');
   location.replace(next.pathname + next.search + next.hash);

@@ -35,14 +35,14 @@ test('the first screen shows live data from the host', async ({ page }) => {
   await expect(page.getByTestId('app-uptime')).not.toHaveText(first ?? '', { timeout: 3000 });
 
   // The token never stayed in the address bar (the handoff page replaced it with a clean
-  // URL), and no script can read the session: it is an HttpOnly cookie. The tab keeps its
-  // window key and nothing else; a reload still connects, on the same view.
+  // URL), and no script can read the session: it is an HttpOnly cookie. The origin keeps
+  // its window key and nothing else; a reload still connects, on the same view.
   expect(new URL(page.url()).searchParams.has('token')).toBe(false);
   expect(await page.evaluate(() => document.cookie)).toBe('');
   const storage = await page.evaluate(() => JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)]));
   expect(storage).not.toContain(host.token);
   expect(storage).not.toContain(new URL(host.url).searchParams.get('token'));
-  expect(await page.evaluate((name) => sessionStorage.getItem(name), WINDOW_KEY_STORAGE)).toMatch(/^[\w-]{43}$/);
+  expect(await page.evaluate((name) => localStorage.getItem(name), WINDOW_KEY_STORAGE)).toMatch(/^[\w-]{43}$/);
   await page.reload();
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await expect(page.getByTestId('app-mode')).toHaveText('Headless host');
@@ -103,15 +103,19 @@ function upgradeStatus(url: string, origin: string, bearer?: string): Promise<nu
   });
 }
 
-test('a tab with the cookie but without a window key says so, and the host refuses its WebSocket', async ({ page, context }) => {
+test("another tab of the same browser shares the window (a view's own address opens there); without the key a tab says so", async ({ page, context }) => {
   await host.open(page, '#dashboard');
   await expect(page.getByTestId('connection-state')).toHaveText('Connected');
-  // Another tab of the same browser: the cookie is shared, the window key (sessionStorage) is not.
+  // The cookie and the key (this origin's localStorage) are the browser's: a second tab connects.
   const other = await context.newPage();
-  await other.goto(`${host.origin}/#dashboard`);
+  await other.goto(`${host.origin}/#settings`);
+  await expect(other.getByTestId('connection-state')).toHaveText('Connected');
+  await expect(other.getByTestId('view-settings')).toBeVisible();
+  // A tab whose key is gone (storage cleared, or another port's page replaying the cookie) opens nothing.
+  await other.evaluate((name) => localStorage.removeItem(name), WINDOW_KEY_STORAGE);
+  await other.reload();
   await expect(other.getByTestId('connection-banner')).toContainText(NO_WINDOW_REASON.slice(0, 40));
   await expect(other.getByTestId('connection-state')).not.toHaveText('Connected');
-  await expect(page.getByTestId('connection-state')).toHaveText('Connected');
   await other.close();
 });
 

@@ -99,10 +99,10 @@ describe('the headless window bridge', () => {
     expect(await probeCloseCause((async () => Promise.reject(new TypeError('failed'))) as unknown as typeof fetch, 'abc')).toBe('unreachable');
   });
 
-  it("reads the tab's key from sessionStorage, and none when storage is empty or throws", () => {
-    sessionStorage.setItem(WINDOW_KEY_STORAGE, 'the-key');
+  it("reads the browser's key for this host from localStorage, and none when storage is empty or throws", () => {
+    localStorage.setItem(WINDOW_KEY_STORAGE, 'the-key');
     expect(storedWindowKey()).toBe('the-key');
-    sessionStorage.removeItem(WINDOW_KEY_STORAGE);
+    localStorage.removeItem(WINDOW_KEY_STORAGE);
     expect(storedWindowKey()).toBeNull();
     expect(
       storedWindowKey({

@@ -15,7 +15,7 @@ export type CloseCause = 'unreachable' | 'session-refused' | 'other';
 /**
  * Headless: the page holds no token. The address the host printed was traded, before
  * this page loaded, for a session cookie (HttpOnly, so no script sees it) and a window
- * key the handoff page left in this origin's sessionStorage (another port's page cannot
+ * key the handoff page left in this origin's localStorage (another port's page cannot
  * read it, though it gets the cookie). The WebSocket offers the key as a subprotocol.
  * When the socket closes, a HEAD of the page with the key tells a host that is gone (no
  * answer) from one that no longer knows this window (401: it restarted).
@@ -37,10 +37,10 @@ export async function probeCloseCause(fetchFn: typeof fetch = fetch, windowKey: 
 
 export const RESTARTED_REASON = 'This host restarted. Open the new address printed in its terminal.';
 export const NO_WINDOW_REASON =
-  'This tab was not opened by an address of the host: each address opens one window. Ask the host for a new address (kill -USR2 <pid>, or restart it).';
+  'This browser holds no window key for this host: open an address the host printed (each opens one browser, once). Ask the host for a new one (kill -USR2 <pid>, or restart it).';
 
-/** This tab's window key, left by the address's handoff page; null when it has none. */
-export function storedWindowKey(storage: Pick<Storage, 'getItem'> | undefined = globalThis.sessionStorage): string | null {
+/** This browser's window key for this host, left by an address's handoff page; null when it has none. */
+export function storedWindowKey(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage): string | null {
   try {
     return storage?.getItem(WINDOW_KEY_STORAGE) || null;
   } catch {
