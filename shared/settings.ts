@@ -29,6 +29,23 @@ export const MAX_MACHINE_TURNS = 64;
 export const MAX_QUIT_DRAIN_MS = 24 * 3_600_000;
 export const DEFAULT_QUIT_DRAIN_MS = 5 * 60_000;
 
+export const TURN_NETWORKS = ['allowlist', 'shared'] as const;
+export type TurnNetworkChoice = (typeof TURN_NETWORKS)[number];
+export const MAX_EGRESS_HOSTS = 50;
+/** `host[:port]`: a DNS name or an IPv4 address; the port 1–65535 (checked by validEgressHost). */
+const EGRESS_HOST = /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+/** The entries of the `turnEgressHosts` setting, lower-cased. */
+export function egressHostEntries(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s.length > 0);
+}
+function validEgressHost(entry: string): boolean {
+  const port = /:(\d+)$/.exec(entry)?.[1];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
+}
+
 export interface Settings {
   controlPlaneUrl: string;
   runnerName: string;
@@ -56,6 +73,17 @@ export interface Settings {
   /** Unattended turns use the operator's own claude/codex settings, MCP servers and hooks. Off by default. */
   useOwnAgentConfig: boolean;
   codexDriver: CodexDriverChoice;
+  /**
+   * A sandboxed turn's network: `allowlist` (a network namespace of its own, out only
+   * through the host's egress proxy) or `shared` (the host's network, as before; a widening).
+   */
+  turnNetwork: TurnNetworkChoice;
+  /**
+   * Extra `host[:port]` entries (default port 443) a sandboxed turn may reach through the
+   * proxy, separated by commas or spaces and normalized `a.example, b.example:8443` (the
+   * form of runtimeEnvAllow, so the window edits it as one text field); a widening.
+   */
+  turnEgressHosts: string;
   /** Claims are deferred when an account's remaining percent is at or below this (the seed's --usage-reserve). */
   usageReservePercent: number;
   /** Percent-left thresholds that notify, normalized `20, 5` (empty: none). */
@@ -86,6 +114,8 @@ export const SETTING_KEYS = [
   'runtimeEnvAllow',
   'useOwnAgentConfig',
   'codexDriver',
+  'turnNetwork',
+  'turnEgressHosts',
   'usageReservePercent',
   'usageAlertPercents',
   'machineMaxTurns',
@@ -112,6 +142,8 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   runtimeEnvAllow: 'Extra environment variables for runtimes',
   useOwnAgentConfig: 'Use my own claude/codex settings',
   codexDriver: 'Codex driver',
+  turnNetwork: 'Turn network',
+  turnEgressHosts: 'Extra hosts turns may reach',
   usageReservePercent: 'Usage reserve (%)',
   usageAlertPercents: 'Usage alerts (% left)',
   machineMaxTurns: 'Turns at once on this machine',
@@ -136,6 +168,8 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   runtimeEnvAllow: "must be variable names or PREFIX_* patterns separated by commas or spaces, none of the runner's own (RUNNER_*, ROST_*, DBUS_*, …).",
   useOwnAgentConfig: 'must be true or false.',
   codexDriver: 'must be auto, exec or app-server.',
+  turnNetwork: 'must be allowlist or shared.',
+  turnEgressHosts: `must be at most ${MAX_EGRESS_HOSTS} host names or IPv4 addresses, each optionally with :port (no scheme, path or wildcard).`,
   usageReservePercent: 'must be a number from 0 to 50.',
   usageAlertPercents: 'must be a comma-separated list of numbers from 1 to 99.',
   machineMaxTurns: `must be an integer from 0 (one per CPU core) to ${MAX_MACHINE_TURNS}.`,
@@ -209,6 +243,15 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .transform((names) => names.join(', '));
     case 'codexDriver':
       return z.enum(CODEX_DRIVERS, { error });
+    case 'turnNetwork':
+      return z.enum(TURN_NETWORKS, { error });
+    case 'turnEgressHosts':
+      return z
+        .string({ error })
+        .max(4000, { error })
+        .transform((v) => [...new Set(egressHostEntries(v))])
+        .refine((hosts) => hosts.length <= MAX_EGRESS_HOSTS && hosts.every((h) => EGRESS_HOST.test(h) && validEgressHost(h)), { error })
+        .transform((hosts) => hosts.join(', '));
     case 'usageReservePercent':
       return z.number({ error }).min(0, { error }).max(50, { error });
     case 'usageAlertPercents':
@@ -252,6 +295,8 @@ export function defaultSettings(hostname: string): Settings {
     runtimeEnvAllow: '',
     useOwnAgentConfig: false,
     codexDriver: 'auto',
+    turnNetwork: 'allowlist',
+    turnEgressHosts: '',
     usageReservePercent: DEFAULT_USAGE_RESERVE_PERCENT,
     usageAlertPercents: DEFAULT_USAGE_ALERT_PERCENTS,
     machineMaxTurns: 0,

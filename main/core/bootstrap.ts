@@ -38,7 +38,7 @@ import { DEFAULT_PROFILE_ID, ProfileIdSchema } from '../../shared/profiles';
 import type { Core, CoreOptions } from './core-api';
 
 export type { Core, CoreOptions } from './core-api';
-import type { Settings } from '../../shared/settings';
+import { egressHostEntries, type Settings } from '../../shared/settings';
 
 export function currentPlatform(): PlatformInfo {
   return {
@@ -131,6 +131,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       tools: () => isolation.get(),
       extraEnvAllow: () => parseAllowList(hostSettings.get().runtimeEnvAllow),
       ownConfig: () => hostSettings.get().useOwnAgentConfig,
+      // A sandboxed turn's own network: out through the egress proxy to its allowlist only.
+      egress: () => ({ network: hostSettings.get().turnNetwork, hosts: egressHostEntries(hostSettings.get().turnEgressHosts) }),
       // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
       hidden: [paths.dataDir],
     },

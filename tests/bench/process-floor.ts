@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { commandWorks, probeIsolation } from '../../main/core/exec/isolation';
 import { bubblewrapArgs } from '../../main/core/exec/isolation/bubblewrap';
 import { systemLayout } from '../../main/core/exec/isolation/isolate';
+import { bridgedCommand } from '../../main/core/exec/isolation/egress/egress-plan';
+import { startEgressProxy } from '../../main/core/exec/isolation/egress/proxy';
+import { testLogging } from '../helpers/test-logger';
 import { createCommandRunner } from '../../main/core/runner/process-runner';
 import { percentile } from './bench-runner';
 
@@ -22,6 +25,11 @@ export interface ProcessFloor {
   spawnMs: number;
   /** The same inside bubblewrap (null where it does not work). */
   sandboxedSpawnMs: number | null;
+  /**
+   * The same inside bubblewrap with the turn's own network: a network namespace whose way
+   * out is the egress proxy, the in-sandbox bridge starting the stand-in (the default).
+   */
+  allowlistSpawnMs: number | null;
   /** The stand-in's "exiting" stamp → its exit seen by its parent, p50. */
   exitMs: number;
 }
@@ -43,6 +51,7 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
   const direct: { start: number; exit: number }[] = [];
   for (let i = 0; i < samples; i++) direct.push(await once(process.execPath, [STAMP_RUNTIME], repoRoot));
   let sandboxedSpawnMs: number | null = null;
+  let allowlistSpawnMs: number | null = null;
   const bwrap = process.platform === 'linux' ? await createCommandRunner().which('bwrap') : null;
   const tools = bwrap ? await probeIsolation({ platform: 'linux', which: async () => bwrap, works: commandWorks }) : null;
   if (tools?.level === 'bubblewrap' && tools.tool) {
@@ -62,9 +71,34 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
         },
         systemLayout(),
       );
+      const socket = path.join(cwd, 'egress.sock');
+      const proxy = await startEgressProxy({ listen: { socketPath: socket }, allow: [], log: testLogging().log });
+      const bridged = bridgedCommand([], process.execPath, [STAMP_RUNTIME], {});
+      const ownNetwork = bubblewrapArgs(
+        {
+          command: bridged.command,
+          args: bridged.args,
+          cwd,
+          env: bridged.env,
+          home: '/nonexistent-home',
+          writable: [cwd],
+          readOnly: [repoRoot, path.dirname(process.execPath), bridged.readOnly],
+          signIn: [],
+          hidden: [],
+          network: { socket },
+        },
+        systemLayout(),
+      );
+      // Interleaved, so a busy moment of the machine falls on both alike.
       const sandboxed: number[] = [];
-      for (let i = 0; i < samples; i++) sandboxed.push((await once(tools.tool, args, cwd)).start);
+      const allowlisted: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        sandboxed.push((await once(tools.tool, args, cwd)).start);
+        allowlisted.push((await once(tools.tool, ownNetwork, cwd)).start);
+      }
+      await proxy.close();
       sandboxedSpawnMs = percentile(sandboxed, 50);
+      allowlistSpawnMs = percentile(allowlisted, 50);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
@@ -75,6 +109,7 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
       50,
     ),
     sandboxedSpawnMs,
+    allowlistSpawnMs,
     exitMs: percentile(
       direct.map((d) => d.exit),
       50,

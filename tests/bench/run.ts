@@ -112,7 +112,7 @@ function hostRows(
   proc: ProcessFloor,
   js: ReturnType<typeof initialJs>,
 ): Row[] {
-  const spawnFloor = `floor: spawn → the stand-in's start ${ms(proc.spawnMs)}${proc.sandboxedSpawnMs !== null ? `, in bubblewrap ${ms(proc.sandboxedSpawnMs)}` : ''}`;
+  const spawnFloor = `floor: spawn → the stand-in's start ${ms(proc.spawnMs)}${proc.sandboxedSpawnMs !== null ? `, in bubblewrap ${ms(proc.sandboxedSpawnMs)}` : ''}${proc.allowlistSpawnMs !== null ? `, with its own network and the egress bridge ${ms(proc.allowlistSpawnMs)}` : ''}`;
   // A row of the built host: no other column, a floor or a spread where there is one.
   const hostRow = (measure: string, value: string, note: string, target: string, met: boolean, why: string): Row => [
     measure,
@@ -163,7 +163,7 @@ function hostRows(
       `p99 ${ms(p(host.pickupMs, 99))}; ${spawnFloor}`,
       '≤ 5 ms (p99 ≤ 15 ms)',
       p(host.pickupMs, 50) <= 5 && p(host.pickupMs, 99) <= 15,
-      "the claim's answer reaches the runner ~3–4 ms after the enqueue; the turn folder and the sandboxed command ~3–4 ms; the spawn call blocks ~2–3 ms (forking the host); then bubblewrap and the stand-in's own start (the floor). The journal fsync and the start call run beside these (the prompt waits for the start); a sandbox started ahead of the claim is not done",
+      "the claim's answer reaches the runner ~3–4 ms after the enqueue; the turn folder and the sandboxed command ~3–4 ms; the spawn call blocks ~2–3 ms (forking the host); then bubblewrap, the egress bridge's Node start (the turn's own network, docs/egress.md) and the stand-in's own start (the floor). The journal fsync and the start call run beside these (the prompt waits for the start); a sandbox started ahead of the claim is not done",
     ),
     hostRow(
       'Runtime exit → result accepted, p50',

@@ -77,6 +77,37 @@ test('what a turn can reach: extra variable names are checked, and using my own 
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
 });
 
+test("a turn's network: the allowlist by default; a bad host is refused; sharing the host's network and extra hosts are confirmed widenings", async ({
+  page,
+}) => {
+  await stack.host.open(page, '#settings');
+  const field = (key: string) => page.getByTestId(`setting-${key}`);
+  await expect(field('turnNetwork')).toHaveValue('allowlist');
+  await expect(page.getByTestId('warning-turnNetwork')).toHaveCount(0);
+  await field('turnEgressHosts').fill('https://pypi.org/simple');
+  await expect(page.getByTestId('error-turnEgressHosts')).toContainText('no scheme, path or wildcard');
+  await field('turnEgressHosts').fill('pypi.org, registry.npmjs.org:443');
+  await expect(page.getByTestId('error-turnEgressHosts')).toHaveCount(0);
+  await field('turnNetwork').selectOption('shared');
+  await expect(page.getByTestId('warning-turnNetwork')).toContainText('every loopback service, the session bus');
+  await page.getByTestId('settings-save').click();
+  const dialog = page.getByRole('dialog', { name: 'Let turns reach more of this computer?' });
+  await expect(dialog.getByTestId('widening-message')).toContainText('Turn network');
+  await expect(dialog.getByTestId('widening-message')).toContainText('Extra hosts turns may reach');
+  await dialog.getByRole('button', { name: 'Turn it on' }).click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
+  await openView(page, 'dashboard');
+  await expect(page.getByTestId('widening-warning')).toContainText('Turn network, Extra hosts turns may reach');
+  // Back to the allowlist, with no extra host: narrowing needs no confirmation.
+  await openView(page, 'settings');
+  await field('turnNetwork').selectOption('allowlist');
+  await field('turnEgressHosts').fill('');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
+  await openView(page, 'dashboard');
+  await expect(page.getByTestId('widening-warning')).toHaveCount(0);
+});
+
 test("the host's own error is shown on its field", async ({ page }) => {
   // Change what leaves the page, so the host (not the form) judges a value: its answer
   // names the field, and the window puts the message there.

@@ -210,7 +210,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     let spawned = false;
     try {
       if (request.runtime === 'codex' && (await this.codexDriver(request)) === 'app-server') {
-        const server = await this.appServers.forTurn(request.binary, request.env ?? {}, request.knownSecrets);
+        const server = await this.appServers.forTurn(request.binary, request.env ?? {}, request.knownSecrets, request.mcp ? [request.mcp.serverUrl] : []);
         // The turn's folder lives in its server's folder: the server's sandbox can write there.
         turn = await createTurnDir(server.dir, request.unitId);
         if (!(await (request.startAccepted ?? true))) return notStarted();
@@ -309,6 +309,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       binary: request.binary,
       ownEnv: [invocation.env, inner.env],
       knownSecrets: secrets,
+      egressUrls: request.mcp ? [request.mcp.serverUrl] : [],
+      log: log.child('egress'),
     });
     // The outermost layer, around the sandbox: whatever runs the runtime is stopped if this host dies.
     // bubblewrap watches for that itself (--die-with-parent with its own pid namespace: the
@@ -320,8 +322,13 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     // Started before the control plane took the unit only where it dies with this host (a
     // crash before the running journal is down leaves nothing running), waiting for its prompt.
     const early = request.startAccepted !== undefined && this.lifeline && invocation.stdin !== undefined;
-    if (request.startAccepted && !early && !(await request.startAccepted)) return null;
+    if (request.startAccepted && !early && !(await request.startAccepted)) {
+      await sandboxed.egress?.discard();
+      return null;
+    }
 
+    // The turn's way out (an allowlist), up before the sandbox that binds its socket, down when the process has ended.
+    const proxy = sandboxed.egress ? await sandboxed.egress.start() : null;
     let child: ChildResult;
     try {
       child = await runChild({
@@ -362,6 +369,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
         },
       });
     } finally {
+      await proxy?.close();
       throttle.flush();
       throttle.cancel();
       if (watch) this.warm.fill(); // a spare this turn took without starting its runtime is replaced too

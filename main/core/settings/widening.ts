@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SETTING_LABELS, type Settings } from '../../../shared/settings';
+import { egressHostEntries, SETTING_LABELS, type Settings } from '../../../shared/settings';
 import { allowListNames, type WideningSetting } from '../../../shared/widening';
 import { CommandFailure, type Caller } from '../dispatch';
 import type { Clock, Logger } from '../ports';
@@ -28,6 +28,11 @@ export function wideningOf(current: Settings, patch: Readonly<Record<string, unk
   if (typeof patch.runtimeEnvAllow === 'string') {
     const before = new Set(allowListNames(current.runtimeEnvAllow));
     if (allowListNames(patch.runtimeEnvAllow).some((name) => !before.has(name))) widened.push('runtimeEnvAllow');
+  }
+  if (patch.turnNetwork === 'shared' && current.turnNetwork !== 'shared') widened.push('turnNetwork');
+  if (typeof patch.turnEgressHosts === 'string') {
+    const before = new Set(egressHostEntries(current.turnEgressHosts));
+    if (egressHostEntries(patch.turnEgressHosts).some((host) => !before.has(host))) widened.push('turnEgressHosts');
   }
   return widened;
 }

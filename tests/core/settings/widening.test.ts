@@ -4,7 +4,7 @@ import type { Host } from '../../../main/core/host';
 import { CommandFailure, type Caller } from '../../../main/core/dispatch';
 import { activeWidening, WideningGate, wideningOf } from '../../../main/core/settings/widening';
 import { startHeadlessServer, type HeadlessServer } from '../../../main/headless/server';
-import { defaultSettings } from '../../../shared/settings';
+import { defaultSettings, parseSetting } from '../../../shared/settings';
 import { testLogging } from '../../helpers/test-logger';
 import { openAddress, windowProtocols } from '../../helpers/window-session';
 
@@ -36,6 +36,26 @@ describe('which changes widen', () => {
     expect(wideningOf(base, { notifications: false })).toEqual([]);
     expect(activeWidening(wide)).toEqual(['useOwnAgentConfig', 'runtimeEnvAllow']);
     expect(activeWidening(base)).toEqual([]);
+  });
+
+  it("a turn's network widens when it is shared or gets a new host; the allowlist and fewer hosts do not", () => {
+    expect(base.turnNetwork).toBe('allowlist');
+    expect(wideningOf(base, { turnNetwork: 'shared' })).toEqual(['turnNetwork']);
+    expect(wideningOf(base, { turnEgressHosts: 'pypi.org, registry.npmjs.org' })).toEqual(['turnEgressHosts']);
+    const wide = { ...base, turnNetwork: 'shared' as const, turnEgressHosts: 'a.example, b.example:8443' };
+    expect(wideningOf(wide, { turnNetwork: 'allowlist', turnEgressHosts: 'b.example:8443' })).toEqual([]);
+    expect(wideningOf(wide, { turnEgressHosts: 'B.example:8443, a.example' })).toEqual([]);
+    expect(activeWidening(wide)).toEqual(['turnNetwork', 'turnEgressHosts']);
+  });
+});
+
+describe('the egress hosts setting', () => {
+  it('takes host[:port] entries, normalized, and refuses schemes, paths, wildcards and bad ports', () => {
+    expect(parseSetting('turnEgressHosts', ' PyPI.org  registry.npmjs.org:443,pypi.org ')).toEqual({ ok: true, value: 'pypi.org, registry.npmjs.org:443' });
+    for (const bad of ['https://pypi.org', 'pypi.org/simple', '*.example.com', 'a.example:0', 'a.example:99999']) {
+      expect(parseSetting('turnEgressHosts', bad).ok, bad).toBe(false);
+    }
+    expect(parseSetting('turnNetwork', 'open').ok).toBe(false);
   });
 });
 

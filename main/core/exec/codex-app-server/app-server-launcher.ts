@@ -6,6 +6,7 @@ import type { RateLimitReading } from '../../../../shared/usage';
 import type { Clock, Logger } from '../../ports';
 import { commandFor } from '../child-launch';
 import { isolateTurn, prepareTurn, type PreparedTurn, type TurnContext, type TurnIsolationOptions } from '../isolation';
+import type { EgressProxy } from '../isolation/egress/proxy';
 import type { IsolationSpec } from '../isolation/spec';
 import { createTurnDir, removeTurnDir, type TurnDir } from '../turn-files';
 import { RateLimitsReadResultSchema } from './protocol';
@@ -44,6 +45,8 @@ export class AppServerLauncher {
   private pool: AppServerPool | null;
   /** One prepared app-server profile per binary, request env and isolation choice (see profile()). */
   private readonly profiles = new Map<string, Promise<AppServerProfile>>();
+  /** The egress proxy of each live server (by its pool key): up before it starts, closed when it exits. */
+  private readonly proxies = new Map<string, EgressProxy>();
 
   constructor(private readonly options: AppServerLauncherOptions) {
     this.pool = options.pool ?? null;
@@ -54,9 +57,11 @@ export class AppServerLauncher {
     binary: string,
     env: Readonly<Record<string, string>>,
     knownSecrets: readonly string[],
+    /** The unit's MCP server: a server whose sandbox may reach it (another origin is another server). */
+    egressUrls: readonly string[] = [],
   ): Promise<{ spec: AppServerSpawnSpec; level: IsolationLevel; dir: string; pool: AppServerPool }> {
     const profile = await this.profile(binary, env);
-    const server = await this.spec(profile, binary, env, knownSecrets);
+    const server = await this.spec(profile, binary, env, knownSecrets, { egressUrls });
     return { ...server, dir: profile.dir.root, pool: this.servers() };
   }
 
@@ -81,7 +86,7 @@ export class AppServerLauncher {
     binary: string,
     env: Record<string, string>,
     knownSecrets: readonly string[],
-    launch: { cwd: string; widen?: (spec: IsolationSpec) => IsolationSpec },
+    launch: { cwd: string; widen?: (spec: IsolationSpec) => IsolationSpec; egressUrls?: readonly string[] },
   ): Promise<AppServerSpawnSpec> {
     const profile = await this.profile(binary, env);
     return (await this.spec(profile, binary, env, knownSecrets, launch)).spec;
@@ -90,6 +95,8 @@ export class AppServerLauncher {
   /** Stops the servers (at quit) and removes their folders. */
   async stop(): Promise<void> {
     await this.pool?.stopAll();
+    await Promise.all([...this.proxies.values()].map((proxy) => proxy.close()));
+    this.proxies.clear();
     const profiles = await Promise.allSettled(this.profiles.values());
     this.profiles.clear();
     for (const settled of profiles) {
@@ -164,7 +171,7 @@ export class AppServerLauncher {
     binary: string,
     env: Readonly<Record<string, string>>,
     knownSecrets: readonly string[],
-    launch: { cwd?: string; widen?: (spec: IsolationSpec) => IsolationSpec } = {},
+    launch: { cwd?: string; widen?: (spec: IsolationSpec) => IsolationSpec; egressUrls?: readonly string[] } = {},
   ): Promise<{ spec: AppServerSpawnSpec; level: IsolationLevel }> {
     const command = commandFor(binary, ['app-server']);
     const isolated = await isolateTurn({ ...profile.ctx, requestEnv: env }, profile.prepared, {
@@ -175,9 +182,24 @@ export class AppServerLauncher {
       ownEnv: [command.env],
       knownSecrets,
       ...(launch.widen ? { widen: launch.widen } : {}),
+      egressUrls: launch.egressUrls ?? [],
+      log: this.options.log.child('egress'),
     });
-    const beforeStart = () => this.freshHome(profile);
-    return { spec: { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env, beforeStart }, level: isolated.level };
+    const spec: AppServerSpawnSpec = { command: isolated.command, args: isolated.args, cwd: isolated.cwd, env: isolated.env };
+    const key = AppServerPool.keyOf(spec);
+    const egress = isolated.egress;
+    spec.beforeStart = async () => {
+      await this.freshHome(profile);
+      if (!egress) return;
+      await this.proxies.get(key)?.close();
+      this.proxies.set(key, await egress.start());
+    };
+    spec.afterExit = () => {
+      const proxy = this.proxies.get(key);
+      this.proxies.delete(key);
+      void proxy?.close();
+    };
+    return { spec, level: isolated.level };
   }
 
   /**

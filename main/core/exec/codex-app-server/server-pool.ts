@@ -96,6 +96,7 @@ export class AppServerPool {
     const child = this.spawn(spec);
     this.spawned++;
     const connection = new AppServerConnection(child, this.log, this.options.clock);
+    if (spec.afterExit) void connection.exited.then(spec.afterExit, spec.afterExit);
     const ready = (async () => {
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', () => resolve());

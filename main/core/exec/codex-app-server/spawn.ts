@@ -13,6 +13,8 @@ export interface AppServerSpawnSpec {
   cwd: string;
   /** Run before each start of a server for this spec (a new CODEX_HOME for every start); not part of its identity. */
   beforeStart?: () => Promise<void>;
+  /** Run when a server for this spec has exited (its egress proxy closes); not part of its identity. */
+  afterExit?: () => void;
 }
 
 export type SpawnAppServer = (spec: AppServerSpawnSpec) => ChildProcessWithoutNullStreams;

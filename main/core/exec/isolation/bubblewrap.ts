@@ -1,3 +1,4 @@
+import { SANDBOX_SOCKET } from './egress/egress-plan';
 import type { IsolationSpec } from './spec';
 
 /**
@@ -13,7 +14,10 @@ import type { IsolationSpec } from './spec';
  *   empty $HOME at its usual path;
  * - the runtime's installation read-only, the turn's folders read-write, each sign-in
  *   file alone, at the path the runtime looks for it;
- * - network shared (the model API and the control plane are remote), everything else
+ * - with an egress allowlist (the default) a network namespace of its own, whose only
+ *   way out is the host's egress proxy, its unix socket bound at SANDBOX_SOCKET (see
+ *   egress/): no host loopback port, no abstract unix socket (the session bus) is
+ *   reachable; with `turnNetwork: shared`, the host's network; everything else
  *   unshared (ipc, uts, cgroup, user where possible); the turn dies with the runner
  *   (--die-with-parent) and cannot reach the runner's terminal (--new-session).
  *
@@ -35,7 +39,7 @@ function depth(p: string): number {
 }
 
 export function bubblewrapArgs(spec: IsolationSpec, layout: SystemLayout): string[] {
-  const args: string[] = ['--unshare-all', '--share-net', '--die-with-parent', '--new-session'];
+  const args: string[] = ['--unshare-all', ...(spec.network && 'socket' in spec.network ? [] : ['--share-net']), '--die-with-parent', '--new-session'];
   for (const entry of layout.entries) {
     if (entry.kind === 'symlink' && entry.target) args.push('--symlink', entry.target, entry.path);
     else args.push('--ro-bind', entry.path, entry.path);
@@ -53,6 +57,7 @@ export function bubblewrapArgs(spec: IsolationSpec, layout: SystemLayout): strin
   ];
   binds.sort((a, b) => depth(a.target) - depth(b.target));
   for (const bind of binds) args.push(bind.flag, bind.source, bind.target);
+  if (spec.network && 'socket' in spec.network) args.push('--bind', spec.network.socket, SANDBOX_SOCKET);
   args.push('--chdir', spec.cwd, '--', spec.command, ...spec.args);
   return args;
 }

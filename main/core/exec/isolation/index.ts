@@ -6,8 +6,10 @@
  *
  *   const prepared = await prepareTurn({ runtime, workRoot, turnRoot, requestEnv, options });
  *   // build the runtime's argv, adding prepared.home.args (codex: --ignore-rules)
- *   const cmd = await isolateTurn(ctx, prepared, { command, args, cwd, binary, ownEnv, knownSecrets });
+ *   const cmd = await isolateTurn(ctx, prepared, { command, args, cwd, binary, ownEnv, knownSecrets, egressUrls });
+ *   const proxy = await cmd.egress?.start(); // the turn's own network: its way out (egress/)
  *   spawn(cmd.command, cmd.args, { cwd: cmd.cwd, env: cmd.env, detached: true });
+ *   // … when the process has ended: await proxy?.close();
  *
  * A long-lived driver (a codex app-server serving several turns) does the same once per
  * process, with a `turnRoot` it owns for the process's lifetime (its private CODEX_HOME

@@ -6,7 +6,9 @@ import type { IsolationSpec } from './spec';
  * readable" and then denies what is private; in a profile the last matching rule wins:
  *
  * 1. deny everything; allow processes, signals within the sandbox, sysctl reads, the
- *    Mach/IPC services a CLI needs, and the network;
+ *    Mach/IPC services a CLI needs, and the network: with an egress allowlist (the
+ *    default) outbound only to the egress proxy's 127.0.0.1 port and the allowed loopback
+ *    origins (the emulator, a model stub), with `turnNetwork: shared` all of it;
  * 2. allow reading the file system, then deny reading $HOME, the app's data folder and the
  *    shared temp folders (/private/tmp, /private/var/folders: other processes' sockets);
  * 3. allow reading again exactly: the runtime's installation, the turn's folders, each
@@ -24,6 +26,17 @@ function quote(p: string): string {
 const subpaths = (paths: readonly string[]) => paths.map((p) => ` (subpath ${quote(p)})`).join('');
 const literals = (paths: readonly string[]) => paths.map((p) => ` (literal ${quote(p)})`).join('');
 
+function networkRules(spec: IsolationSpec): string[] {
+  const network = spec.network;
+  if (!network || !('proxyPort' in network)) return ['(allow network*)'];
+  const ports = [...new Set([network.proxyPort, ...network.loopbackPorts])];
+  return [
+    // A CLI may still listen on loopback for its own children; outbound goes to the proxy (DNS is its job) and the allowed loopback origins only.
+    '(allow network-bind network-inbound (local ip "localhost:*"))',
+    `(allow network-outbound${ports.map((port) => ` (remote ip "localhost:${port}")`).join('')})`,
+  ];
+}
+
 export function seatbeltProfile(spec: IsolationSpec): string {
   const lines = [
     '(version 1)',
@@ -33,7 +46,7 @@ export function seatbeltProfile(spec: IsolationSpec): string {
     '(allow sysctl-read)',
     '(allow mach-lookup)',
     '(allow ipc-posix-shm ipc-posix-sem)',
-    '(allow network*)',
+    ...networkRules(spec),
     '(allow file-read*)',
     `(deny file-read*${subpaths([spec.home, ...spec.hidden, '/private/tmp', '/private/var/folders', '/Volumes'])})`,
     // Finding a file in an allowed folder needs the metadata of its parents.

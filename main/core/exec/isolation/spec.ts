@@ -1,3 +1,4 @@
+import type { TurnEgress } from './egress/egress-plan';
 import type { IsolationLevel } from '../../../../shared/isolation';
 
 /**
@@ -21,6 +22,13 @@ export interface IsolationSpec {
   signIn: SignInFile[];
   /** Folders a profile that starts from "everything readable" must deny ($HOME, the app's data). */
   hidden: string[];
+  /**
+   * The turn's network when it is an allowlist (absent: the host's network, shared).
+   * bubblewrap: a network namespace of its own, `socket` (the egress proxy's) bound in at
+   * SANDBOX_SOCKET. sandbox-exec: outbound only to the proxy's port and the allowed
+   * loopback ports.
+   */
+  network?: { socket: string } | { proxyPort: number; loopbackPorts: readonly number[] };
 }
 
 export interface SignInFile {
@@ -38,4 +46,6 @@ export interface IsolatedCommand {
   env: Record<string, string>;
   cwd: string;
   level: IsolationLevel;
+  /** With an egress allowlist: the proxy to start right before the spawn and close when the process ends. */
+  egress?: TurnEgress;
 }

@@ -2,8 +2,11 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from '../../ports';
 import type { RuntimeName } from '../../work/executor-port';
 import { cleanEnv } from './clean-env';
+import { bridgedCommand, DEFAULT_EGRESS, planAllowlist, proxySocketPath, turnEgress, type EgressOptions } from './egress/egress-plan';
+import { startEgressProxy, type EgressProxy } from './egress/proxy';
 import { isolate, type IsolationTools } from './isolate';
 import { claudeHome, codexHome, installationRoots, operatorCodexHome, type RuntimeHome } from './runtime-homes';
 import type { IsolatedCommand, IsolationSpec } from './spec';
@@ -21,6 +24,8 @@ export interface TurnIsolationOptions {
   ownConfig(): boolean;
   /** Folders never visible to a turn: the app's data folder (secrets, outbox, logs). */
   hidden: readonly string[];
+  /** The sandboxed turn's network (`turnNetwork`, `turnEgressHosts`, the control planes' origins); default: an allowlist. */
+  egress?(): EgressOptions;
   /** Ambient environment (default: this process's). */
   sourceEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -108,6 +113,10 @@ export async function isolateTurn(
     knownSecrets: readonly string[];
     /** Widens the spec for this launch (a task's git worktree: see git-worktree-access.ts). */
     widen?: (spec: IsolationSpec) => IsolationSpec;
+    /** URLs this launch must reach beyond the runtime's and the control plane's (the unit's MCP server). */
+    egressUrls?: readonly string[];
+    /** Where the egress proxy says what it refused. */
+    log?: Logger;
   },
 ): Promise<IsolatedCommand> {
   const { tools, home, homeDir } = prepared;
@@ -141,5 +150,45 @@ export async function isolateTurn(
     signIn: home.signIn,
     hidden: [...new Set([real(homeDir), ...ctx.options.hidden.map(real)])],
   };
-  return isolate(launch.widen ? launch.widen(spec) : spec, tools);
+  const widened = launch.widen ? launch.widen(spec) : spec;
+  const egress = ctx.options.egress?.() ?? DEFAULT_EGRESS;
+  if (!sandboxed || egress.network === 'shared') return isolate(widened, tools);
+  const allow = planAllowlist({ runtime: ctx.runtime, env, urls: launch.egressUrls ?? [], options: egress, turnRoot });
+  const log = launch.log ?? SILENT;
+  if (tools.level === 'bubblewrap') {
+    const socket = proxySocketPath(turnRoot, widened.cwd);
+    const bridged = bridgedCommand(allow, widened.command, widened.args, widened.env);
+    const inner: IsolationSpec = {
+      ...widened,
+      command: bridged.command,
+      args: bridged.args,
+      env: bridged.env,
+      readOnly: [...new Set([...widened.readOnly, bridged.readOnly])],
+      network: { socket },
+    };
+    return { ...isolate(inner, tools), egress: turnEgress(allow, { socketPath: socket }, log) };
+  }
+  // sandbox-exec: loopback is not namespaced, so the proxy listens on a port the profile
+  // names. The first start hands over this proxy; a later one (an app-server restarted
+  // after its proxy closed) listens again on the same port.
+  const proxy = await startEgressProxy({ listen: { port: 0, host: '127.0.0.1' }, allow, log });
+  const proxyPort = proxy.port ?? 0;
+  let unclaimed: EgressProxy | null = proxy;
+  const start = (): Promise<EgressProxy> => {
+    const first = unclaimed;
+    unclaimed = null;
+    return first ? Promise.resolve(first) : startEgressProxy({ listen: { port: proxyPort, host: '127.0.0.1' }, allow, log });
+  };
+  const url = `http://${proxy.address}`;
+  const proxyEnv = { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, NO_PROXY: 'localhost,127.0.0.1,::1' };
+  const ports = allow.filter((t) => t.host === '127.0.0.1').map((t) => t.port);
+  const inner: IsolationSpec = { ...widened, env: { ...widened.env, ...proxyEnv }, network: { proxyPort, loopbackPorts: ports } };
+  const discard = async (): Promise<void> => {
+    const first = unclaimed;
+    unclaimed = null;
+    await first?.close();
+  };
+  return { ...isolate(inner, tools), egress: { allow, start, discard } };
 }
+
+const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => SILENT };

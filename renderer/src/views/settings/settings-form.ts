@@ -1,6 +1,7 @@
 import {
   CODEX_DRIVERS,
   parseSetting,
+  TURN_NETWORKS,
   RUNTIMES,
   SECRET_BACKENDS,
   SETTING_KEYS,
@@ -38,6 +39,8 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   runtimeEnvAllow: 'text',
   useOwnAgentConfig: 'toggle',
   codexDriver: 'select',
+  turnNetwork: 'select',
+  turnEgressHosts: 'text',
   usageReservePercent: 'number',
   usageAlertPercents: 'text',
   machineMaxTurns: 'number',
@@ -49,6 +52,10 @@ export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: s
   codexDriver: CODEX_DRIVERS.map((value) => ({
     value,
     label: value === 'auto' ? 'auto (app-server where installed codex has it)' : value === 'exec' ? 'codex exec (one process per turn)' : 'codex app-server',
+  })),
+  turnNetwork: TURN_NETWORKS.map((value) => ({
+    value,
+    label: value === 'allowlist' ? 'allowlist (own network, only the model API, the control plane and the hosts below)' : "shared (the host's whole network)",
   })),
   secretBackend: SECRET_BACKENDS.map((value) => ({ value, label: value === 'keychain' ? 'system keychain' : 'owner-only file' })),
 };
@@ -71,6 +78,9 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   runtimeEnvAllow: 'Names (or PREFIX_*) a turn may see beyond PATH, HOME, locale, proxies and ANTHROPIC_*/CLAUDE_*/OPENAI_*/CODEX_*, e.g. AWS_PROFILE.',
   useOwnAgentConfig: 'Unattended turns load your own claude/codex settings, hooks, MCP servers and instructions. Off keeps them out of factory turns.',
   codexDriver: 'How codex turns run. The app-server can be interrupted and reports rate limits.',
+  turnNetwork:
+    "In a sandbox, a turn has a network of its own and reaches only the model API, the control plane and its MCP server through the runner's proxy. Shared gives it the host's network: every local service and the session bus.",
+  turnEgressHosts: 'More hosts (host or host:port, default port 443) a sandboxed turn may reach through the proxy, e.g. "registry.npmjs.org, pypi.org".',
   usageReservePercent: 'Stop claiming when an account has this much or less left; claiming resumes at the reset.',
   usageAlertPercents: 'Notify when an account falls to these percentages left, e.g. "20, 5".',
   machineMaxTurns: 'How many turns this machine runs at once over every profile; 0 is one per CPU core. Each profile keeps its own maximum too.',
@@ -83,12 +93,14 @@ export const FIELD_WARNINGS: Partial<Record<SettingKey, (value: string | boolean
     value === true
       ? 'Turns from the control plane will run with your personal MCP servers, hooks and instructions, and (in the sandbox) can read and change your whole claude/codex configuration folder.'
       : null,
+  turnNetwork: (value) =>
+    value === 'shared' ? "Turns share this machine's network: every loopback service, the session bus and the whole internet are in reach." : null,
 };
 
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
   { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
-  { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig'] },
+  { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig', 'turnNetwork', 'turnEgressHosts'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
   { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications'] },
 ];

@@ -60,7 +60,10 @@ async function turn(script: string, sandboxed: boolean): Promise<string> {
     knownSecrets: [],
     widen: (base) => withGitWorktree(base, gitWorktreeAccess(tree, { home: world.home, env: sourceEnv })),
   });
+  // The turn's network (its egress proxy) is up while it runs, as the executor has it; these scripts use none.
+  const proxy = await cmd.egress?.start();
   const run = spawnSync(cmd.command, cmd.args, { env: cmd.env, cwd: cmd.cwd, encoding: 'utf8' });
+  await proxy?.close();
   return `${run.stdout}${run.stderr}`;
 }
 

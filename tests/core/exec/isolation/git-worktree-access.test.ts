@@ -61,7 +61,10 @@ async function inSandbox(script: string): Promise<{ out: string; spec: Isolation
     knownSecrets: [],
     widen: (base) => (spec = withGitWorktree(base, gitWorktreeAccess(tree, { home: world.home, env: { ...sourceEnv, ...agentEnv } }))),
   });
+  // The turn's network (its egress proxy) is up while it runs, as the executor has it; these scripts use none.
+  const proxy = await cmd.egress?.start();
   const run = spawnSync(cmd.command, cmd.args, { env: cmd.env, cwd: cmd.cwd, encoding: 'utf8' });
+  await proxy?.close();
   return { out: `${run.stdout}${run.stderr}`, spec: spec! };
 }
 

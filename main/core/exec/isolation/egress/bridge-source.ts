@@ -1,0 +1,101 @@
+/**
+ * The in-sandbox half of the egress design, run as `node -e BRIDGE_SOURCE -- <config> <command> <args…>`
+ * by the Node that runs the CLIs' `.js` launchers (it ships inside the bundle as this
+ * string, so nothing has to be unpacked from the asar). In a network namespace of its own
+ * the turn has only a loopback interface; the bridge:
+ *
+ * 1. listens on 127.0.0.1:<free port> and pipes every connection to the host proxy's unix
+ *    socket (the turn's HTTP(S)_PROXY);
+ * 2. listens on 127.0.0.1:P for every allowed loopback origin P and tunnels it through the
+ *    proxy (CONNECT 127.0.0.1:P), so a base URL such as http://127.0.0.1:P stays as it is;
+ * 3. only then spawns the command with stdio inherited and the proxy variables set,
+ *    forwards SIGTERM/SIGINT/SIGHUP to it and ends with its exit code (or its signal).
+ *
+ * bwrap --die-with-parent stays the parent-death watch: the bridge is a process of the
+ * turn's pid namespace, which goes when bwrap goes. Plain CommonJS, no dependencies.
+ */
+export const BRIDGE_SOURCE = String.raw`'use strict';
+const net = require('node:net');
+const { spawn } = require('node:child_process');
+const config = JSON.parse(process.argv[1]);
+const command = process.argv[2];
+const args = process.argv.slice(3);
+const socketPath = config.socket;
+
+function pair(a, b) {
+  a.on('error', () => { a.destroy(); b.destroy(); });
+  b.on('error', () => { a.destroy(); b.destroy(); });
+  a.on('close', () => b.destroy());
+  b.on('close', () => a.destroy());
+  a.pipe(b);
+  b.pipe(a);
+}
+
+function tunnel(client, port) {
+  const upstream = net.connect(socketPath);
+  let buffered = Buffer.alloc(0);
+  client.pause();
+  client.on('error', () => { client.destroy(); upstream.destroy(); });
+  upstream.on('error', () => { client.destroy(); upstream.destroy(); });
+  upstream.once('connect', () => upstream.write('CONNECT 127.0.0.1:' + port + ' HTTP/1.1\r\nhost: 127.0.0.1:' + port + '\r\n\r\n'));
+  const onData = (chunk) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    const end = buffered.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (buffered.length > 8192) { client.destroy(); upstream.destroy(); }
+      return;
+    }
+    upstream.off('data', onData);
+    if (!/^HTTP\/1\.[01] 200/.test(buffered.subarray(0, end).toString('latin1'))) { client.destroy(); upstream.destroy(); return; }
+    const rest = buffered.subarray(end + 4);
+    if (rest.length > 0) client.write(rest);
+    pair(client, upstream);
+    client.resume();
+  };
+  upstream.on('data', onData);
+}
+
+function listen(server, port) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => { server.off('error', reject); server.on('error', () => undefined); resolve(server.address().port); });
+  });
+}
+
+async function main() {
+  const proxy = net.createServer((client) => pair(client, net.connect(socketPath)));
+  const proxyPort = await listen(proxy, 0);
+  await Promise.all(config.forwards.map((port) => listen(net.createServer((client) => tunnel(client, port)), port)));
+  const url = 'http://127.0.0.1:' + proxyPort;
+  const env = { ...process.env };
+  for (const name of config.dropEnv) delete env[name];
+  Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: 'localhost,127.0.0.1,::1', no_proxy: 'localhost,127.0.0.1,::1' });
+  const child = spawn(command, args, { stdio: 'inherit', env });
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('error', (error) => { process.stderr.write('runner-tray egress bridge: ' + error.message + '\n'); process.exit(127); });
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code === null ? 1 : code);
+  });
+}
+
+main().catch((error) => { process.stderr.write('runner-tray egress bridge: ' + error.message + '\n'); process.exit(126); });
+`;
+
+export interface BridgeConfig {
+  /** The proxy's socket inside the sandbox. */
+  socket: string;
+  /** Loopback ports served at their own number. */
+  forwards: number[];
+  /** Variables the bridge needs (ELECTRON_RUN_AS_NODE) but the command must not get. */
+  dropEnv: string[];
+}
+
+/** The argv that runs `command args` through the bridge with `node` (process.execPath). */
+export function bridgeArgs(config: BridgeConfig, command: string, args: readonly string[]): string[] {
+  return ['-e', BRIDGE_SOURCE, '--', JSON.stringify(config), command, ...args];
+}
