@@ -23,6 +23,7 @@ import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
 import { exitLine, TerminalReporter } from './terminal-reporter';
+import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
 
@@ -58,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
     return 2;
   }
+  // A stop asked for while the host starts ends it at once; once it serves, the quit policy decides.
+  const signals = new HostSignals(process, (signal) => process.exit(signalExitCode(signal)));
   // Held until the server listens: before that only the core's timers run, and they never hold the process.
   const alive = stayAlive({ proc: process, log: (message) => process.stderr.write(`${message}\n`) });
   const pkg = z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
@@ -93,6 +96,7 @@ async function main(argv: string[]): Promise<number> {
     },
     stop: () => core.shutdown(0),
   });
+  signals.whileStarting((signal) => void core.shutdown(0).finally(() => process.exit(signalExitCode(signal))));
   // Every profile's lines, each named by its profile while there are several (a fleet, Rost beside Sechroom).
   const mainProfile = core.runner.profile.id;
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: mainProfile });
@@ -150,11 +154,48 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) — open ${url}\n` : `New address: ${url}\n`);
     }
   };
+  // Every way out is the core's quit policy: a signal here, "Stop after the running turns"
+  // or "Stop now" in the window. The window stays connected until the core has stopped.
+  let exiting = false;
+  core.onQuit(() => {
+    void core.quit('after-turns').then(async (outcome) => {
+      if (outcome.kind === 'canceled' || exiting) return;
+      exiting = true;
+      alive.stopping();
+      offEvents();
+      lines.close();
+      await health?.close();
+      await server.close();
+      process.stdout.write(`${exitLine(outcome)}\n`);
+      process.exit(0);
+    });
+  });
+  let stopsAsked = 0;
+  const stop = (signal: string) => {
+    stopsAsked++;
+    if (stopsAsked === 2) {
+      // Stop now: cancel what runs (their results are still reported), then finish quitting.
+      process.stdout.write('Stopping now: canceling running turns.\n');
+      void core.quit('now');
+      return;
+    }
+    if (stopsAsked > 2) process.exit(130);
+    const active = core.work.activeCount;
+    const limit = core.quitDrainMs();
+    process.stdout.write(
+      active > 0
+        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
+        : `Stopping (${signal})…\n`,
+    );
+    void core.quit('after-turns');
+  };
+  // Before the first address is out: a supervisor may stop the host the moment it prints it.
+  signals.handle(stop);
+
   if (process.platform !== 'win32') {
-    // when-exit (see the SIGINT note below) hooks SIGUSR2 too, and would end the process on it.
+    // when-exit hooks SIGUSR2 too, and would end the process on it (see signals.ts).
     // Set up before the first address is out: a signal caught earlier goes to the old hook.
-    process.removeAllListeners('SIGUSR2');
-    process.on('SIGUSR2', () => {
+    takeSignal(process, 'SIGUSR2', () => {
       void publish(server.newAddress(), false).catch((error: unknown) =>
         process.stderr.write(`runner-tray headless: could not write a new address: ${errorText(error)}\n`),
       );
@@ -185,48 +226,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);
   }
 
-  // Every way out is the core's quit policy: a signal here, "Stop after the running turns"
-  // or "Stop now" in the window. The window stays connected until the core has stopped.
-  let exiting = false;
-  core.onQuit(() => {
-    void core.quit('after-turns').then(async (outcome) => {
-      if (outcome.kind === 'canceled' || exiting) return;
-      exiting = true;
-      alive.stopping();
-      offEvents();
-      lines.close();
-      await health?.close();
-      await server.close();
-      process.stdout.write(`${exitLine(outcome)}\n`);
-      process.exit(0);
-    });
-  });
-  let signals = 0;
-  const stop = (signal: string) => {
-    signals++;
-    if (signals === 2) {
-      // Stop now: cancel what runs (their results are still reported), then finish quitting.
-      process.stdout.write('Stopping now: canceling running turns.\n');
-      void core.quit('now');
-      return;
-    }
-    if (signals > 2) process.exit(130);
-    const active = core.work.activeCount;
-    const limit = core.quitDrainMs();
-    process.stdout.write(
-      active > 0
-        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
-        : `Stopping (${signal})…\n`,
-    );
-    void core.quit('after-turns');
-  };
-  // conf's atomic writer (when-exit) hooks every signal at import and re-sends it to the
-  // process after its own clean-up, which would read as a second Ctrl-C ("stop now") and
-  // skip the drain. Our stop path exits cleanly, so its hook is not needed.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => stop(signal));
-  }
   return -1;
 }
 
