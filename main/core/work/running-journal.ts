@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
@@ -48,8 +48,21 @@ export class RunningJournal {
     } catch {
       return [];
     }
-    const out: RunningRecord[] = [];
+    // A process killed inside an atomic write leaves its temp file (`<note>.json.<hex>`) beside
+    // the note, or instead of it when the rename never happened. Beside it, it is dropped;
+    // alone, it becomes the note, so the unit is reported once and cleared like any other.
+    const notes = new Set(names.filter((name) => name.endsWith('.json')));
     for (const name of names) {
+      const note = /^(.+\.json)\.[^.]+$/.exec(name)?.[1];
+      if (!note) continue;
+      if (notes.has(note)) await rm(path.join(this.dir, name), { force: true });
+      else {
+        await rename(path.join(this.dir, name), path.join(this.dir, note)).catch(() => rm(path.join(this.dir, name), { force: true }));
+        notes.add(note);
+      }
+    }
+    const out: RunningRecord[] = [];
+    for (const name of notes) {
       const file = path.join(this.dir, name);
       try {
         out.push(RunningRecordSchema.parse(JSON.parse(await readFile(file, 'utf8'))));
