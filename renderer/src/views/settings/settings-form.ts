@@ -55,7 +55,7 @@ export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: s
   })),
   turnNetwork: TURN_NETWORKS.map((value) => ({
     value,
-    label: value === 'allowlist' ? 'allowlist (own network, only the model API, the control plane and the hosts below)' : "shared (the host's whole network)",
+    label: value === 'allowlist' ? 'allowlist (own network: the model API, the MCP server and the hosts below)' : "shared (the host's whole network)",
   })),
   secretBackend: SECRET_BACKENDS.map((value) => ({ value, label: value === 'keychain' ? 'system keychain' : 'owner-only file' })),
 };
@@ -79,7 +79,7 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   useOwnAgentConfig: 'Unattended turns load your own claude/codex settings, hooks, MCP servers and instructions. Off keeps them out of factory turns.',
   codexDriver: 'How codex turns run. The app-server can be interrupted and reports rate limits.',
   turnNetwork:
-    "In a sandbox, a turn has a network of its own and reaches only the model API, the control plane and its MCP server through the runner's proxy. Shared gives it the host's network: every local service and the session bus.",
+    "In a sandbox, a turn has a network of its own: through the runner's proxy it reaches only its model API, its MCP server and the hosts below. Shared gives it the host's network: every local service and the session bus.",
   turnEgressHosts: 'More hosts (host or host:port, default port 443) a sandboxed turn may reach through the proxy, e.g. "registry.npmjs.org, pypi.org".',
   usageReservePercent: 'Stop claiming when an account has this much or less left; claiming resumes at the reset.',
   usageAlertPercents: 'Notify when an account falls to these percentages left, e.g. "20, 5".',
