@@ -4,6 +4,9 @@
 // as the label, which reproduces the `rost runner serve` wording (`--heartbeat-ms must
 // be an integer >= 1000.`), and the UI passes a human label.
 import { z } from 'zod';
+import { egressHostEntries, SETTING_LABELS } from './setting-labels';
+
+export { egressHostEntries, SETTING_LABELS };
 import { DEFAULT_TRANSCRIPT_MEMORY_KB, MAX_TRANSCRIPT_MEMORY_KB, MIN_TRANSCRIPT_MEMORY_KB } from './transcript';
 import { plainHttpProblem } from './transport-security';
 
@@ -34,13 +37,6 @@ export type TurnNetworkChoice = (typeof TURN_NETWORKS)[number];
 export const MAX_EGRESS_HOSTS = 50;
 /** `host[:port]`: a DNS name or an IPv4 address; the port 1–65535 (checked by validEgressHost). */
 const EGRESS_HOST = /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
-/** The entries of the `turnEgressHosts` setting, lower-cased. */
-export function egressHostEntries(text: string): string[] {
-  return text
-    .split(/[\s,]+/)
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s.length > 0);
-}
 function validEgressHost(entry: string): boolean {
   const port = /:(\d+)$/.exec(entry)?.[1];
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
@@ -123,32 +119,6 @@ export const SETTING_KEYS = [
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
-
-export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
-  controlPlaneUrl: 'Control plane URL',
-  runnerName: 'Runner name',
-  runtime: 'Runtime',
-  heartbeatMs: 'Heartbeat interval (ms)',
-  interactiveClaimMs: 'Interactive claim interval (ms)',
-  maxSessions: 'Maximum sessions',
-  modelAccountAlias: 'Model account alias',
-  modelAccountState: 'Model account state',
-  secretBackend: 'Secret storage',
-  expectedTenantId: 'Expected tenant id',
-  launchAtLogin: 'Launch at login',
-  notifications: 'Notifications',
-  runWork: 'Run work on this machine',
-  quitDrainMs: 'Quitting waits for running turns (ms)',
-  runtimeEnvAllow: 'Extra environment variables for runtimes',
-  useOwnAgentConfig: 'Use my own claude/codex settings',
-  codexDriver: 'Codex driver',
-  turnNetwork: 'Turn network',
-  turnEgressHosts: 'Extra hosts turns may reach',
-  usageReservePercent: 'Usage reserve (%)',
-  usageAlertPercents: 'Usage alerts (% left)',
-  machineMaxTurns: 'Turns at once on this machine',
-  transcriptMemoryKb: 'Live transcript kept in memory per turn (kB)',
-};
 
 const RULES: Readonly<Record<SettingKey, string>> = {
   controlPlaneUrl: 'must be an https:// URL (http:// only for 127.0.0.1, ::1 or localhost) without a user name or password.',

@@ -1,4 +1,5 @@
-import { egressHostEntries, SETTING_LABELS, type Settings } from './settings';
+import { egressHostEntries, SETTING_LABELS } from './setting-labels';
+import type { Settings } from './settings';
 
 /**
  * The settings that widen what a turn can reach (the operator's own agent config, more of
