@@ -52,9 +52,9 @@ describe.skipIf(skip !== '')(`a turn's network${skip ? ` (skipped: ${skip})` : '
     for (const server of [privateService, mcp, extra, bus]) server?.close();
   });
 
-  async function attack(egress: EgressOptions): Promise<{ findings: Findings | null; summary: string; denied: string[] }> {
+  async function attack(egress: EgressOptions, given: IsolationTools = tools!): Promise<{ findings: Findings | null; summary: string; denied: string[] }> {
     const { executor, logging } = setup({
-      isolation: { tools: async () => tools!, extraEnvAllow: () => [], ownConfig: () => false, hidden: [], egress: () => egress },
+      isolation: { tools: async () => given, extraEnvAllow: () => [], ownConfig: () => false, hidden: [], egress: () => egress },
     });
     const outcome = await executor.execute(
       request(
@@ -98,6 +98,12 @@ describe.skipIf(skip !== '')(`a turn's network${skip ? ` (skipped: ${skip})` : '
     const { findings, summary } = await attack({ network: 'shared', hosts: [] });
     expect(findings, summary).not.toBeNull();
     expect(findings).toMatchObject({ proxyVariable: false, directPrivate: 'open', abstractSocket: 'open', allowed: '200 mcp', extra: '200 extra' });
+  }, 60_000);
+
+  it('where bubblewrap cannot make a network namespace (the probe says so), the turn still runs, on the host network', async () => {
+    const { findings, summary } = await attack({ network: 'allowlist', hosts: [] }, { ...tools!, sharedNetworkOnly: true });
+    expect(findings, summary).not.toBeNull();
+    expect(findings).toMatchObject({ proxyVariable: false, directPrivate: 'open', allowed: '200 mcp' });
   }, 60_000);
 });
 

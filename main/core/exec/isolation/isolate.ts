@@ -17,6 +17,8 @@ export interface IsolationTools {
   tool: string | null;
   /** Why a stronger level is not available (shown in the UI and the README's terms). */
   note: string | null;
+  /** bubblewrap works, but cannot give a turn a network namespace of its own: turns share the host's network. */
+  sharedNetworkOnly?: boolean;
 }
 
 export function isolate(spec: IsolationSpec, tools: IsolationTools, layout: SystemLayout = systemLayout()): IsolatedCommand {
@@ -66,6 +68,30 @@ export async function probeIsolation(deps: ProbeDeps): Promise<IsolationTools> {
     );
     if (!(await deps.works(bwrap, trial))) {
       return { level: 'environment', tool: null, note: 'bubblewrap is installed but cannot create a sandbox here (user namespaces disabled?)' };
+    }
+    // The default turn network is a namespace of its own (egress/): a kernel or container may allow user namespaces but not that.
+    const ownNetwork = bubblewrapArgs(
+      {
+        command: '/bin/true',
+        args: [],
+        cwd: '/',
+        env: {},
+        home: '/nonexistent-home',
+        writable: [],
+        readOnly: [],
+        signIn: [],
+        hidden: [],
+        network: { socket: '/dev/null' },
+      },
+      layout,
+    );
+    if (!(await deps.works(bwrap, ownNetwork))) {
+      return {
+        level: 'bubblewrap',
+        tool: bwrap,
+        note: 'bubblewrap cannot make a network namespace here: turns share the host network (no egress allowlist)',
+        sharedNetworkOnly: true,
+      };
     }
     return { level: 'bubblewrap', tool: bwrap, note: null };
   }

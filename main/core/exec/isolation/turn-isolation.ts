@@ -152,7 +152,7 @@ export async function isolateTurn(
   };
   const widened = launch.widen ? launch.widen(spec) : spec;
   const egress = ctx.options.egress?.() ?? DEFAULT_EGRESS;
-  if (!sandboxed || egress.network === 'shared') return isolate(widened, tools);
+  if (!sandboxed || egress.network === 'shared' || tools.sharedNetworkOnly) return isolate(widened, tools);
   const allow = planAllowlist({ runtime: ctx.runtime, env, urls: launch.egressUrls ?? [], options: egress, turnRoot });
   const log = launch.log ?? SILENT;
   if (tools.level === 'bubblewrap') {

@@ -150,6 +150,14 @@ describe('isolate and the probe', () => {
       level: 'environment',
       note: expect.stringMatching(/cannot create a sandbox/),
     });
+    // User namespaces but no network namespace: still bubblewrap, with the host's network, and it says so.
+    const noNetns = async (_tool: string, args: string[]) => args.includes('--share-net');
+    expect(await probeIsolation({ platform: 'linux', which: async () => '/usr/bin/bwrap', works: noNetns })).toEqual({
+      level: 'bubblewrap',
+      tool: '/usr/bin/bwrap',
+      note: 'bubblewrap cannot make a network namespace here: turns share the host network (no egress allowlist)',
+      sharedNetworkOnly: true,
+    });
     expect(await probeIsolation({ platform: 'darwin', which: async () => '/usr/bin/sandbox-exec', works })).toMatchObject({ level: 'sandbox-exec' });
     expect(await probeIsolation({ platform: 'win32', which: async () => null, works })).toMatchObject({
       level: 'environment',
