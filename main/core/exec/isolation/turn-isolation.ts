@@ -188,7 +188,7 @@ export async function isolateTurn(
     unclaimed = null;
     await first?.close();
   };
-  return { ...isolate(inner, tools), egress: { allow, start, discard } };
+  return { ...isolate(inner, tools), egress: { start, discard } };
 }
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => SILENT };

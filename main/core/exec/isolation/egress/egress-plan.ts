@@ -65,6 +65,9 @@ export function proxySocketPath(turnRoot: string, cwd: string): string {
   return path.join(os.tmpdir(), `rt-egress-${os.userInfo().uid}`, `${digest}.sock`);
 }
 
+/** The real path of this process's Node (resolved once: it does not change while the host runs). */
+let realNode: string | undefined;
+
 export interface BridgedCommand {
   command: string;
   args: string[];
@@ -77,7 +80,7 @@ export interface BridgedCommand {
 export function bridgedCommand(allow: readonly EgressTarget[], command: string, args: readonly string[], env: Record<string, string>): BridgedCommand {
   const electron = Boolean(process.versions.electron);
   const dropEnv = electron && env.ELECTRON_RUN_AS_NODE === undefined ? ['ELECTRON_RUN_AS_NODE'] : [];
-  const node = realpathSync(process.execPath);
+  const node = (realNode ??= realpathSync(process.execPath));
   return {
     command: node,
     args: bridgeArgs({ socket: SANDBOX_SOCKET, forwards: loopbackPorts(allow), dropEnv }, command, args),
@@ -88,12 +91,11 @@ export function bridgedCommand(allow: readonly EgressTarget[], command: string, 
 
 /** What the driver starts right before it spawns the turn, and closes when its process has ended. */
 export interface TurnEgress {
-  readonly allow: readonly EgressTarget[];
   start(): Promise<EgressProxy>;
   /** The turn will not start after all: ends a proxy that is already listening for it (none under bubblewrap). */
   discard(): Promise<void>;
 }
 
 export function turnEgress(allow: readonly EgressTarget[], listen: EgressListen, log: Logger): TurnEgress {
-  return { allow, start: () => startEgressProxy({ listen, allow, log }), discard: () => Promise.resolve() };
+  return { start: () => startEgressProxy({ listen, allow, log }), discard: () => Promise.resolve() };
 }
