@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,8 @@ import { errorText } from '../../shared/errors';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How many windows and scripts may hold a WebSocket at once (RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS). */
 const MaxConnectionsSchema = z.coerce.number().int().min(1).max(1000).default(DEFAULT_MAX_CONNECTIONS);
+/** Where the window's built files are (RUNNER_TRAY_WINDOW_DIR; default the build's dist/renderer). */
+const WindowDirSchema = z.string().trim().min(1).optional();
 
 /**
  * `npm run headless`: the same core and UI as the desktop app, for a server with no
@@ -49,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('runner-tray headless: RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS must be an integer from 1 to 1000.\n');
     return 2;
   }
+  const windowDir = path.resolve(WindowDirSchema.parse(process.env.RUNNER_TRAY_WINDOW_DIR || undefined) ?? path.join(repoRoot, 'dist', 'renderer'));
   const plane = await resolveSechroomPlane(process.env, argv);
   if (!plane.ok) {
     process.stderr.write(`runner-tray headless: ${plane.message}\n${SECHROOM_USAGE}\n`);
@@ -135,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
       : `Ask the host for a new one: kill -USR2 ${process.pid}${resolved.tokenFile ? ` (it is written to ${resolved.tokenFile})` : ' (it prints it in its terminal)'}.`;
   const server = await startHeadlessServer({
     host: core.host,
-    staticDir: path.join(repoRoot, 'dist', 'renderer'),
+    staticDir: windowDir,
     ...(resolved.port !== undefined ? { port: resolved.port } : {}),
     log: core.log.child('headless'),
     maxConnections: connections.data,
@@ -202,6 +205,12 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   await publish(server.url, true);
+  if (!existsSync(path.join(windowDir, 'index.html'))) {
+    // Scripts still connect; a browser would get "Not found" with no hint why.
+    process.stderr.write(
+      `runner-tray headless: the window is not built (${path.join(windowDir, 'index.html')} is missing): run \`npm run build\` (or point RUNNER_TRAY_WINDOW_DIR at the built renderer).\n`,
+    );
+  }
   process.stdout.write(`Each address opens one window, once. ${newAddressHint}\n`);
   process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
   if (resolved.open) {

@@ -173,7 +173,10 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     // Loaded when the first window asks for a file (a host nobody opens never needs it).
     const { readRendererFile } = await import('../core/renderer-files');
     const file = await readRendererFile(options.staticDir, url.pathname);
-    if (!file) return refuse(res, 404, 'Not found.');
+    if (!file) {
+      const built = await readRendererFile(options.staticDir, '/index.html');
+      return refuse(res, 404, built ? 'Not found.' : 'Runner Tray: the window is not built on this host (run `npm run build`); scripts still connect.');
+    }
     const headers: Record<string, string> = { 'content-type': file.type, ...SECURITY_HEADERS };
     if (file.type.startsWith('text/html')) headers['cache-control'] = 'no-store';
     res.writeHead(200, headers);

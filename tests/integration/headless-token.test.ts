@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,11 +47,16 @@ const ADDRESS_TOKEN = (url: string): string => new URL(url).searchParams.get('to
 
 describe('a window session', () => {
   let host: RunningHost;
+  // The window's files are this test's own: what is checked is who is let in, whether or
+  // not `npm run build` has run (vitest runs before the build on a clean clone).
+  const windowDir = mkdtempSync(path.join(tmpdir(), 'rt-window-'));
+  writeFileSync(path.join(windowDir, 'index.html'), '<!doctype html><title>Runner Tray</title>');
   beforeAll(async () => {
-    host = await startHeadlessHost(['--control-plane', 'http://127.0.0.1:9', '--allow-file-secret-store']);
+    host = await startHeadlessHost(['--control-plane', 'http://127.0.0.1:9', '--allow-file-secret-store'], { RUNNER_TRAY_WINDOW_DIR: windowDir });
   });
   afterAll(async () => {
     await host?.stop();
+    rmSync(windowDir, { recursive: true, force: true });
   });
 
   it('an address is traded once for a port-named HttpOnly cookie and a window key in its one answer', async () => {
