@@ -18,7 +18,7 @@ import { openSecretStore } from './secrets/open-secret-store';
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
 import { createSettingsStore, type SettingsBackend } from './settings/settings-store';
 import { LocalRuntimeExecutor } from './exec/executor';
-import { IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
+import { CredentialBroker, IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
 import { TurnTranscripts } from './work/turn-transcripts';
 import { TurnRegistry } from './work/turn-registry';
 import { TurnHistoryStore } from './work/turn-history-store';
@@ -116,6 +116,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   );
   const breaker = new RuntimeBreaker();
   const appServerSupport = new AppServerSupport(commandRunner);
+  // Model API keys stay on the host: a sandboxed turn gets a token worthless outside it.
+  const credentialBroker = new CredentialBroker({ log: log.child('broker') });
   const localExecutor = new LocalRuntimeExecutor({
     workRoot: path.join(paths.dataDir, 'turns'),
     log: log.child('exec'),
@@ -135,6 +137,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       egress: () => ({ network: hostSettings.get().turnNetwork, hosts: egressHostEntries(hostSettings.get().turnEgressHosts) }),
       // Turns live in dataDir/turns: the sandbox shows only each turn's own folder of it.
       hidden: [paths.dataDir],
+      broker: credentialBroker,
     },
   });
   const mainSettings = () => profiles.settingsOf(mainProfile).get();
@@ -372,6 +375,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
       await host.stop();
       await usage.stop();
       await localExecutor.stop();
+      await credentialBroker.close();
       await logging.close();
     })();
     return shutting;

@@ -28,6 +28,9 @@ export interface AnthropicRecordedRequest {
   toolNames: string[];
   /** The whole request body as text, for "did the history reach the model" checks. */
   raw: string;
+  /** The credential headers as they arrived (did the real key reach the model API?). */
+  apiKey: string | undefined;
+  authorization: string | undefined;
 }
 
 export type AnthropicReply =
@@ -138,6 +141,8 @@ export async function startAnthropicStub(respond: AnthropicResponder = replyText
       return sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: parsed.error.message } });
     }
     const recorded: AnthropicRecordedRequest = {
+      apiKey: typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined,
+      authorization: req.headers.authorization,
       path: `${url.pathname}${url.search}`,
       body: parsed.data,
       toolNames: (parsed.data.tools ?? []).map((t) => t.name),

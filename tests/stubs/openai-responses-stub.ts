@@ -20,6 +20,8 @@ export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
 export interface ResponsesRecordedRequest {
   body: ResponsesRequest;
   raw: string;
+  /** The request's credential headers as they arrived (did the real key reach the model API?). */
+  authorization: string | undefined;
 }
 
 export type ResponsesReply =
@@ -109,7 +111,7 @@ export async function startResponsesStub(respond: ResponsesResponder = respondTe
     }
     const parsed = ResponsesRequestSchema.safeParse(parseJson(raw));
     if (!parsed.success) return sendJson(res, 400, { error: { message: parsed.error.message, type: 'invalid_request_error' } });
-    const recorded: ResponsesRecordedRequest = { body: parsed.data, raw };
+    const recorded: ResponsesRecordedRequest = { body: parsed.data, raw, authorization: req.headers.authorization };
     stub.requests.push(recorded);
     const reply = stub.respond(recorded);
     if (reply.kind === 'hang') return startSse(res, stub.headers); // close() ends it

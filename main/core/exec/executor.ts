@@ -239,6 +239,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     } finally {
       if (turn) {
         const dir = turn.root;
+        // The turn's broker token opens nothing from here on (a copy it carried off included).
+        this.isolation.broker?.revoke(dir);
         const removal = removeTurnDir(dir)
           .catch((error: unknown) => this.log.error('could not remove turn directory', { dir, error: errorText(error) }))
           .finally(() => this.activeDirs.delete(dir));

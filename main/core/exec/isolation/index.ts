@@ -15,12 +15,15 @@
  * process, with a `turnRoot` it owns for the process's lifetime (its private CODEX_HOME
  * lives there) and every folder its turns write to inside `writable` (give them as the
  * `cwd`, or build an IsolationSpec and call `isolate` directly). The level is
- * `options.tools()`; report it as `cmd.level`.
+ * `options.tools()`; report it as `cmd.level`. With `options.broker`, a sandboxed turn's
+ * model API keys stay on the host (credential-broker.ts, broker-lanes.ts): the grant lives
+ * as long as `turnRoot` exists, and the driver revokes it when the turn ends.
  */
 export { canAllow, cleanEnv, parseAllowList } from './clean-env';
 export { bubblewrapArgs } from './bubblewrap';
 export { seatbeltProfile } from './seatbelt';
 export { isolate, probeIsolation, commandWorks, type IsolationTools } from './isolate';
 export { IsolationProbe } from './probe-cache';
+export { CredentialBroker } from './credential-broker';
 export { prepareTurn, isolateTurn, ENVIRONMENT_ONLY, type TurnIsolationOptions, type PreparedTurn, type TurnContext } from './turn-isolation';
 export type { IsolationSpec } from './spec';

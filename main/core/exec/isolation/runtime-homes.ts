@@ -3,7 +3,9 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codexTurnConfig, providerEnvNames } from './codex-config';
 import { restoreClaudeSession } from './claude-sessions';
-import { writeSignInCopy } from './sign-in-copy';
+import { brokerClaude, brokerCodex } from './broker-lanes';
+import type { CredentialBroker } from './credential-broker';
+import { storedApiKey, writeSignInCopy } from './sign-in-copy';
 import type { SignInFile } from './spec';
 
 /**
@@ -79,6 +81,8 @@ export async function claudeHome(input: {
   env: Readonly<Record<string, string | undefined>>;
   home: string;
   sandboxed: boolean;
+  /** Stands in for API keys and auth tokens (sandboxed turns only). */
+  broker?: CredentialBroker | undefined;
 }): Promise<RuntimeHome> {
   const operatorDir = operatorClaudeDir(input.env, input.home);
   const config = await privateDir(path.join(input.turnRoot, CLAUDE_PRIVATE_CONFIG));
@@ -90,8 +94,9 @@ export async function claudeHome(input: {
     const copy = path.join(await privateDir(path.join(input.turnRoot, SIGN_IN_COPY_DIR)), CLAUDE_CREDENTIALS_FILE);
     if (await writeSignInCopy('claude', credentials, copy)) signIn.push({ source: copy, target: credentials, writable: false });
   }
+  const brokered = input.sandboxed ? await brokerClaude(input.broker, input.turnRoot, input.env) : null;
   return {
-    env: { CLAUDE_CONFIG_DIR: config, CLAUDE_SECURESTORAGE_CONFIG_DIR: secureStorage, DISABLE_AUTOUPDATER: '1' },
+    env: { CLAUDE_CONFIG_DIR: config, CLAUDE_SECURESTORAGE_CONFIG_DIR: secureStorage, DISABLE_AUTOUPDATER: '1', ...brokered },
     signIn,
     writable: [config],
     args: [],
@@ -103,6 +108,8 @@ export async function codexHome(input: {
   env: Readonly<Record<string, string | undefined>>;
   home: string;
   sandboxed: boolean;
+  /** Stands in for API keys (sandboxed turns only). */
+  broker?: CredentialBroker | undefined;
 }): Promise<RuntimeHome> {
   const operatorHome = operatorCodexHome(input.env, input.home);
   const own = await privateDir(path.join(input.turnRoot, CODEX_PRIVATE_HOME));
@@ -112,15 +119,26 @@ export async function codexHome(input: {
   } catch {
     operatorConfig = null;
   }
-  await writeFile(path.join(own, 'config.toml'), codexTurnConfig(operatorConfig), { mode: 0o600 });
   const auth = path.join(operatorHome, CODEX_AUTH_FILE);
+  const authText = existsSync(auth) ? await readFile(real(auth), 'utf8').catch(() => null) : null;
+  const config = codexTurnConfig(operatorConfig);
+  const brokered = input.sandboxed
+    ? await brokerCodex(input.broker, input.turnRoot, { config, env: input.env, storedApiKey: authText === null ? null : storedApiKey(authText) })
+    : null;
+  await writeFile(path.join(own, 'config.toml'), brokered?.config ?? config, { mode: 0o600 });
   const target = path.join(own, CODEX_AUTH_FILE);
   const signIn: SignInFile[] = [];
   // The copy sits in the turn's writable folder: bound over itself read-only under a sandbox.
-  if (existsSync(auth) && (await writeSignInCopy('codex', real(auth), target)) && input.sandboxed) {
+  if (authText !== null && (await writeSignInCopy('codex', real(auth), target, authText, brokered?.storedKey ?? null)) && input.sandboxed) {
     signIn.push({ source: real(target), target: real(target), writable: false });
   }
-  return { env: { CODEX_HOME: own }, signIn, writable: [], args: ['--ignore-rules'], allowEnv: providerEnvNames(operatorConfig) };
+  return {
+    env: { CODEX_HOME: own, ...brokered?.env },
+    signIn,
+    writable: [],
+    args: ['--ignore-rules'],
+    allowEnv: providerEnvNames(operatorConfig),
+  };
 }
 
 /**

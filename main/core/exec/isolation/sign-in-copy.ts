@@ -9,8 +9,9 @@ import { z } from 'zod';
  * (it never sees it). The host's own copy is refreshed by the operator's CLI, outside any
  * turn; the next turn's copy carries the new access token.
  *
- * What this does not cover: an API key stored in the file (codex `OPENAI_API_KEY`) is
- * the credential itself and stays in the copy, because the CLI sends it as written.
+ * An API key stored in the file (codex `OPENAI_API_KEY`) is the credential itself: with the
+ * credential broker on, the copy holds the turn's broker token in its place
+ * (broker-lanes.ts); without it, the key stays in the copy, because the CLI sends it as written.
  */
 const claudeCredentials = z.looseObject({ claudeAiOauth: z.looseObject({}).optional() });
 const codexAuth = z.looseObject({ tokens: z.looseObject({}).nullable().optional() });
@@ -21,8 +22,21 @@ function withoutRefresh(value: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(value).filter(([key]) => !REFRESH_KEYS.has(key)));
 }
 
-/** The file's content with every refresh token removed; null when it is not the expected JSON. */
-export function strippedSignIn(kind: 'claude' | 'codex', text: string): string | null {
+/** The API key an API-key sign-in stored in codex's auth.json, or null. */
+export function storedApiKey(text: string): string | null {
+  try {
+    const parsed = z.looseObject({ OPENAI_API_KEY: z.string().min(1).nullable().optional() }).safeParse(JSON.parse(text));
+    return parsed.success ? (parsed.data.OPENAI_API_KEY ?? null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The file's content with every refresh token removed (and codex's stored API key replaced
+ * by `apiKey` when given); null when it is not the expected JSON.
+ */
+export function strippedSignIn(kind: 'claude' | 'codex', text: string, apiKey: string | null = null): string | null {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -37,7 +51,8 @@ export function strippedSignIn(kind: 'claude' | 'codex', text: string): string |
   }
   const parsed = codexAuth.safeParse(raw);
   if (!parsed.success) return null;
-  const { tokens, ...rest } = parsed.data;
+  const { tokens, ...fields } = parsed.data;
+  const rest = apiKey !== null && typeof fields.OPENAI_API_KEY === 'string' ? { ...fields, OPENAI_API_KEY: apiKey } : fields;
   return JSON.stringify(tokens ? { ...withoutRefresh(rest), tokens: withoutRefresh(tokens) } : withoutRefresh(rest));
 }
 
@@ -45,14 +60,22 @@ export function strippedSignIn(kind: 'claude' | 'codex', text: string): string |
  * Writes the turn's copy of `source` to `target` (0400). A file that is not the expected
  * JSON is not copied at all: passing it through could pass a refresh token through.
  */
-export async function writeSignInCopy(kind: 'claude' | 'codex', source: string, target: string): Promise<boolean> {
-  let text: string;
-  try {
-    text = await readFile(source, 'utf8');
-  } catch {
-    return false;
+export async function writeSignInCopy(
+  kind: 'claude' | 'codex',
+  source: string,
+  target: string,
+  text?: string | null,
+  apiKey: string | null = null,
+): Promise<boolean> {
+  if (text === undefined) {
+    try {
+      text = await readFile(source, 'utf8');
+    } catch {
+      return false;
+    }
   }
-  const copy = strippedSignIn(kind, text);
+  if (text === null) return false;
+  const copy = strippedSignIn(kind, text, apiKey);
   if (copy === null) return false;
   await writeFile(target, copy, { mode: 0o400, flag: 'wx' });
   return true;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from '../../ports';
 import type { RuntimeName } from '../../work/executor-port';
 import { cleanEnv } from './clean-env';
+import type { CredentialBroker } from './credential-broker';
 import { bridgedCommand, DEFAULT_EGRESS, planAllowlist, proxySocketPath, turnEgress, type EgressOptions } from './egress/egress-plan';
 import { startEgressProxy, type EgressProxy } from './egress/proxy';
 import { isolate, type IsolationTools } from './isolate';
@@ -26,6 +27,11 @@ export interface TurnIsolationOptions {
   hidden: readonly string[];
   /** The sandboxed turn's network (`turnNetwork`, `turnEgressHosts`, the control planes' origins); default: an allowlist. */
   egress?(): EgressOptions;
+  /**
+   * Stands in for the model API keys of sandboxed turns (credential-broker.ts): the turn
+   * holds a token worthless outside it. Absent: keys reach the turn as they are.
+   */
+  broker?: CredentialBroker;
   /** Ambient environment (default: this process's). */
   sourceEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -78,8 +84,9 @@ export async function prepareTurn(ctx: TurnContext): Promise<PreparedTurn> {
           env: source,
           home: homeDir,
           sandboxed,
+          broker: ctx.options.broker,
         })
-      : await codexHome({ turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed });
+      : await codexHome({ turnRoot: ctx.turnRoot, env: source, home: homeDir, sandboxed, broker: ctx.options.broker });
   return { tools, home, homeDir, ownConfig };
 }
 
