@@ -43,6 +43,7 @@ interface Verdict {
     claudeSignIn: boolean;
     hostEnviron: boolean;
     ownEnvCanary: boolean;
+    apiKey: boolean;
     ownEnvNames: string[];
     stdinBytes: number;
     keyringReachableFromHost: boolean;
@@ -113,6 +114,7 @@ describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${sk
         claudeSettings: f.claudeSettings,
         hostEnviron: f.hostEnviron,
         ownEnvCanary: f.ownEnvCanary,
+        apiKey: f.apiKey,
       }).toEqual({
         secretFile: false,
         keyringOwnEnv: false,
@@ -122,6 +124,7 @@ describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${sk
         claudeSettings: false,
         hostEnviron: false,
         ownEnvCanary: false,
+        apiKey: false,
       });
       expect(f.ownEnvNames.filter((n) => RUNNER_NAMES.test(n))).toEqual([]);
       expect(f.stdinBytes).toBe(4096);
@@ -152,7 +155,9 @@ describe.skipIf(skipReason !== '')(`a spy runtime${skipReason ? ` (skipped: ${sk
       codexConfig: f.codexConfig,
       claudeSettings: f.claudeSettings,
       hostEnviron: f.hostEnviron,
-    }).toEqual({ secretFile: true, keyringKnownAddress: true, sshKey: true, codexConfig: true, claudeSettings: true, hostEnviron: true });
+      // No sandbox, no broker: the turn could read the operator's files anyway.
+      apiKey: f.apiKey,
+    }).toEqual({ secretFile: true, keyringKnownAddress: true, sshKey: true, codexConfig: true, claudeSettings: true, hostEnviron: true, apiKey: true });
   }, 90_000);
 });
 
