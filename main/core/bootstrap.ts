@@ -18,6 +18,7 @@ import { openSecretStore } from './secrets/open-secret-store';
 import { createConfSettingsBackend } from './settings/conf-settings-backend';
 import { createSettingsStore, type SettingsBackend } from './settings/settings-store';
 import { LocalRuntimeExecutor } from './exec/executor';
+import { configureScriptNode } from './exec/script-node';
 import { CredentialBroker, IsolationProbe, commandWorks, parseAllowList } from './exec/isolation';
 import { TurnTranscripts } from './work/turn-transcripts';
 import { TurnRegistry } from './work/turn-registry';
@@ -116,6 +117,8 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   );
   const breaker = new RuntimeBreaker();
   const appServerSupport = new AppServerSupport(commandRunner);
+  // The packaged app cannot run as Node (its fuse): the scripts around a turn take the machine's node, if any.
+  if (options.electronRunAsNode === false) configureScriptNode({ runAsNode: false, systemNode: await commandRunner.which('node') });
   // Model API keys stay on the host: a sandboxed turn gets a token worthless outside it.
   const credentialBroker = new CredentialBroker({ log: log.child('broker') });
   const localExecutor = new LocalRuntimeExecutor({

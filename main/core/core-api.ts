@@ -65,6 +65,12 @@ export interface CoreOptions {
   sechroomProfiles?: Record<string, SechroomProfileConfig>;
   /** The environment SECHROOM_TOKEN and CODEX_BIN are read from (default: this process's). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The Electron binary may run as Node (ELECTRON_RUN_AS_NODE): true in development, false
+   * in the packaged app, whose RunAsNode fuse is off. False: scripts run with a `node` on
+   * PATH, or not at all (script-node.ts). Absent: plain Node, or a development Electron.
+   */
+  electronRunAsNode?: boolean;
   /** Start runtimes through the parent-death watch (default true where supported; tests of the restart path turn it off). */
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */

@@ -19,7 +19,7 @@ export const HIDDEN_FLAG = '--hidden';
 
 /** What the shell needs of the core: its host, its logger and its quit policy. */
 export type ShellCore = Pick<Core, 'host' | 'log' | 'quit' | 'onQuit' | 'quitDrainMs'>;
-export type ShellCoreOptions = Pick<CoreOptions, 'mode' | 'appName' | 'appVersion' | 'dataDir'>;
+export type ShellCoreOptions = Pick<CoreOptions, 'mode' | 'appName' | 'appVersion' | 'dataDir' | 'electronRunAsNode'>;
 
 export interface ShellOptions {
   electron: ElectronApi;
@@ -113,6 +113,8 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
     appName: APP_NAME,
     appVersion: app.getVersion(),
     dataDir,
+    // The packaged app's RunAsNode fuse is off (electron-builder.yml): the core must not rely on it.
+    electronRunAsNode: !app.isPackaged,
   });
   const core = await corePromise;
   builtCore = core;

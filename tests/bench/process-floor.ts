@@ -74,6 +74,7 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
       const socket = path.join(cwd, 'egress.sock');
       const proxy = await startEgressProxy({ listen: { socketPath: socket }, allow: [], log: testLogging().log });
       const bridged = bridgedCommand([], process.execPath, [STAMP_RUNTIME], {});
+      if (!bridged) throw new Error('no Node for the egress bridge');
       const ownNetwork = bubblewrapArgs(
         {
           command: bridged.command,

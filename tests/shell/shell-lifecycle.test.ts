@@ -21,7 +21,14 @@ describe('start-up', () => {
       ['app.setPath:userData', 'app.requestSingleInstanceLock', 'protocol.registerSchemesAsPrivileged', 'app.whenReady'].includes(c),
     );
     expect(order).toEqual(['app.setPath:userData', 'app.requestSingleInstanceLock', 'protocol.registerSchemesAsPrivileged', 'app.whenReady']);
-    expect(testCore.options).toEqual([{ mode: 'electron', appName: 'Runner Tray', appVersion: '9.8.7-test', dataDir: path.resolve('/tmp/rt-a') }]);
+    expect(testCore.options).toEqual([
+      { mode: 'electron', appName: 'Runner Tray', appVersion: '9.8.7-test', dataDir: path.resolve('/tmp/rt-a'), electronRunAsNode: true },
+    ]);
+  });
+
+  it('tells the core that the packaged app cannot run as Node (its RunAsNode fuse is off)', async () => {
+    const { testCore } = await startTestShell({}, (fake) => (fake.app.isPackaged = true));
+    expect(testCore.options[0]?.electronRunAsNode).toBe(false);
   });
 
   it('defaults the data folder to <appData>/Runner Tray, as the headless host does', async () => {

@@ -1,6 +1,6 @@
 /**
  * The parent-death watch: on Linux and macOS every runtime outside bubblewrap is started
- * through a tiny launcher (this process's own Node, running the script below; bubblewrap
+ * through a tiny launcher (the script node, see script-node.ts, running the script below; bubblewrap
  * has its own watch, see isolation/bubblewrap.ts) that holds one end of a
  * pipe from the host on fd 3. When the host dies, however it dies (kill -9 included),
  * the pipe closes; the launcher then stops its whole process group (SIGTERM, then
@@ -13,6 +13,7 @@
  * on fd 3, so its own Node start (~35 ms) can happen before the turn needs it; a spare
  * whose lifeline closes before it was given a command just exits.
  */
+import { scriptNode, scriptNodeIsElectron, type ScriptNode } from './script-node';
 export const LIFELINE_FD = 3;
 /** How long the launcher waits after SIGTERM before it SIGKILLs its group. */
 export const LIFELINE_GRACE_MS = 3_000;
@@ -92,25 +93,32 @@ export interface LaunchCommand {
 
 /** Whether runtimes get the parent-death watch here (POSIX: it needs process groups). */
 export function lifelineSupported(platform: NodeJS.Platform = process.platform): boolean {
-  return platform === 'linux' || platform === 'darwin';
+  // The launcher is a Node script: without a script node (script-node.ts) there is none.
+  return (platform === 'linux' || platform === 'darwin') && scriptNode() !== null;
+}
+
+function launcherNode(): ScriptNode {
+  const node = scriptNode();
+  if (!node) throw new Error('no Node runs the lifeline launcher here (lifelineSupported is false)');
+  return node;
 }
 
 /** A launcher with no command yet (a warm spare): it takes one as a JSON line `{command, args, cwd, env}` on fd 3. */
 export function spareLauncher(): { command: string; args: string[]; env: Record<string, string> } {
-  const electron = process.versions.electron !== undefined;
-  return { command: process.execPath, args: ['-e', LAUNCHER], env: electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} };
+  const node = launcherNode();
+  return { command: node.command, args: ['-e', LAUNCHER], env: node.env };
 }
 
 /** The same command, started through the launcher; the caller passes a pipe as fd 3. */
 export function withLifeline(inner: LaunchCommand): LaunchCommand {
-  const electron = process.versions.electron !== undefined;
-  const addsRunAsNode = electron && inner.env.ELECTRON_RUN_AS_NODE === undefined;
+  const node = launcherNode();
+  const addsRunAsNode = scriptNodeIsElectron() && inner.env.ELECTRON_RUN_AS_NODE === undefined;
   return {
-    command: process.execPath,
+    command: node.command,
     args: ['-e', LAUNCHER, '--', inner.command, ...inner.args],
     env: {
       ...inner.env,
-      ...(electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+      ...node.env,
       // The launcher needs Node mode; the command it starts must not inherit it unless it asked.
       ...(addsRunAsNode ? { [UNSET_VAR]: 'ELECTRON_RUN_AS_NODE' } : {}),
     },

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../../ports';
 import type { RuntimeName } from '../../work/executor-port';
+import { scriptNode } from '../script-node';
 import { cleanEnv } from './clean-env';
 import type { CredentialBroker } from './credential-broker';
 import { bridgedCommand, DEFAULT_EGRESS, planAllowlist, proxySocketPath, turnEgress, type EgressOptions } from './egress/egress-plan';
@@ -153,7 +154,7 @@ export async function isolateTurn(
     env,
     home: homeDir,
     writable: [...new Set([turnRoot, cwd, ...home.writable.map(real)])],
-    readOnly: installationRoots(launch.binary, process.execPath),
+    readOnly: installationRoots(launch.binary, scriptNode()?.command ?? process.execPath),
     signIn: home.signIn,
     hidden: [...new Set([real(homeDir), ...ctx.options.hidden.map(real)])],
   };
@@ -165,6 +166,11 @@ export async function isolateTurn(
   if (tools.level === 'bubblewrap') {
     const socket = proxySocketPath(turnRoot, widened.cwd);
     const bridged = bridgedCommand(allow, widened.command, widened.args, widened.env);
+    if (!bridged) {
+      // No Node for the bridge (the packaged app on a machine without node): the host's network, said once per turn.
+      log.warn('no Node runs the egress bridge here: the turn shares the host network', { fix: 'install Node.js (a node on PATH)' });
+      return isolate(widened, tools);
+    }
     const inner: IsolationSpec = {
       ...widened,
       command: bridged.command,

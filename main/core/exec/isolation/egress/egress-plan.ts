@@ -6,6 +6,7 @@ import type { Logger } from '../../../ports';
 import { configBaseUrls, egressAllowlist, loopbackPorts, type EgressTarget } from './allowlist';
 import { bridgeArgs } from './bridge-source';
 import { startEgressProxy, type EgressListen, type EgressProxy } from './proxy';
+import { scriptNode, scriptNodeIsElectron } from '../../script-node';
 
 /**
  * How a sandboxed turn reaches the network (`turnNetwork`): `allowlist` (the default) is a
@@ -65,8 +66,8 @@ export function proxySocketPath(turnRoot: string, cwd: string): string {
   return path.join(os.tmpdir(), `rt-egress-${os.userInfo().uid}`, `${digest}.sock`);
 }
 
-/** The real path of this process's Node (resolved once: it does not change while the host runs). */
-let realNode: string | undefined;
+/** The real path of the script node (resolved once: it does not change while the host runs). */
+const realNodes = new Map<string, string>();
 
 export interface BridgedCommand {
   command: string;
@@ -76,15 +77,23 @@ export interface BridgedCommand {
   readOnly: string;
 }
 
-/** `command args` run through the in-sandbox bridge (bubblewrap), with the Node that runs `.js` CLIs. */
-export function bridgedCommand(allow: readonly EgressTarget[], command: string, args: readonly string[], env: Record<string, string>): BridgedCommand {
-  const electron = Boolean(process.versions.electron);
-  const dropEnv = electron && env.ELECTRON_RUN_AS_NODE === undefined ? ['ELECTRON_RUN_AS_NODE'] : [];
-  const node = (realNode ??= realpathSync(process.execPath));
+/**
+ * `command args` run through the in-sandbox bridge (bubblewrap), with the script node
+ * (script-node.ts); null where there is none (the turn then shares the host's network).
+ */
+export function bridgedCommand(allow: readonly EgressTarget[], command: string, args: readonly string[], env: Record<string, string>): BridgedCommand | null {
+  const script = scriptNode();
+  if (!script) return null;
+  const dropEnv = scriptNodeIsElectron() && env.ELECTRON_RUN_AS_NODE === undefined ? ['ELECTRON_RUN_AS_NODE'] : [];
+  let node = realNodes.get(script.command);
+  if (node === undefined) {
+    node = realpathSync(script.command);
+    realNodes.set(script.command, node);
+  }
   return {
     command: node,
     args: bridgeArgs({ socket: SANDBOX_SOCKET, forwards: loopbackPorts(allow), dropEnv }, command, args),
-    env: electron ? { ...env, ELECTRON_RUN_AS_NODE: '1' } : env,
+    env: { ...env, ...script.env },
     readOnly: path.dirname(node),
   };
 }
