@@ -5,7 +5,7 @@ import { codexTurnConfig, providerEnvNames } from './codex-config';
 import { restoreClaudeSession } from './claude-sessions';
 import { brokerClaude, brokerCodex } from './broker-lanes';
 import type { CredentialBroker } from './credential-broker';
-import { storedApiKey, writeSignInCopy } from './sign-in-copy';
+import { readSignIn, storedApiKey, writeSignInCopy } from './sign-in-copy';
 import type { SignInFile } from './spec';
 
 /**
@@ -92,7 +92,7 @@ export async function claudeHome(input: {
   const signIn: SignInFile[] = [];
   if (input.sandboxed && existsSync(credentials)) {
     const copy = path.join(await privateDir(path.join(input.turnRoot, SIGN_IN_COPY_DIR)), CLAUDE_CREDENTIALS_FILE);
-    if (await writeSignInCopy('claude', credentials, copy)) signIn.push({ source: copy, target: credentials, writable: false });
+    if (await writeSignInCopy('claude', await readSignIn(credentials), copy)) signIn.push({ source: copy, target: credentials, writable: false });
   }
   const brokered = input.sandboxed ? await brokerClaude(input.broker, input.turnRoot, input.env) : null;
   return {
@@ -120,7 +120,7 @@ export async function codexHome(input: {
     operatorConfig = null;
   }
   const auth = path.join(operatorHome, CODEX_AUTH_FILE);
-  const authText = existsSync(auth) ? await readFile(real(auth), 'utf8').catch(() => null) : null;
+  const authText = await readSignIn(real(auth));
   const config = codexTurnConfig(operatorConfig);
   const brokered = input.sandboxed
     ? await brokerCodex(input.broker, input.turnRoot, { config, env: input.env, storedApiKey: authText === null ? null : storedApiKey(authText) })
@@ -129,7 +129,7 @@ export async function codexHome(input: {
   const target = path.join(own, CODEX_AUTH_FILE);
   const signIn: SignInFile[] = [];
   // The copy sits in the turn's writable folder: bound over itself read-only under a sandbox.
-  if (authText !== null && (await writeSignInCopy('codex', real(auth), target, authText, brokered?.storedKey ?? null)) && input.sandboxed) {
+  if (authText !== null && (await writeSignInCopy('codex', authText, target, brokered?.storedKey ?? null)) && input.sandboxed) {
     signIn.push({ source: real(target), target: real(target), writable: false });
   }
   return {

@@ -56,26 +56,21 @@ export function strippedSignIn(kind: 'claude' | 'codex', text: string, apiKey: s
   return JSON.stringify(tokens ? { ...withoutRefresh(rest), tokens: withoutRefresh(tokens) } : withoutRefresh(rest));
 }
 
-/**
- * Writes the turn's copy of `source` to `target` (0400). A file that is not the expected
- * JSON is not copied at all: passing it through could pass a refresh token through.
- */
-export async function writeSignInCopy(
-  kind: 'claude' | 'codex',
-  source: string,
-  target: string,
-  text?: string | null,
-  apiKey: string | null = null,
-): Promise<boolean> {
-  if (text === undefined) {
-    try {
-      text = await readFile(source, 'utf8');
-    } catch {
-      return false;
-    }
+/** A sign-in file's text, or null when there is none to read. */
+export async function readSignIn(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return null;
   }
-  if (text === null) return false;
-  const copy = strippedSignIn(kind, text, apiKey);
+}
+
+/**
+ * Writes the turn's copy of a sign-in file's `text` to `target` (0400). A file that is not
+ * the expected JSON is not copied at all: passing it through could pass a refresh token through.
+ */
+export async function writeSignInCopy(kind: 'claude' | 'codex', text: string | null, target: string, apiKey: string | null = null): Promise<boolean> {
+  const copy = text === null ? null : strippedSignIn(kind, text, apiKey);
   if (copy === null) return false;
   await writeFile(target, copy, { mode: 0o400, flag: 'wx' });
   return true;
