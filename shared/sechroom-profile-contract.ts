@@ -5,7 +5,7 @@ import { ProfileIdSchema, ProfileSummarySchema } from './profiles';
 /*
  * A Sechroom profile's settings (issue 18), kept in its own file and merged into `commands`
  * in contract.ts. The instance settings are checked in the core with the seed's messages
- * (main/core/connectors/sechroom/instance-settings.ts); here only their shape.
+ * (main/core/planes/sechroom/); here only their shape.
  */
 
 const WorkLayerShape = {

@@ -4,15 +4,15 @@ import type { SettingKey } from '../../shared/settings';
 import { PrUrlSchema } from '../../shared/delivery';
 import { TURNS_PAGE_SIZE, type TurnView } from '../../shared/turns';
 import type { PersistentSettingsStore } from './settings/settings-store';
-import { CommandFailure, type Handlers } from './dispatch';
-import type { Clock, DesktopPort, LogFeed } from './ports';
+import { CommandFailure, type Handlers } from './base/dispatch';
+import type { Clock, DesktopPort, LogFeed } from './base/ports';
 import { createOperatorHandlers, type OperatorService } from './operator';
 import type { CapacityHistory } from './runner/telemetry';
 import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { SessionRegistry } from './sessions/session-registry';
 import type { QuitPolicy } from './quit-policy';
-import { createSechroomProfileHandlers } from './sessions/sechroom-commands';
+import { createSechroomProfileHandlers } from './planes/sechroom/sechroom-commands';
 import { wideningOf, type WideningGate } from './settings/widening';
 
 export interface CommandServices {

@@ -5,17 +5,17 @@ import type { SettingKey, SettingsPatch } from '../../shared/settings';
 import type { FetchLike } from './connectors/http-json';
 import type { IsolationProbe } from './exec/isolation';
 import type { Host } from './host';
-import type { Clock, DesktopPort, LogFeed, Logger, PlatformInfo } from './ports';
+import type { Clock, DesktopPort, LogFeed, Logger, PlatformInfo } from './base/ports';
 import type { QuitMode, QuitOutcome } from './quit-policy';
 import type { CapabilityDetector } from './runner/capabilities';
-import type { CommandRunner } from './runner/process-runner';
+import type { CommandRunner } from './exec/process-runner';
 import type { SystemProbe } from './runner/telemetry';
 import type { OpenSecretStoreResult } from './secrets/open-secret-store';
-import type { SechroomProfileConfig } from './sessions/sechroom-config';
+import type { SechroomProfileConfig } from './planes/sechroom/sechroom-config';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
 import type { SessionRegistry } from './sessions/session-registry';
 import type { PersistentSettingsStore, SettingsBackend } from './settings/settings-store';
-import type { UnitExecutor } from './work/executor-port';
+import type { UnitExecutor } from './exec/executor-port';
 
 export interface CoreOptions {
   mode: 'electron' | 'headless';

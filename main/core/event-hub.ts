@@ -1,5 +1,5 @@
 import type { HostEvent } from '../../shared/contract';
-import type { Clock, TimerHandle } from './ports';
+import type { Clock, TimerHandle } from './base/ports';
 
 type Listener = (batch: HostEvent[]) => void;
 

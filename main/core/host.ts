@@ -2,9 +2,9 @@ import type { HostEvent } from '../../shared/contract';
 import type { Result } from '../../shared/result';
 import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { RunnerStatus } from '../../shared/status';
-import { createDispatcher, type Caller, type Handlers } from './dispatch';
+import { createDispatcher, type Caller, type Handlers } from './base/dispatch';
 import type { EventHub } from './event-hub';
-import type { LogFeed, Logger } from './ports';
+import type { LogFeed, Logger } from './base/ports';
 
 /** A service the host starts and stops with itself; both must be idempotent. */
 export interface Service {

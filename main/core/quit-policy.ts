@@ -1,5 +1,5 @@
 import { errorText } from '../../shared/errors';
-import type { Clock, Logger, TimerHandle } from './ports';
+import type { Clock, Logger, TimerHandle } from './base/ports';
 
 export type QuitMode = 'after-turns' | 'now';
 

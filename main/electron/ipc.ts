@@ -1,7 +1,7 @@
 import { COMMAND_NAMES, EVENT_CHANNEL, type CommandName } from '../../shared/contract';
 import { TransportErrorCode, type Result } from '../../shared/result';
 import type { Host } from '../core/host';
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/base/ports';
 import { isRendererUrl } from './app-protocol';
 import type { ElectronApi, InvokeEventApi, WebContentsApi } from './electron-api';
 import { urlForLog } from './security';

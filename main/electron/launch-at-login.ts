@@ -2,7 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostEvent } from '../../shared/contract';
 import type { Host } from '../core/host';
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/base/ports';
 import type { AppApi } from './electron-api';
 import { errorText } from '../../shared/errors';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/base/ports';
 import type { AppApi, PreventableEvent } from './electron-api';
 import { errorText } from '../../shared/errors';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/base/ports';
 import type { SessionApi, WebContentsApi } from './electron-api';
 
 /** Keeps only scheme and host of a URL for the log: paths and queries may carry tokens. */

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Core, CoreOptions } from '../core/bootstrap';
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/base/ports';
 import { refusedDebugSwitch } from './debug-switches';
 import { APP_NAME, appFiles, configureDataDir, trayIconPath } from './app-paths';
 import { installAppProtocol, registerAppScheme } from './app-protocol';

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/base/ports';
 import type { AppApi, BrowserWindowApi, ElectronApi, WebContentsApi } from './electron-api';
 import { RENDERER_URL } from './app-protocol';
 import { errorText } from '../../shared/errors';

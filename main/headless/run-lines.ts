@@ -1,5 +1,5 @@
 import type { LogEntry } from '../../shared/contract';
-import type { LogFeed } from '../core/ports';
+import type { LogFeed } from '../core/base/ports';
 
 type Out = { write(text: string): unknown };
 

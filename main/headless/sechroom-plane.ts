@@ -1,6 +1,6 @@
 import { slugOf } from '../../shared/profiles';
-import { FleetConfigError, readFleetConfig } from '../core/connectors/sechroom/fleet-config';
-import { checkSechroomConfig, type SechroomProfileConfig } from '../core/sessions/sechroom-config';
+import { FleetConfigError, readFleetConfig } from '../core/planes/sechroom/fleet-config';
+import { checkSechroomConfig, type SechroomProfileConfig } from '../core/planes/sechroom/sechroom-config';
 
 /*
  * `--plane sechroom` (default `rost`): the single-profile flags describe a Sechroom profile

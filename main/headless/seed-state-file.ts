@@ -3,7 +3,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import type { CommandOutput } from '../../shared/contract';
 import type { Core } from '../core/bootstrap';
-import { seedStateFilePath } from '../core/import';
+import { seedStateFilePath } from '../core/planes/rost/import';
 
 type Out = { write(text: string): unknown };
 

@@ -8,8 +8,8 @@ import { ProfileIdSchema } from '../../shared/profiles';
 import { TransportErrorCode } from '../../shared/result';
 import { RENDERER_CSP } from '../../shared/csp';
 import type { Host } from '../core/host';
-import type { Caller } from '../core/dispatch';
-import type { Logger } from '../core/ports';
+import type { Caller } from '../core/base/dispatch';
+import type { Logger } from '../core/base/ports';
 import { isHealthz, serveHealthz } from './health';
 import { errorText } from '../../shared/errors';
 import {

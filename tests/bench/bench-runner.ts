@@ -1,4 +1,4 @@
-import type { UnitExecutor, ExecutionOutcome, ExecutionRequest } from '../../main/core/work/executor-port';
+import type { UnitExecutor, ExecutionOutcome, ExecutionRequest } from '../../main/core/exec/executor-port';
 import type { PairingState } from '../../shared/runner';
 import type { RunningEmulator } from '../../emulator';
 import { startHarness, type Harness } from '../integration/core-harness';

@@ -3,7 +3,7 @@
 // (it takes the whole window); run with `npx tsx tests/bench/idle-cost.ts [minutes]`.
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../emulator';
-import { createCommandRunner } from '../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../main/core/exec/process-runner';
 import type { PairingState } from '../../shared/runner';
 import { startHarness } from '../integration/core-harness';
 

@@ -13,7 +13,7 @@ import { systemLayout } from '../../main/core/exec/isolation/isolate';
 import { bridgedCommand } from '../../main/core/exec/isolation/egress/egress-plan';
 import { startEgressProxy } from '../../main/core/exec/isolation/egress/proxy';
 import { testLogging } from '../helpers/test-logger';
-import { createCommandRunner } from '../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../main/core/exec/process-runner';
 import { percentile } from './bench-runner';
 
 const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { controlPlaneAddress, openableOrigins, recordedPrUrl } from '../../main/core/commands';
-import { CommandFailure } from '../../main/core/dispatch';
+import { CommandFailure } from '../../main/core/base/dispatch';
 
 describe('opening addresses for the operator', () => {
   const allowed = ['https://forge.example.com', null, 'http://127.0.0.1:7457'];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../shared/contract';
 import { EventHub } from '../../main/core/event-hub';
-import type { Handlers } from '../../main/core/dispatch';
+import type { Handlers } from '../../main/core/base/dispatch';
 import { createHost } from '../../main/core/host';
 import type { RunnerStatus } from '../../shared/status';
 import { FakeClock } from '../helpers/fake-clock';

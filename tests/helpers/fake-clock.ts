@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../main/core/ports';
+import type { Clock, TimerHandle } from '../../main/core/base/ports';
 
 interface Pending {
   id: number;

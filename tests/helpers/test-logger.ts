@@ -1,5 +1,5 @@
 import type { LogEntry } from '../../shared/contract';
-import type { LogFeed, Logger } from '../../main/core/ports';
+import type { LogFeed, Logger } from '../../main/core/base/ports';
 
 /** An in-memory Logger + LogFeed for tests that assert on what was logged. */
 export function testLogging(): { log: Logger; feed: LogFeed; entries: LogEntry[] } {

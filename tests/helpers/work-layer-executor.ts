@@ -1,6 +1,6 @@
 import type { RunningEmulator } from '../../emulator/index';
-import { StaticTokenSource } from '../../main/core/connectors/sechroom/sechroom-auth';
-import { WorkLayerClient } from '../../main/core/connectors/sechroom/work-layer-client';
+import { StaticTokenSource } from '../../main/core/planes/sechroom/sechroom-auth';
+import { WorkLayerClient } from '../../main/core/planes/sechroom/work-layer-client';
 import type { Verdict } from '../../shared/protocol/sechroom';
 
 /** An executor instance on the emulator's Work Layer that a test drives by hand: take a task, complete it. */

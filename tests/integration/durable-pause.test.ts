@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { systemClock, type Clock } from '../../main/core/ports';
+import { systemClock, type Clock } from '../../main/core/base/ports';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import { statusLine } from '../../shared/status';
 import { startHarness, type Harness } from './core-harness';

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import { commandWorks, probeIsolation } from '../../main/core/exec/isolation';
-import { createCommandRunner } from '../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../main/core/exec/process-runner';
 import { startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));

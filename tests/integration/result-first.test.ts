@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import type { TurnsUpdate } from '../../shared/turns';
-import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../../main/core/work/executor-port';
+import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../../main/core/exec/executor-port';
 import { startHarness, type Harness } from './core-harness';
 
 // The turn's tail: the result goes to the control plane the moment the runtime's outcome is

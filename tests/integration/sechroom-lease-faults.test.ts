@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExecutorSession } from '../../main/core/connectors/sechroom/executor-session';
-import type { TurnOutcome, TurnRequest } from '../../main/core/connectors/sechroom/turn-runner';
-import { closingTurn, rig, ScriptedTurnRunner, type Rig } from '../core/sechroom/sechroom-harness';
+import type { ExecutorSession } from '../../main/core/planes/sechroom/executor-session';
+import type { TurnOutcome, TurnRequest } from '../../main/core/planes/sechroom/turn-runner';
+import { closingTurn, rig, ScriptedTurnRunner, type Rig } from '../core/planes/sechroom/sechroom-harness';
 
 // Two executor instances (the real session, client, keeper and durable outbox of the core)
 // work 50 tasks against the real emulator over loopback while every Sechroom route

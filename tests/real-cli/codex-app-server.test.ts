@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptLine } from '../../shared/transcript';
-import { systemClock } from '../../main/core/ports';
+import { systemClock } from '../../main/core/base/ports';
 import { AppServerPool } from '../../main/core/exec/codex-app-server/server-pool';
 import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
 import { isRunning } from '../../main/core/exec/process-tree';
 import type { RateLimitReading } from '../../shared/usage';
-import { CloseoutCollector, sechroomToolSet } from '../../main/core/connectors/sechroom/closeout-tools';
+import { CloseoutCollector, sechroomToolSet } from '../../main/core/planes/sechroom/closeout-tools';
 import { testLogging } from '../helpers/test-logger';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';
 import { callFunctionThenText, hasFunctionOutput, startResponsesStub, STUB_RESPONSES_USAGE, type ResponsesStub } from '../stubs/openai-responses-stub';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
 import { CredentialBroker, commandWorks, probeIsolation, type IsolationTools } from '../../main/core/exec/isolation';
-import { createCommandRunner } from '../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../main/core/exec/process-runner';
 import { testLogging } from '../helpers/test-logger';
 import { replyText, startAnthropicStub } from '../stubs/anthropic-stub';
 import { callFunctionThenText, startResponsesStub, type ResponsesStub } from '../stubs/openai-responses-stub';

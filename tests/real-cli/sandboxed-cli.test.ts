@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
 import { commandWorks, probeIsolation, type IsolationTools } from '../../main/core/exec/isolation';
-import { createCommandRunner } from '../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../main/core/exec/process-runner';
 import { testLogging } from '../helpers/test-logger';
 import { callToolThenText, replyText, startAnthropicStub, type AnthropicStub } from '../stubs/anthropic-stub';
 import { startMcpStub, type McpStub } from '../stubs/mcp-stub';

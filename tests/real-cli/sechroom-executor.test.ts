@@ -1,17 +1,17 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppServerTurns } from '../../main/core/connectors/sechroom/app-server-turns';
-import { InflightJournal } from '../../main/core/connectors/sechroom/inflight-journal';
-import { sechroomUsage } from '../../main/core/connectors/sechroom/usage-account';
+import { AppServerTurns } from '../../main/core/planes/sechroom/app-server-turns';
+import { InflightJournal } from '../../main/core/planes/sechroom/inflight-journal';
+import { sechroomUsage } from '../../main/core/planes/sechroom/usage-account';
 import { commandFor } from '../../main/core/exec/child-launch';
 import { AppServerPool } from '../../main/core/exec/codex-app-server/server-pool';
-import { systemClock } from '../../main/core/ports';
+import { systemClock } from '../../main/core/base/ports';
 import { UsageBook } from '../../main/core/usage/usage-book';
 import { UsageLog } from '../../main/core/usage/usage-log';
 import { UsageService } from '../../main/core/usage/usage-service';
 import { FakeClock } from '../helpers/fake-clock';
 import { startResponsesStub, type ResponsesRecordedRequest, type ResponsesReply, type ResponsesStub } from '../stubs/openai-responses-stub';
-import { rig, type Rig } from '../core/sechroom/sechroom-harness';
+import { rig, type Rig } from '../core/planes/sechroom/sechroom-harness';
 import { CODEX_BIN, codexEnv, tempDir } from './real-cli-env';
 
 // The Sechroom executor session end to end: the Work Layer emulator (on the rig's fake

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, CommandFailure, type Handlers } from '../../main/core/dispatch';
-import { failedUnit, failedView, resultKey } from '../../main/core/work/unit-result';
+import { createDispatcher, CommandFailure, type Handlers } from '../../main/core/base/dispatch';
+import { failedUnit, failedView, resultKey } from '../../main/core/planes/rost/unit-result';
 import { ERROR_TEXT_MAX, errorText } from '../../shared/errors';
 import { RESULT_SUMMARY_MAX, ResultRequestSchema } from '../../shared/protocol';
 import { RUNTIME_IDS, RUNTIME_NAMES, runtimeLabel, wireRuntime } from '../../shared/runtimes';

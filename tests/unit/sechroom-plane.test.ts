@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEARTBEAT_TOO_LONG, TTL_RANGE } from '../../shared/sechroom-instance-settings';
-import { FLEET_NEEDS_INSTANCES } from '../../main/core/connectors/sechroom/fleet-config';
+import { FLEET_NEEDS_INSTANCES } from '../../main/core/planes/sechroom/fleet-config';
 import { resolveSechroomPlane, sechroomCoreOptions } from '../../main/headless/sechroom-plane';
 
 const base = ['--plane', 'sechroom', '--control-plane', 'http://127.0.0.1:7457/sechroom/', '--tenant', 'tn_1'];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RECENT_SETTLED, TurnRecords, type SechroomTurnRecord } from '../../main/core/connectors/sechroom/turn-records';
-import type { OutboxDelivery } from '../../main/core/connectors/sechroom/sechroom-outbox';
+import { RECENT_SETTLED, TurnRecords, type SechroomTurnRecord } from '../../main/core/planes/sechroom/turn-records';
+import type { OutboxDelivery } from '../../main/core/planes/sechroom/sechroom-outbox';
 import { FakeClock } from '../helpers/fake-clock';
 import { testLogging } from '../helpers/test-logger';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { turnViewOf, type SechroomTurnRecord } from '../../main/core/connectors/sechroom/turn-records';
+import { turnViewOf, type SechroomTurnRecord } from '../../main/core/planes/sechroom/turn-records';
 import { seatLabel, sechroomFacts } from '../../renderer/src/views/turns/turn-text';
 import { toTurnRow, TurnViewSchema } from '../../shared/turns';
 

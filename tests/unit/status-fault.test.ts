@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveStatus, type StatusInputs } from '../../main/core/runner/runner-status';
+import { deriveStatus, type StatusInputs } from '../../main/core/planes/rost/runner-status';
 import { faultOf, ConnectorError } from '../../main/core/connectors/errors';
 import { statusLine } from '../../shared/status';
 

@@ -6,7 +6,7 @@ import { errorText } from '../../../shared/errors';
 import { commitMessage, firstLine, notes, prBody, prTitle, type DeliveryTask } from './delivery-texts';
 import type { ProcessPort, ProcessResult } from './git-process';
 import { CONFINED_GIT_ARGS, CONFINED_GIT_ENV, PUSH_ARGS, checkFileSizes, checkNewObjects } from './new-objects';
-import { copyObjects, looseObjects, prepareHostGit, restoreCheckout } from './task-git';
+import { copyObjects, looseObjects, prepareHostGit, restoreCheckout } from '../exec/isolation/task-git';
 import type { TaskWorktree } from './worktree-registry';
 import { NO_HOOKS } from './worktrees';
 

@@ -1,6 +1,6 @@
 import type { DeliveryRecord } from '../../../shared/delivery';
 import { errorText } from '../../../shared/errors';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 import { deliverWorktree, type DeliverRequest } from './deliver';
 import { spawnProcessPort, type ProcessPort } from './git-process';
 import type { TaskWorktree } from './worktree-registry';

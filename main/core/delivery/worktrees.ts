@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../../../shared/errors';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 import { firstFreeBranch, firstLine, slug } from './delivery-texts';
 import type { ProcessPort, ProcessResult } from './git-process';
-import { prepareTurnGit, restoreCheckout } from './task-git';
+import { prepareTurnGit, restoreCheckout } from '../exec/isolation/task-git';
 import { WorktreeRegistry, type TaskWorktree } from './worktree-registry';
 
 /** Git never runs a hook for Runner Tray: a hook path may lie inside a turn-written tree (husky's `.husky`). */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import type { Clock, Logger } from '../ports';
+import type { Clock, Logger } from '../base/ports';
 import { terminateTree } from './process-tree';
 import { errorText } from '../../../shared/errors';
 

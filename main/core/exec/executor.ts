@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../shared/protocol';
 import { redactText } from '../../../shared/redact';
 import { plainHttpProblem as mcpUrlProblem } from '../../../shared/transport-security';
-import { systemClock, type Clock, type Logger } from '../ports';
-import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../work/executor-port';
+import { systemClock, type Clock, type Logger } from '../base/ports';
+import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from './executor-port';
 import { commandFor } from './child-launch';
 import { lifelineSupported, withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
@@ -13,7 +13,7 @@ import { AppServerLauncher } from './codex-app-server/app-server-launcher';
 import type { AppServerPool } from './codex-app-server/server-pool';
 import type { AppServerSpawnSpec } from './codex-app-server/spawn';
 import type { RateLimitReading } from '../../../shared/usage';
-import { parseUsageLimit } from '../usage/limit-messages';
+import { parseUsageLimit } from './limit-messages';
 import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
 import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
 import type { IsolationSpec } from './isolation/spec';
@@ -30,7 +30,7 @@ import { keepSession, removeLegacyClaudeConfig } from './isolation/claude-sessio
  * process (tree) under a timeout and an abort signal, captured and redacted output, the
  * runtime's structured result parsed, and everything the turn created removed again.
  */
-export type { ExecutionOutcome, ExecutionRequest } from '../work/executor-port';
+export type { ExecutionOutcome, ExecutionRequest } from './executor-port';
 
 export interface LocalRuntimeExecutorOptions {
   /** Private directory for per-turn directories and MCP config files. */

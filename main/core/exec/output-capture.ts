@@ -1,5 +1,5 @@
 import { redactText } from '../../../shared/redact';
-import type { Clock, TimerHandle } from '../ports';
+import type { Clock, TimerHandle } from '../base/ports';
 
 /**
  * Keeps the first `capBytes` of a stream and only counts the rest, so a runtime that

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import treeKill from 'tree-kill';
-import type { Clock } from '../ports';
+import type { Clock } from '../base/ports';
 
 /**
  * Stopping a runtime's whole process tree.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 import { spareLauncher } from './lifeline';
 import { errorText } from '../../../shared/errors';
 

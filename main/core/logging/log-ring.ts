@@ -1,5 +1,5 @@
 import type { LogEntry } from '../../../shared/contract';
-import type { LogFeed } from '../ports';
+import type { LogFeed } from '../base/ports';
 
 /** The last `capacity` log entries in memory, with listeners for new ones (the UI's feed). */
 export class LogRing implements LogFeed {

@@ -12,7 +12,7 @@
 import pino from 'pino';
 import type { LogEntry, LogLevel } from '../../../shared/contract';
 import { MIN_KNOWN_SECRET_LENGTH, REDACTED, redactText, redactValue } from '../../../shared/redact';
-import type { Clock, LogFeed, Logger } from '../ports';
+import type { Clock, LogFeed, Logger } from '../base/ports';
 import { type LogFiles, type RotationOptions, openLogFiles } from './log-files';
 import { LogRing } from './log-ring';
 

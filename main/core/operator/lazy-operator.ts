@@ -9,7 +9,7 @@ import type {
 } from '../../../shared/operator';
 import type { RunnerPairingStartOutput } from '../../../shared/protocol';
 import type { OperatorService, OperatorServiceDeps } from './operator-service';
-import type { WorkLayerCalls } from './work-layer-handlers';
+import type { WorkLayerCalls } from '../planes/sechroom/work-layer-handlers';
 
 /**
  * The operator side (sign-in, Forge requests), loaded and started when first used: a

@@ -1,4 +1,4 @@
-import { CommandFailure } from '../dispatch';
+import { CommandFailure } from '../base/dispatch';
 import { ConnectorError } from '../connectors/errors';
 import { errorText } from '../../../shared/errors';
 

@@ -1,7 +1,7 @@
 import type { operatorCommands } from '../../../shared/operator-contract';
-import type { Handlers } from '../dispatch';
+import type { Handlers } from '../base/dispatch';
 import type { LazyOperatorService } from './lazy-operator';
-import { createWorkLayerHandlers, type WorkLayerHandlers } from './work-layer-handlers';
+import { createWorkLayerHandlers, type WorkLayerHandlers } from '../planes/sechroom/work-layer-handlers';
 
 export type OperatorHandlers = Pick<Handlers, keyof typeof operatorCommands> & WorkLayerHandlers;
 

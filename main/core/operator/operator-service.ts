@@ -14,19 +14,19 @@ import type { LifecycleCommandId, OperatorIdentity, RunnerPairingStartOutput, To
 import type { TurnsSnapshot } from '../../../shared/turns';
 import type { FetchLike } from '../connectors/http-json';
 import { ConnectorError, isConnectorError } from '../connectors/errors';
-import { CommandFailure } from '../dispatch';
-import type { Clock, Logger } from '../ports';
+import { CommandFailure } from '../base/dispatch';
+import type { Clock, Logger } from '../base/ports';
 import type { SecretStore } from '../secrets/secret-store';
 import { ForgeClient } from './forge-client';
-import { OAuthClient } from './oauth-client';
+import { OAuthClient } from '../sign-in/oauth-client';
 import { explainFailure, OperatorErrorCode } from './operator-errors';
 import { OperatorSession } from './operator-session';
 import { boardView, confirmationView, detailView, lifecycleResultView } from './request-views';
-import { SignInFlow } from './sign-in-flow';
+import { SignInFlow } from '../sign-in/sign-in-flow';
 import { operatorStatus } from './status';
-import { TokenVault } from './token-vault';
-import type { WorkLayerCalls } from './work-layer-handlers';
-import { WorkLayerOperator, workLayerAccessFromEnv, type WorkLayerOperatorDeps } from './work-layer-operator';
+import { TokenVault } from '../sign-in/token-vault';
+import type { WorkLayerCalls } from '../planes/sechroom/work-layer-handlers';
+import { WorkLayerOperator, workLayerAccessFromEnv, type WorkLayerOperatorDeps } from '../planes/sechroom/work-layer-operator';
 
 export const OPERATOR_CLIENT_ID = 'runner-tray';
 const BOARD_LIMIT = 200;

@@ -1,10 +1,10 @@
 import type { OperatorIdentity, TokenResponse } from '../../../shared/protocol';
 import { isConnectorError } from '../connectors/errors';
-import { CommandFailure } from '../dispatch';
-import type { Clock, Logger } from '../ports';
-import type { OAuthClient } from './oauth-client';
+import { CommandFailure } from '../base/dispatch';
+import type { Clock, Logger } from '../base/ports';
+import type { OAuthClient } from '../sign-in/oauth-client';
 import { OperatorErrorCode } from './operator-errors';
-import { fromTokenResponse, type StoredOperator, type TokenVault } from './token-vault';
+import { fromTokenResponse, type StoredOperator, type TokenVault } from '../sign-in/token-vault';
 import { errorText } from '../../../shared/errors';
 
 export interface OperatorSessionDeps {

@@ -2,9 +2,9 @@ import { RUNTIME_NAMES, runtimeLabel, type RuntimeId } from '../../../shared/run
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolationLevel } from '../../../shared/isolation';
-import type { Clock } from '../ports';
+import type { Clock } from '../base/ports';
 import type { CapabilitiesCache } from './capabilities-cache';
-import type { CommandRunner } from './process-runner';
+import type { CommandRunner } from '../exec/process-runner';
 
 export type RuntimeName = RuntimeId;
 export type RuntimePreference = 'auto' | RuntimeName;

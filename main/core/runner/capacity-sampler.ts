@@ -1,6 +1,6 @@
 import type { HostEvent } from '../../../shared/contract';
 import { SAMPLE_PERIOD_MS } from '../../../shared/telemetry';
-import type { Clock, TimerHandle } from '../ports';
+import type { Clock, TimerHandle } from '../base/ports';
 import type { CapacityHistory } from './telemetry';
 
 export interface CapacitySamplerDeps {

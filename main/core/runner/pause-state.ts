@@ -1,7 +1,7 @@
 import { errorText } from '../../../shared/errors';
-import { CommandFailure } from '../dispatch';
+import { CommandFailure } from '../base/dispatch';
 import type { RunnerSnapshot } from '../../../shared/runner';
-import type { Clock, Logger, TimerHandle } from '../ports';
+import type { Clock, Logger, TimerHandle } from '../base/ports';
 import type { RunnerStateStore } from './runner-state-store';
 
 export interface Pause {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readJsonFile, setAside, writePrivateFile } from '../json-file';
+import { readJsonFile, setAside, writePrivateFile } from '../base/json-file';
 
 /**
  * The runner's own state (not preferences): who this machine is to the control plane

@@ -4,7 +4,7 @@
 // has a deadline, because a locked or absent Secret Service can leave a call hanging.
 import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
-import { type Clock, systemClock } from '../ports';
+import { type Clock, systemClock } from '../base/ports';
 import { SecretStoreError, type SecretStore, checkAccount, checkSecret } from './secret-store';
 
 /** The three keytar functions the store uses. */

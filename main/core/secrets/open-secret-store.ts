@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { errorText } from '../../../shared/errors';
 import { redactText } from '../../../shared/redact';
-import type { Clock } from '../ports';
+import type { Clock } from '../base/ports';
 import { FileSecretStore, type AtomicWriter } from './file-secret-store';
 import { KeychainSecretStore, type KeytarLoader } from './keychain-secret-store';
 import type { SecretStorageInfo } from '../../../shared/runner';

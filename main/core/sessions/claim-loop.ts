@@ -1,8 +1,7 @@
 import { errorText } from '../../../shared/errors';
-import type { ClaimedWork } from '../connectors/connector';
 import { isConnectorError } from '../connectors/errors';
-import type { Clock, Logger, TimerHandle } from '../ports';
-import { backoffDelay } from '../runner/backoff';
+import type { Clock, Logger, TimerHandle } from '../base/ports';
+import { backoffDelay } from '../base/backoff';
 import type { MachineSlots } from './machine-slots';
 
 export interface ClaimOptions {
@@ -11,7 +10,8 @@ export interface ClaimOptions {
   signal?: AbortSignal;
 }
 
-export interface ClaimLoopDeps {
+/** `W` is what a claim brings: the plane's own unit of work (the kit never looks inside it). */
+export interface ClaimLoopDeps<W = unknown> {
   clock: Clock;
   log: Logger;
   random?: () => number;
@@ -24,9 +24,9 @@ export interface ClaimLoopDeps {
   /** The long-poll limit the last heartbeat offered, or null (then the seed's cadence). */
   longPollMaxMs(): number | null;
   interactiveClaimMs(): number;
-  claim(options: ClaimOptions): Promise<ClaimedWork | null>;
+  claim(options: ClaimOptions): Promise<W | null>;
   /** Runs a claimed unit to its end (never rejects); `slotFree` may come earlier: the runtime is done, the rest is bookkeeping. */
-  launch(unit: ClaimedWork, slotFree?: () => void): Promise<void>;
+  launch(unit: W, slotFree?: () => void): Promise<void>;
   /** A 401 on a claim. */
   revoked(): void;
 }
@@ -47,7 +47,7 @@ const CLAIM_BACKOFF = { baseMs: 1_000, capMs: 60_000 };
 type WakeOn = 'nudge' | 'beat' | 'none';
 
 /** What the two loops share: waiting (woken by a nudge, a beat or the stop) and one claim with its backoff. */
-export abstract class ClaimLoopBase implements ClaimStrategy {
+export abstract class ClaimLoopBase<W = unknown> implements ClaimStrategy {
   protected running = false;
   protected fullClaimDue = false;
   private abort = new AbortController();
@@ -57,7 +57,7 @@ export abstract class ClaimLoopBase implements ClaimStrategy {
   private stopped: () => void = () => {};
   private whenStopped: Promise<void> = Promise.resolve();
 
-  constructor(protected readonly deps: ClaimLoopDeps) {}
+  constructor(protected readonly deps: ClaimLoopDeps<W>) {}
 
   start(): void {
     if (this.running) return;
@@ -115,7 +115,7 @@ export abstract class ClaimLoopBase implements ClaimStrategy {
   }
 
   /** One claim; never throws. A failure says how long to back off. */
-  protected async claimOnce(options: ClaimOptions): Promise<{ unit: ClaimedWork | null; retryInMs: number | null }> {
+  protected async claimOnce(options: ClaimOptions): Promise<{ unit: W | null; retryInMs: number | null }> {
     try {
       const unit = await this.deps.claim(options);
       this.failures = 0;
@@ -148,7 +148,7 @@ export abstract class ClaimLoopBase implements ClaimStrategy {
  * ready → (without a long-poll, the seed's cadence) → a slot of the machine → claim →
  * launch, the slots going with the turn and coming back when it ends.
  */
-export class ClaimLoop extends ClaimLoopBase {
+export class ClaimLoop<W = unknown> extends ClaimLoopBase<W> {
   private turns = 0;
   /** The last claim brought a unit: ask again at once (the server may have more). */
   private burst = false;
@@ -183,7 +183,7 @@ export class ClaimLoop extends ClaimLoopBase {
     }
   }
 
-  private launch(unit: ClaimedWork, release: () => void): void {
+  private launch(unit: W, release: () => void): void {
     this.turns++;
     let freed = false;
     // The slot comes back the moment the runtime is done (or at the latest when the turn ends), and the loop looks again.

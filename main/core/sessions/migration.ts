@@ -2,7 +2,7 @@ import { cp, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_PROFILE_ID, PROFILE_SETTING_KEYS } from '../../../shared/profiles';
 import { parseSetting, type SettingsPatch } from '../../../shared/settings';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 import { createConfSettingsBackend } from '../settings/conf-settings-backend';
 import { createSettingsStore } from '../settings/settings-store';
 import { PROFILES_DIR, profileDir, type ProfileStore } from './profile-store';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { HostEvent } from '../../../shared/contract';
 import type { ConnectorKind, Profile } from '../../../shared/profiles';
 import type { Settings, SettingsPatch } from '../../../shared/settings';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 import { RunnerStateStore } from '../runner/runner-state-store';
 import { createConfSettingsBackend } from '../settings/conf-settings-backend';
 import { createSettingsStore, type PersistentSettingsStore } from '../settings/settings-store';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { errorText } from '../../../shared/errors';
 import { DEFAULT_PROFILE_ID, MAX_PROFILES, ProfileSchema, type Profile } from '../../../shared/profiles';
-import { readJsonFile, writePrivateFile } from '../json-file';
+import { readJsonFile, writePrivateFile } from '../base/json-file';
 import { runnerAccount } from '../secrets/secret-store';
 
 export const PROFILES_FILE = 'profiles.json';

@@ -12,8 +12,8 @@ import {
   type ProfileSummary,
 } from '../../../shared/profiles';
 import type { RunnerStatus } from '../../../shared/status';
-import { CommandFailure } from '../dispatch';
-import type { Logger } from '../ports';
+import { CommandFailure } from '../base/dispatch';
+import type { Logger } from '../base/ports';
 import type { ProfileSettings } from './profile-settings';
 import type { ProfileStore } from './profile-store';
 import type { RunnerSession } from './session';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { egressHostEntries, SETTING_LABELS, type Settings } from '../../../shared/settings';
 import { allowListNames, type WideningSetting } from '../../../shared/widening';
-import { CommandFailure, type Caller } from '../dispatch';
-import type { Clock, Logger } from '../ports';
+import { CommandFailure, type Caller } from '../base/dispatch';
+import type { Clock, Logger } from '../base/ports';
 
 /**
  * Settings that widen what a turn can reach are an operator's act, not a script's: a

@@ -1,4 +1,4 @@
-import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../work/executor-port';
+import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../exec/executor-port';
 import type { UsageService } from './usage-service';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readJsonFile, setAside, writePrivateFile } from '../json-file';
+import { readJsonFile, setAside, writePrivateFile } from '../base/json-file';
 import { RateLimitReadingSchema, type RateLimitReading, type TokenTotals } from '../../../shared/usage';
 
 /**

@@ -2,8 +2,8 @@ import { errorText } from '../../../shared/errors';
 import { appendFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { checkJsonLines } from '../json-lines';
-import type { Logger } from '../ports';
+import { checkJsonLines } from '../base/json-lines';
+import type { Logger } from '../base/ports';
 
 /**
  * The usage log: one JSON object per line in `usage/usage-log.jsonl`, as the seed writes
@@ -11,7 +11,7 @@ import type { Logger } from '../ports';
  * with `ts` and the account). Rotated by size: the current file moves to `.1`, `.1` to
  * `.2`, and so on up to `keep` files. A write that fails is reported once and the runner
  * goes on without it (usage never stops work). Before the first append the file is checked
- * as every JSON-lines file is (main/core/json-lines.ts): a torn last line is cut off and a
+ * as every JSON-lines file is (main/core/base/json-lines.ts): a torn last line is cut off and a
  * damaged line set aside, with a warning.
  */
 export type UsageLogRecord =

@@ -1,7 +1,7 @@
 import { errorText } from '../../../shared/errors';
 import { bindingWindow, type Admission, type RateLimitReading, type UsageAccountView, type UsageNotice, type UsageSnapshot } from '../../../shared/usage';
-import type { Clock, Logger, TimerHandle } from '../ports';
-import type { ExecutionOutcome } from '../work/executor-port';
+import type { Clock, Logger, TimerHandle } from '../base/ports';
+import type { ExecutionOutcome } from '../exec/executor-port';
 import { decideAdmission } from './admission';
 import { accountKey, periodStarts, totalsSince, type AccountRecord, type RuntimeName, type UsageBook } from './usage-book';
 import type { UsageLog } from './usage-log';

@@ -3,11 +3,11 @@ import { DEFAULT_MODEL_ACCOUNT_STATE, parseAlertPercents, type Settings } from '
 import { accountTitle, admissionText, wallClock } from '../../../shared/usage-text';
 import type { HostEvent } from '../../../shared/contract';
 import type { RateLimitReading } from '../../../shared/usage';
-import type { Clock, Logger } from '../ports';
+import type { Clock, Logger } from '../base/ports';
 import { chooseRuntime, type CapabilityDetector } from '../runner/capabilities';
 import { readyRuntimes } from '../runner/runtime-readiness';
 import { admittedCapabilities, type ClaimAdmission } from '../work/claim-admission';
-import type { UnitExecutor } from '../work/executor-port';
+import type { UnitExecutor } from '../exec/executor-port';
 import { MeteredExecutor } from './metered-executor';
 import { UsageBook, type RuntimeName } from './usage-book';
 import { UsageLog } from './usage-log';

@@ -2,7 +2,7 @@ import { errorText } from '../../../shared/errors';
 import { readFile, rename } from 'node:fs/promises';
 import { z } from 'zod';
 import { TurnViewSchema, type TurnView } from '../../../shared/turns';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 
 const FileSchema = z.object({ version: z.literal(1), turns: z.array(z.unknown()) });
 

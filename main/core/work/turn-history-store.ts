@@ -4,9 +4,9 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { HISTORY_LIMIT, toTurnRow, TurnRowSchema, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 
-import { checkJsonLines, type LogEnd } from '../json-lines';
+import { checkJsonLines, type LogEnd } from '../base/json-lines';
 import { leanTurn } from './lean-turn';
 import { readLegacyHistory } from './turn-history-legacy';
 

@@ -3,7 +3,7 @@ import { appendFile, mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../../../shared/errors';
 import { TranscriptLineSchema, type TranscriptLine, type TranscriptUpdate, type TranscriptView } from '../../../shared/transcript';
-import type { Logger } from '../ports';
+import type { Logger } from '../base/ports';
 
 /**
  * The live transcripts of the running turns. Memory keeps the newest lines of each turn

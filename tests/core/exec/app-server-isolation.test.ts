@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCommandRunner } from '../../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../../main/core/exec/process-runner';
 import { AppServerPool } from '../../../main/core/exec/codex-app-server/server-pool';
 import { LocalRuntimeExecutor } from '../../../main/core/exec/executor';
 import { commandWorks, ENVIRONMENT_ONLY, probeIsolation, type IsolationTools } from '../../../main/core/exec/isolation';
-import type { ExecutionRequest } from '../../../main/core/work/executor-port';
-import { systemClock } from '../../../main/core/ports';
+import type { ExecutionRequest } from '../../../main/core/exec/executor-port';
+import { systemClock } from '../../../main/core/base/ports';
 import { testLogging } from '../../helpers/test-logger';
 
 // The codex app-server is spawned through the isolation module, as exec turns are: the

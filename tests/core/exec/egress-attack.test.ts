@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandWorks, probeIsolation, type IsolationTools } from '../../../main/core/exec/isolation';
 import type { EgressOptions } from '../../../main/core/exec/isolation/egress/egress-plan';
-import { createCommandRunner } from '../../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../../main/core/exec/process-runner';
 import { request, setup } from './exec-helpers';
 
 const SPY = fileURLToPath(new URL('../../fixtures/egress-spy.mjs', import.meta.url));

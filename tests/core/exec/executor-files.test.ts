@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../../main/core/ports';
+import type { Logger } from '../../../main/core/base/ports';
 import { LocalRuntimeExecutor } from '../../../main/core/exec/executor';
 import { testLogging } from '../../helpers/test-logger';
 import { FAKE_RUNTIME, MCP_TOKEN, RUNNER_SECRET, listTurnDirs, request, setup, tempDir } from './exec-helpers';

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { commandWorks, probeIsolation, type IsolationTools } from '../../../main/core/exec/isolation';
-import { createCommandRunner } from '../../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../../main/core/exec/process-runner';
 import { request, setup, tempDir } from './exec-helpers';
 
 // The process tree of a sandboxed turn: bubblewrap starts the runtime in its own session

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCommandRunner } from '../../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../../main/core/exec/process-runner';
 import { commandWorks, probeIsolation } from '../../../main/core/exec/isolation';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));

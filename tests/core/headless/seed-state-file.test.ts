@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Core } from '../../../main/core/bootstrap';
-import { seedStateFilePath } from '../../../main/core/import';
+import { seedStateFilePath } from '../../../main/core/planes/rost/import';
 import { inspectStateFile, mentionDefaultSeedFile } from '../../../main/headless/seed-state-file';
 
 let dir = '';

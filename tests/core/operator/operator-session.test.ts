@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectorError } from '../../../main/core/connectors/errors';
-import type { RefreshOutcome } from '../../../main/core/operator/oauth-client';
+import type { RefreshOutcome } from '../../../main/core/sign-in/oauth-client';
 import { OperatorSession } from '../../../main/core/operator/operator-session';
-import { TokenVault } from '../../../main/core/operator/token-vault';
+import { TokenVault } from '../../../main/core/sign-in/token-vault';
 import type { SecretStore } from '../../../main/core/secrets/secret-store';
 import { FakeClock } from '../../helpers/fake-clock';
 import { testLogging } from '../../helpers/test-logger';

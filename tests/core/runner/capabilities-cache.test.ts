@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CapabilityDetector } from '../../../main/core/runner/capabilities';
 import { CapabilitiesCache } from '../../../main/core/runner/capabilities-cache';
-import type { CommandRunner } from '../../../main/core/runner/process-runner';
+import type { CommandRunner } from '../../../main/core/exec/process-runner';
 import { FakeClock } from '../../helpers/fake-clock';
 
 const dirs: string[] = [];

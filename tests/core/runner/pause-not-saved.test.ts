@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommandFailure } from '../../../main/core/dispatch';
+import { CommandFailure } from '../../../main/core/base/dispatch';
 import { PauseState } from '../../../main/core/runner/pause-state';
 import { RunnerStateStore } from '../../../main/core/runner/runner-state-store';
 import { FakeClock } from '../../helpers/fake-clock';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedWork } from '../../../main/core/connectors/connector';
+import type { ClaimedWork } from '../../../main/core/planes/rost/connector';
 import { ConnectorError } from '../../../main/core/connectors/errors';
 import { ClaimLoop, type ClaimLoopDeps, type ClaimOptions } from '../../../main/core/sessions/claim-loop';
 import { MachineSlots } from '../../../main/core/sessions/machine-slots';
-import { SerialClaimLoop } from '../../../main/core/sessions/serial-claim-loop';
+import { SerialClaimLoop } from '../../../main/core/planes/rost/serial-claim-loop';
 import { FakeClock } from '../../helpers/fake-clock';
 import { testLogging } from '../../helpers/test-logger';
 
@@ -18,7 +18,7 @@ function rig(options: { max?: number; longPoll?: number | null; machineCap?: num
   let blocked: string | null = null;
   let failNext: Error | null = null;
   const pendingPolls = new Set<() => void>();
-  const deps: ClaimLoopDeps = {
+  const deps: ClaimLoopDeps<ClaimedWork> = {
     clock,
     log: testLogging().log,
     random: () => 0.5,

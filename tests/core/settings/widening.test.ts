@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Host } from '../../../main/core/host';
-import { CommandFailure, type Caller } from '../../../main/core/dispatch';
+import { CommandFailure, type Caller } from '../../../main/core/base/dispatch';
 import { activeWidening, WideningGate, wideningOf } from '../../../main/core/settings/widening';
 import { startHeadlessServer, type HeadlessServer } from '../../../main/headless/server';
 import { defaultSettings, parseSetting } from '../../../shared/settings';

@@ -7,7 +7,7 @@ import { defaultSettings, type Settings } from '../../../shared/settings';
 import { wallClock } from '../../../shared/usage-text';
 import type { CapabilityDetector } from '../../../main/core/runner/capabilities';
 import { createUsage } from '../../../main/core/usage/usage-wiring';
-import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../../../main/core/work/executor-port';
+import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../../../main/core/exec/executor-port';
 import { FakeClock } from '../../helpers/fake-clock';
 import { testLogging } from '../../helpers/test-logger';
 

@@ -1,9 +1,9 @@
 import { errorText } from '../../../../shared/errors';
 import type { IsolationLevel } from '../../../../shared/isolation';
 import { redactText } from '../../../../shared/redact';
-import type { Clock, Logger } from '../../ports';
-import { parseUsageLimit } from '../../usage/limit-messages';
-import type { ExecutionOutcome, ExecutionRequest } from '../../work/executor-port';
+import type { Clock, Logger } from '../../base/ports';
+import { parseUsageLimit } from '../limit-messages';
+import type { ExecutionOutcome, ExecutionRequest } from '../executor-port';
 import { clampSummary } from '../outcome';
 import { TailBuffer, Throttle } from '../output-capture';
 import { CODEX_SANDBOX, MCP_SERVER_NAME } from '../runtime-args';

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import type { IsolationLevel } from '../../../../shared/isolation';
 import { errorText } from '../../../../shared/errors';
 import type { RateLimitReading } from '../../../../shared/usage';
-import type { Clock, Logger } from '../../ports';
+import type { Clock, Logger } from '../../base/ports';
 import { commandFor } from '../child-launch';
 import { isolateTurn, prepareTurn, type PreparedTurn, type TurnContext, type TurnIsolationOptions } from '../isolation';
 import type { EgressProxy } from '../isolation/egress/proxy';

@@ -2,7 +2,7 @@ import { errorText } from '../../../../shared/errors';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { redactText } from '../../../../shared/redact';
-import type { Clock, Logger } from '../../ports';
+import type { Clock, Logger } from '../../base/ports';
 import { APPROVAL_REPLIES, IncomingSchema, type RequestId } from './protocol';
 
 /**

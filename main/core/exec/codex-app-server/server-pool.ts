@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock, Logger } from '../../ports';
+import type { Clock, Logger } from '../../base/ports';
 import { terminateTree } from '../process-tree';
 import { AppServerConnection } from './connection';
 import { spawnAppServer, type AppServerSpawnSpec, type SpawnAppServer } from './spawn';

@@ -1,4 +1,4 @@
-import type { CommandRunner } from '../../runner/process-runner';
+import type { CommandRunner } from '../process-runner';
 import { commandFor } from '../child-launch';
 
 /**

@@ -1,6 +1,6 @@
 import { errorText } from '../../../../shared/errors';
 import type { RateLimitReading } from '../../../../shared/usage';
-import type { Clock, Logger } from '../../ports';
+import type { Clock, Logger } from '../../base/ports';
 import type { AppServerConnection, ServerRequest } from './connection';
 import { dynamicToolSpecs, toolResponse, type DynamicToolSet } from './dynamic-tools';
 import {

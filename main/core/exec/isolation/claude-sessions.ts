@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../../../../shared/errors';
-import type { Logger } from '../../ports';
+import type { Logger } from '../../base/ports';
 import type { PreparedTurn } from './turn-isolation';
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { Logger } from '../../ports';
+import type { Logger } from '../../base/ports';
 
 /**
  * The host side of a turn's model credentials (an API key or an auth token): the runtime

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { taskGitLayout } from '../../delivery/task-git';
+import { taskGitLayout } from './task-git';
 import type { IsolationSpec } from './spec';
 
 /**

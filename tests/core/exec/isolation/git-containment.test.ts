@@ -7,7 +7,7 @@ import type { TaskWorktree } from '../../../../main/core/delivery/worktree-regis
 import { commitMessage } from '../../../../main/core/delivery/delivery-texts';
 import { commandWorks, isolateTurn, probeIsolation, type IsolationTools, type PreparedTurn, type TurnContext } from '../../../../main/core/exec/isolation';
 import { gitWorktreeAccess, withGitWorktree } from '../../../../main/core/exec/isolation/git-worktree-access';
-import { createCommandRunner } from '../../../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../../../main/core/exec/process-runner';
 import { gitWorld, type GitWorld } from '../../delivery/git-fixture';
 import { missingCommands, suiteTitle } from '../../../helpers/environment';
 

@@ -13,7 +13,7 @@ import {
   type TurnContext,
 } from '../../../../main/core/exec/isolation';
 import { gitCredentialPaths, gitWorktreeAccess, withGitWorktree } from '../../../../main/core/exec/isolation/git-worktree-access';
-import { createCommandRunner } from '../../../../main/core/runner/process-runner';
+import { createCommandRunner } from '../../../../main/core/exec/process-runner';
 import { gitWorld, type GitWorld } from '../../delivery/git-fixture';
 import { missingCommands, suiteTitle } from '../../../helpers/environment';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../../../ports';
+import type { Logger } from '../../../base/ports';
 import { configBaseUrls, egressAllowlist, loopbackPorts, type EgressTarget } from './allowlist';
 import { bridgeArgs } from './bridge-source';
 import { startEgressProxy, type EgressListen, type EgressProxy } from './proxy';

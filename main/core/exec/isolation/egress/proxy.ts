@@ -3,7 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../../../ports';
+import type { Logger } from '../../../base/ports';
 import { isLoopbackHost, keyOf, targetOfUrl, type EgressTarget } from './allowlist';
 
 /**

@@ -1,0 +1,338 @@
+import { errorText } from '../../../../shared/errors';
+import { redactText } from '../../../../shared/redact';
+import { wireRuntime } from '../../../../shared/runtimes';
+import { unitMcpUrl } from '../../../../shared/transport-security';
+import type { TranscriptLine } from '../../../../shared/transcript';
+import type { TurnView } from '../../../../shared/turns';
+import type { ClaimedWork, RunnerConnector, RunnerCredentials } from './connector';
+import { isConnectorError } from '../../connectors/errors';
+import type { Clock, Logger } from '../../base/ports';
+import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from '../../runner/capabilities';
+import { readyRuntimes } from '../../runner/runtime-readiness';
+import type { ExecutionOutcome, UnitExecutor } from '../../exec/executor-port';
+import { admittedCapabilities } from '../../work/claim-admission';
+import { checkContextPacket, composePrompt } from '../../work/prompt';
+import type { ResumeCache } from './resume-cache';
+import { resumeKey } from './resume-cache';
+import { clipSummary as clip, failedUnit, firstLine, resultKey, type UnitRunResult } from './unit-result';
+
+import { UnitLeaseTimer } from './unit-lease';
+export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
+
+export interface UnitRunDeps {
+  clock: Clock;
+  log: Logger;
+  connector: RunnerConnector;
+  credentials: RunnerCredentials;
+  tenantId: string | null;
+  controlPlaneUrl: string;
+  runtimePreference: RuntimePreference;
+  capabilities: Capabilities;
+  /** Runtimes the circuit breaker paused. */
+  tripped?: TrippedRuntimes | undefined;
+  executor: UnitExecutor;
+  resume: ResumeCache;
+  knownSecrets(): readonly string[];
+  env?: Record<string, string>;
+  patch(patch: Partial<TurnView>): void;
+  /** A line of the turn's live transcript (redacted). */
+  transcript?(line: TranscriptLine): void;
+  onRevoked(): void;
+  /**
+   * Writes the running note. Called BEFORE the start call: a unit the server saw start
+   * must be in the journal whatever happens next (a unit noted but never started is
+   * harmless: the restart reports it failed once).
+   */
+  recordRunning(runtime: 'claude' | 'codex' | null): Promise<void>;
+  /** The runtime's process started (its pid leads the process group). */
+  onSpawn?(pid: number): void;
+  /** Usage admission per runtime (absent: every runtime is admitted). */
+  admits?(runtime: 'claude' | 'codex'): boolean;
+}
+
+/**
+ * One unit, start to result: start at the server, check the context packet, pick the
+ * runtime, keep the lease, run, and turn the outcome into a result. It never throws for
+ * anything the unit did; the caller durably queues the result it returns.
+ */
+export class UnitRun {
+  readonly abort = new AbortController();
+  private leaseTimer: UnitLeaseTimer | null = null;
+  private leaseAlive = true;
+  /** The process has ended: the lease is kept only until the result is delivered. */
+  private processEnded = false;
+  /** Why the control plane no longer counts this unit as ours (e.g. `lease_expired`), if it said so. */
+  private lost: string | null = null;
+  private cancelReason: string | null = null;
+  /** What goes on after the outcome, beside the result: turn-folder removal, the resume cache's write. */
+  private readonly after: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly unit: ClaimedWork,
+    private readonly deps: UnitRunDeps,
+  ) {}
+
+  get key(): string {
+    return resultKey(this.unit);
+  }
+
+  /** Set when the control plane answered the lease with a cancel after the process ended. */
+  get leaseLost(): string | null {
+    return this.lost;
+  }
+
+  /** Resolves once the work after the outcome is done (it never rejects). */
+  async settled(): Promise<void> {
+    await Promise.all(this.after);
+  }
+
+  /** The result is delivered (or refused): the lease heartbeats stop. */
+  releaseLease(): void {
+    this.stopLease();
+  }
+
+  cancel(reason: string): void {
+    if (this.abort.signal.aborted) return;
+    this.cancelReason = reason;
+    this.deps.patch({ phase: 'canceling', reason });
+    this.abort.abort();
+  }
+
+  async run(): Promise<UnitRunResult | null> {
+    const { deps, unit } = this;
+    const packet = checkContextPacket(unit.context_packet);
+    const brain = brainOf(unit.brain);
+    // A unit without a brain of its own goes to a runtime whose account is not deferred.
+    const choosable =
+      brain === 'auto' && deps.runtimePreference === 'auto' && deps.admits ? admittedCapabilities(deps.capabilities, deps.admits) : deps.capabilities;
+    const ready = readyRuntimes({ capabilities: choosable, preference: deps.runtimePreference, tripped: deps.tripped });
+    const choice = brain
+      ? chooseRuntime(brain, deps.runtimePreference, ready)
+      : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
+    // What the turn needs is known before the start call: its folder, its sandboxed command
+    // and (where the runtime dies with this host) its process are made beside the journal
+    // and the start; the prompt waits for the control plane to take the start.
+    const plan = this.plan(packet, choice);
+    let accept: (taken: boolean) => void = () => undefined;
+    const startAccepted = new Promise<boolean>((resolve) => (accept = resolve));
+    const first = plan.ok ? this.execute(plan, plan.resume, startAccepted) : null;
+    void first?.catch(() => undefined); // awaited below; a rejection must not go unhandled meanwhile
+    let refused: UnitRunResult | null | undefined;
+    try {
+      refused = await this.start(choice.ok ? choice.runtime : null);
+    } catch (error) {
+      accept(false);
+      await first?.catch(() => undefined);
+      throw error;
+    }
+    accept(refused === undefined);
+    if (refused !== undefined) {
+      await first?.catch(() => undefined);
+      return refused;
+    }
+    if (!plan.ok) return plan.failure;
+    const { runtime, key } = plan;
+    let resumeSessionId = plan.resume;
+    deps.patch({ phase: 'running', runtime });
+    this.startLease();
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await (first as Promise<ExecutionOutcome>);
+      if (resumeSessionId && outcome.status === 'failed' && !this.abort.signal.aborted && isStaleResume(outcome)) {
+        // claude no longer has that conversation (another machine, a cleaned folder): drop
+        // the stale id and run the turn once as a fresh session.
+        deps.log.warn('claude does not know the resume id; running the turn as a fresh session', { unit: unit.id });
+        await deps.resume.forget(key).catch(() => undefined);
+        resumeSessionId = null;
+        outcome = await this.execute(plan, null);
+      }
+    } catch (error) {
+      this.stopLease();
+      throw error;
+    }
+    // The lease stays alive until the caller has the result delivered (releaseLease):
+    // a result outage must not let the control plane fail a unit that succeeded.
+    this.processEnded = true;
+
+    if (key && runtime === 'claude') {
+      const update =
+        outcome.status === 'succeeded' && outcome.sessionId
+          ? deps.resume.remember(key, outcome.sessionId)
+          : outcome.status !== 'succeeded' && resumeSessionId
+            ? deps.resume.forget(key)
+            : null;
+      // The cache answers with the new id at once; its write to disk goes on beside the result.
+      if (update) this.after.push(update.catch((error: unknown) => deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) })));
+    }
+
+    const reason =
+      outcome.status === 'canceled'
+        ? (this.cancelReason ?? 'canceled')
+        : outcome.status === 'failed'
+          ? outcome.reason === 'timeout'
+            ? `timed out after ${Math.round((unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s`
+            : firstLine(outcome.summary)
+          : null;
+    return {
+      result: {
+        status: outcome.status,
+        summary: clip(outcome.summary || 'completed'),
+        log_ref: `runner-local:${unit.id}`,
+        runtime: wireRuntime(runtime),
+        ...(outcome.usage ? { usage: outcome.usage } : {}),
+        idempotency_key: this.key,
+      },
+      view: {
+        phase: outcome.status,
+        summary: clip(outcome.summary),
+        outputTail: outcome.outputTail,
+        tokens: outcome.usage ? { input: outcome.usage.input_tokens, output: outcome.usage.output_tokens } : null,
+        costUsd: outcome.usage?.cost_usd ?? null,
+        reason,
+      },
+    };
+  }
+
+  /** The journal note, then the start call. Undefined: the control plane took the start; else what to answer instead. */
+  private async start(runtime: 'claude' | 'codex' | null): Promise<UnitRunResult | null | undefined> {
+    const { deps, unit } = this;
+    await deps.recordRunning(runtime);
+    try {
+      await deps.connector.start(deps.credentials, unit);
+      return undefined;
+    } catch (error) {
+      if (isConnectorError(error, 'unauthorized')) {
+        deps.onRevoked();
+        return null;
+      }
+      // As the seed: a refused start is logged and not reported (the server did not give us
+      // the unit to run, so a `failed` result would be a lie about a run that never was).
+      const message = redactText(errorText(error), deps.knownSecrets());
+      deps.log.warn('unit start refused; nothing is reported', { unit: unit.id, error: message });
+      // The plane may cancel the unit between the claim and the start: that is a cancel, not a failure.
+      const canceled = isConnectorError(error, 'rejected') && error.status === 409 && /\bcancel(l)?ed\b/i.test(message);
+      const view = canceled
+        ? { phase: 'canceled' as const, reason: 'canceled by the control plane before it started' }
+        : { phase: 'failed' as const, reason: firstLine(message) };
+      return { result: null, view, refused: message };
+    }
+  }
+
+  /** The runtime, its binary, the resume id and the MCP address; or the failure to report once the start is taken. */
+  private plan(packet: ReturnType<typeof checkContextPacket>, choice: ReturnType<typeof chooseRuntime>): Plan {
+    const { deps, unit } = this;
+    if (!packet.ok) return { ok: false, failure: this.failed(packet.reason, null) };
+    if (!choice.ok) return { ok: false, failure: this.failed(choice.reason, null) };
+    const runtime = choice.runtime;
+    const binary = deps.capabilities[runtime].path;
+    if (!binary) return { ok: false, failure: this.failed(`${runtime} is not installed on this machine.`, runtime) };
+    const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
+    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
+    if (mcpUrl && !mcpUrl.ok) return { ok: false, failure: this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime) };
+    const mcp = unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null;
+    return { ok: true, runtime, binary, key, resume: deps.resume.get(key), mcp, prompt: composePrompt(unit.prompt, packet.packet) };
+  }
+
+  private execute(plan: Extract<Plan, { ok: true }>, resume: string | null, startAccepted?: Promise<boolean>): Promise<ExecutionOutcome> {
+    const { deps, unit } = this;
+    const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
+    return deps.executor.execute({
+      unitId: unit.id,
+      kind: unit.kind,
+      runtime: plan.runtime,
+      binary: plan.binary,
+      prompt: plan.prompt,
+      mcp: plan.mcp,
+      resumeSessionId: resume,
+      timeoutMs: unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS,
+      signal: this.abort.signal,
+      ...(deps.env ? { env: deps.env } : {}),
+      knownSecrets: [...deps.knownSecrets(), ...(unit.mcp ? [unit.mcp.token] : [])],
+      ...(startAccepted ? { startAccepted } : {}),
+      cleanupLater: (removal) => this.after.push(removal),
+      onSpawn: (pid) => {
+        deps.patch({ pid });
+        deps.onSpawn?.(pid);
+      },
+      onOutput: (tail) => deps.patch({ outputTail: tail }),
+      ...(deps.transcript ? { onTranscript: deps.transcript } : {}),
+      ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
+    });
+  }
+
+  private failed(reason: string, runtime: 'claude' | 'codex' | null): UnitRunResult {
+    return failedUnit(this.unit, reason, runtime, this.deps.knownSecrets());
+  }
+
+  /** Lease heartbeats while the runtime runs (on the lease's own clock, unit-lease.ts); the server may ask us to pause or cancel. */
+  private startLease(): void {
+    const every = this.unit.lease?.heartbeat_ms;
+    if (!every) return;
+    const startedAt = this.deps.clock.now();
+    this.leaseTimer = new UnitLeaseTimer(this.deps.clock, every, async (timeoutMs) => {
+      if (!this.leaseAlive) return 'stop';
+      try {
+        const body = { elapsed_ms: this.deps.clock.now() - startedAt };
+        const answer = await this.deps.connector.leaseHeartbeat(this.deps.credentials, this.unit, body, { timeoutMs });
+        if (!this.leaseAlive) return 'stop';
+        if (answer === null) {
+          this.deps.log.info('the control plane has no lease heartbeat; running without one', { unit: this.unit.id });
+          return 'stop';
+        }
+        if (this.processEnded) {
+          // Nothing runs any more: a cancel now means the control plane gave up on the unit.
+          if (answer.status === 'cancel_requested' && this.lost === null) {
+            this.lost = answer.reason ?? 'the control plane no longer holds this unit for us';
+            this.deps.log.warn('the control plane ended the unit before its result arrived', { unit: this.unit.id, reason: answer.reason });
+          }
+          if (answer.status === 'cancel_requested') return 'stop';
+        } else this.deps.patch({ lease: answer.status });
+        if (answer.status === 'cancel_requested') {
+          this.deps.log.info('the control plane asked to cancel a running unit', { unit: this.unit.id, reason: answer.reason });
+          this.cancel(`canceled by the control plane${answer.reason ? ` (${answer.reason})` : ''}`);
+          return 'stop';
+        }
+        if (answer.status === 'pause_requested') {
+          this.deps.log.info('the control plane asked to pause after this turn', { unit: this.unit.id });
+        }
+        return 'ok';
+      } catch (error) {
+        if (isConnectorError(error, 'unauthorized')) {
+          this.deps.onRevoked();
+          return 'stop';
+        }
+        this.deps.log.warn('lease heartbeat failed', { unit: this.unit.id, error: errorText(error) });
+        return 'failed';
+      }
+    });
+    this.leaseTimer.start();
+  }
+
+  private stopLease(): void {
+    this.leaseAlive = false;
+    this.leaseTimer?.stop();
+    this.leaseTimer = null;
+  }
+}
+
+type Plan =
+  | { ok: false; failure: UnitRunResult }
+  | {
+      ok: true;
+      runtime: 'claude' | 'codex';
+      binary: string;
+      key: string | null;
+      resume: string | null;
+      mcp: { serverUrl: string; token: string } | null;
+      prompt: string;
+    };
+
+/** claude's answer to a `--resume` id it has no conversation for. */
+function isStaleResume(outcome: ExecutionOutcome): boolean {
+  return /no conversation found/i.test(`${outcome.summary}\n${outcome.outputTail}`);
+}
+
+function brainOf(brain: string | undefined): 'claude' | 'codex' | 'auto' | null {
+  if (brain === undefined || brain === 'auto') return 'auto';
+  return brain === 'claude' || brain === 'codex' ? brain : null;
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { PairingState } from '../../../../shared/runner';
+import type { PairingPoll, RunnerConnector } from '../../../../main/core/planes/rost/connector';
+import { ConnectorError } from '../../../../main/core/connectors/errors';
+import { PairingFlow } from '../../../../main/core/planes/rost/pairing-flow';
+import { FakeClock } from '../../../helpers/fake-clock';
+import { testLogging } from '../../../helpers/test-logger';
+
+type Step = PairingPoll | ConnectorError;
+
+function setup(steps: Step[], opts: { interval?: number; expiresIn?: number; approve?: () => Promise<{ runnerName: string }> } = {}) {
+  const clock = new FakeClock();
+  const states: PairingState[] = [];
+  const pollTimes: number[] = [];
+  const connector = {
+    startPairing: async () => ({
+      pairing_id: 'p1',
+      user_code: 'BCDF-GHJK',
+      verification_uri: 'http://cp/device',
+      verification_uri_complete: 'http://cp/device?code=BCDF-GHJK',
+      expires_in: opts.expiresIn ?? 600,
+      interval: opts.interval ?? 5,
+    }),
+    pollPairing: async () => {
+      pollTimes.push(clock.now());
+      const step = steps.shift() ?? { kind: 'pending' };
+      if (step instanceof ConnectorError) throw step;
+      return step;
+    },
+  } as unknown as RunnerConnector;
+  const flow = new PairingFlow({
+    connector,
+    clock,
+    log: testLogging().log,
+    random: () => 0.5,
+    onState: (s) => states.push(s),
+    onApproved: opts.approve ?? (async () => ({ runnerName: 'box' })),
+  });
+  const start = clock.now();
+  const rel = () => pollTimes.map((t) => (t - start) / 1000);
+  return { clock, flow, states, rel };
+}
+
+const approved: PairingPoll = { kind: 'approved', credentials: { runner_id: 'r1', runner_secret: 'x'.repeat(32), tenant_id: 't1' } };
+
+describe('device-code pairing flow', () => {
+  it('shows the code, polls at the interval, and ends approved', async () => {
+    const { clock, flow, states, rel } = setup([{ kind: 'pending' }, { kind: 'pending' }, approved]);
+    await flow.start({ name: 'box', platform: 'linux' });
+    expect(flow.current).toMatchObject({ phase: 'waiting', userCode: 'BCDF-GHJK', intervalSeconds: 5 });
+    await clock.advanceAsync(15_000, 1000);
+    expect(rel()).toEqual([5, 10, 15]);
+    expect(flow.current).toEqual({ phase: 'approved', runnerName: 'box' });
+    expect(flow.running).toBe(false);
+    expect(states.map((s) => s.phase)).toEqual(['starting', 'waiting', 'approved']);
+    await clock.advanceAsync(60_000, 5000);
+    expect(rel()).toHaveLength(3);
+  });
+
+  it('adds 5 s to the interval for the rest of the flow after slow_down', async () => {
+    const { clock, flow, rel } = setup([{ kind: 'slow_down' }, { kind: 'pending' }, { kind: 'pending' }]);
+    await flow.start({ name: 'box', platform: 'linux' });
+    await clock.advanceAsync(35_000, 1000);
+    expect(rel()).toEqual([5, 15, 25, 35]);
+    expect(flow.current).toMatchObject({ phase: 'waiting', intervalSeconds: 10 });
+  });
+
+  it('stops on access_denied and on expired_token', async () => {
+    const denied = setup([{ kind: 'denied' }]);
+    await denied.flow.start({ name: 'box', platform: 'linux' });
+    await denied.clock.advanceAsync(5_000, 1000);
+    expect(denied.flow.current).toEqual({ phase: 'denied' });
+
+    const expired = setup([{ kind: 'expired' }]);
+    await expired.flow.start({ name: 'box', platform: 'linux' });
+    await expired.clock.advanceAsync(5_000, 1000);
+    expect(expired.flow.current).toEqual({ phase: 'expired' });
+  });
+
+  it('expires locally when the code runs out, without asking again', async () => {
+    const { clock, flow, rel } = setup([], { expiresIn: 12 });
+    await flow.start({ name: 'box', platform: 'linux' });
+    await clock.advanceAsync(30_000, 1000);
+    expect(flow.current).toEqual({ phase: 'expired' });
+    expect(rel()).toEqual([5, 10]);
+  });
+
+  it('backs off on network trouble, says so, and recovers', async () => {
+    const down = () => new ConnectorError('network', 'connect ECONNREFUSED');
+    const { clock, flow, rel } = setup([down(), down(), down(), { kind: 'pending' }, approved]);
+    await flow.start({ name: 'box', platform: 'linux' });
+    await clock.advanceAsync(5_000, 1000);
+    expect(flow.current).toMatchObject({ phase: 'waiting', trouble: { message: expect.stringContaining('ECONNREFUSED') } });
+    await clock.advanceAsync(120_000, 1000);
+    const gaps = rel()
+      .slice(1)
+      .map((t, i) => t - rel()[i]!);
+    // Never faster than the interval; growing while the trouble lasts.
+    expect(gaps.every((g) => g >= 5)).toBe(true);
+    expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
+    expect(flow.current).toEqual({ phase: 'approved', runnerName: 'box' });
+  });
+
+  it('cancel wins over a poll in flight', async () => {
+    const { clock, flow } = setup([approved]);
+    await flow.start({ name: 'box', platform: 'linux' });
+    clock.advance(5_000);
+    flow.cancel();
+    await clock.advanceAsync(10_000, 1000);
+    expect(flow.current).toEqual({ phase: 'canceled' });
+  });
+
+  it('fails with the reason when storing the credentials is refused', async () => {
+    const { clock, flow } = setup([approved], {
+      approve: async () => {
+        throw new Error('This pairing belongs to another tenant');
+      },
+    });
+    await flow.start({ name: 'box', platform: 'linux' });
+    await clock.advanceAsync(5_000, 1000);
+    expect(flow.current).toEqual({ phase: 'failed', message: 'This pairing belongs to another tenant' });
+  });
+});
