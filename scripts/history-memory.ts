@@ -9,7 +9,7 @@ import path from 'node:path';
 import { TurnHistoryStore } from '../main/core/work/turn-history-store';
 import { TurnRegistry } from '../main/core/work/turn-registry';
 import type { TurnView } from '../shared/turns';
-import type { Logger } from '../main/core/ports';
+import type { Logger } from '../main/core/base/ports';
 
 const rows = Number(process.argv[2] ?? 10_000);
 const gc = (globalThis as { gc?: () => void }).gc;
