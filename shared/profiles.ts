@@ -13,7 +13,7 @@ const ID_RULE = 'A profile id must be 1–40 characters: lowercase letters, digi
 /** A slug: also a folder name (`profiles/<id>/`) and a log tag. */
 export const ProfileIdSchema = z.string({ error: ID_RULE }).regex(/^[a-z0-9][a-z0-9-]{0,39}$/, { error: ID_RULE });
 
-/** The control plane a profile talks to: a Rost runner, or a Sechroom executor instance (issue 18). */
+/** The control plane a profile talks to: a Rost runner, or a Sechroom executor instance. */
 export const CONNECTOR_KINDS = ['rost', 'sechroom'] as const;
 export const ConnectorKindSchema = z.enum(CONNECTOR_KINDS, { error: 'The connector must be rost or sechroom.' });
 export type ConnectorKind = z.infer<typeof ConnectorKindSchema>;

@@ -181,7 +181,7 @@ export function registrationInput(settings: InstanceSettings, deliverySubscripti
 }
 
 /*
- * A Sechroom profile's own settings (issue 18): the Work Layer it talks to, its executor
+ * A Sechroom profile's own settings: the Work Layer it talks to, its executor
  * instance, its git delivery. The core checks `sechroom:configure` with it, and the Settings
  * view checks its form with it before sending anything.
  */

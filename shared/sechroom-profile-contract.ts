@@ -3,7 +3,7 @@ import { command } from './command';
 import { ProfileIdSchema, ProfileSummarySchema } from './profiles';
 
 /*
- * A Sechroom profile's settings (issue 18), kept in its own file and merged into `commands`
+ * A Sechroom profile's settings, kept in its own file and merged into `commands`
  * in contract.ts. The instance settings are checked in the core with the seed's messages
  * (main/core/planes/sechroom/); here only their shape.
  */

@@ -9,7 +9,7 @@ const WorkBoardInputSchema = z
   .transform((input) => input?.profile ?? null);
 
 /**
- * The operator's Work view of a Sechroom Work Layer (issue 18): kept in its own file and
+ * The operator's Work view of a Sechroom Work Layer: kept in its own file and
  * merged into `commands` in contract.ts, like the operator side. Each command acts on the
  * Work Layer of the profile shown.
  */

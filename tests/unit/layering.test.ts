@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { archViolations, coreGraph, folderOf, type CoreGraph } from '../../scripts/arch.mjs';
 import { checkFile, checkRepo, importSpecifiers, listSources } from './layering';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,5 +41,51 @@ describe('layering (DESIGN.md)', () => {
     ['shared/contract.ts', "import { z } from 'zod'; import { x } from './status';"],
   ])('allows %s', (file, source) => {
     expect(checkFile(file, source)).toEqual([]);
+  });
+
+  describe('inside main/core (scripts/arch.mjs, docs/architecture.md)', () => {
+    it('no import runs up a layer, sideways, or from one plane into the other', () => {
+      const graph = coreGraph(repoRoot);
+      expect(graph.nodes.length).toBeGreaterThan(100);
+      expect(graph.edges.length).toBeGreaterThan(300);
+      expect(archViolations(graph)).toEqual([]);
+    });
+
+    it('each plane is one folder', () => {
+      const graph = coreGraph(repoRoot);
+      const planeFiles = graph.nodes.filter((n) => /(rost|sechroom)/.test(n.file.split('/').pop() ?? ''));
+      for (const n of planeFiles) expect(n.folder, n.file).toMatch(/^planes\/(rost|sechroom)$/);
+    });
+
+    const graphOf = (...edges: [string, string][]): CoreGraph => ({
+      nodes: [...new Set(edges.flat())].map((file) => ({ file, folder: folderOf(file), lines: 1 })),
+      edges: edges.map(([from, to]) => ({ from, to })),
+    });
+
+    it.each([
+      ['main/core/base/ports.ts', 'main/core/exec/executor.ts', 'above it'],
+      ['main/core/sessions/claim-loop.ts', 'main/core/planes/rost/connector.ts', 'above it'],
+      ['main/core/work/turn-registry.ts', 'main/core/runner/pause-state.ts', 'beside it'],
+      ['main/core/planes/rost/unit-lease.ts', 'main/core/planes/sechroom/lease-keeper.ts', 'a plane never imports another plane'],
+      ['main/core/planes/rost/unit-lease.ts', 'main/core/bootstrap.ts', 'above it'],
+      ['main/core/newthing/x.ts', 'main/core/base/ports.ts', 'has no layer'],
+    ])('flags %s importing %s', (from, to, rule) => {
+      expect(
+        archViolations(graphOf([from, to]))
+          .map((v) => v.rule)
+          .join('\n'),
+      ).toContain(rule);
+    });
+
+    it('allows imports down the layers', () => {
+      expect(
+        archViolations(
+          graphOf(
+            ['main/core/planes/sechroom/claim-path.ts', 'main/core/sessions/machine-slots.ts'],
+            ['main/core/bootstrap.ts', 'main/core/planes/rost/rost-factory.ts'],
+          ),
+        ),
+      ).toEqual([]);
+    });
   });
 });

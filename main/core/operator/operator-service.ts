@@ -79,7 +79,7 @@ export class OperatorService {
   private readonly flow: SignInFlow;
   private lastJson = '';
   private started = false;
-  /** The operator's Work view of a Sechroom Work Layer (issue 18). */
+  /** The operator's Work view of a Sechroom Work Layer. */
   readonly workLayer: WorkLayerCalls;
 
   constructor(private readonly deps: OperatorServiceDeps) {

@@ -20,7 +20,7 @@ export interface SessionContext {
   log: Logger;
 }
 
-/** One factory per connector kind: the seam a Sechroom session (issue 18) plugs into. */
+/** One factory per connector kind: the seam a Sechroom session plugs into. */
 export type SessionFactories = Partial<Record<ConnectorKind, (context: SessionContext) => RunnerSession>>;
 
 export interface OpenProfileOptions {

@@ -14,7 +14,7 @@ export interface RunOneOutcome {
  * One profile's runner session: its identity against its control plane, its pause, its
  * one claim loop and its turns. The registry holds one per profile and knows nothing of
  * the connector behind it: a Rost session today (rost-session.ts); a Sechroom session
- * (issue 18) implements the same interface.
+ * implements the same interface.
  */
 export interface RunnerSession {
   readonly profile: Profile;

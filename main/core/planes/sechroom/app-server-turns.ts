@@ -31,7 +31,7 @@ export interface AppServerTurnsDeps {
 }
 
 /**
- * A Sechroom turn on the codex app-server (issue 16's driver): the card's instructions as
+ * A Sechroom turn on the codex app-server: the card's instructions as
  * developer instructions, "Begin the task now." as the input, `sechroom_closeout` and
  * `sechroom_lifecycle_signal` as dynamic tools, the closeout nudge waited for by its own
  * turn id, a timeout resumed once on its thread, a cancel sent as turn/interrupt. Thread

@@ -14,7 +14,7 @@ import type { SechroomTurnRunner, TurnOutcome, TurnRequest } from './turn-runner
 import type { SechroomUsage } from './usage-account';
 
 /*
- * Git delivery wired into a Sechroom profile (issues 18 and 19): each claimed task gets a
+ * Git delivery wired into a Sechroom profile: each claimed task gets a
  * worktree of the instance root on `task/<slug>`; its turn runs there on a codex
  * app-server of its own whose sandbox gets the worktree and what git needs in it (never
  * the operator's credentials); after the turn the work is delivered for every verdict,

@@ -7,7 +7,7 @@ import { checkSechroomConfig, type SechroomProfileConfig } from '../../../../sha
 export { checkSechroomConfig, type SechroomProfileConfig };
 
 /*
- * A Sechroom profile's own settings (issue 18): the Work Layer it talks to (base URL,
+ * A Sechroom profile's own settings: the Work Layer it talks to (base URL,
  * tenant, the seed's `--account` name for its sign-in), its executor instance (the seed's
  * `executor install`/`executor run` settings, with the seed's validation and messages) and
  * its git delivery (the seed's `--no-deliver`, `--no-pr`). One file per profile,

@@ -5,7 +5,7 @@ import type { ClaimedTask } from './claim-path';
 import type { TurnEnd } from './completion';
 
 /*
- * Where a claimed task's turn works, and what happens to its changes (issue 19): the host
+ * Where a claimed task's turn works, and what happens to its changes: the host
  * gives each task its own git worktree of the instance root and delivers it after the turn
  * (delivery-wiring.ts). Without a workspace port the turn runs in the root as the seed's does.
  */

@@ -3,7 +3,7 @@ import type { SandboxMode } from '../../../../shared/sechroom-instance-settings'
 
 /*
  * The port a Sechroom session runs one turn through: the shape a codex app-server turn has
- * (issue 16's driver implements it). Instructions and dynamic tools go in; the outcome,
+ * (the codex app-server driver implements it). Instructions and dynamic tools go in; the outcome,
  * the usage and the thread's detail events come out; the signal cancels (turn/interrupt).
  * The closeout itself arrives through the tool host, not the outcome.
  */
@@ -53,7 +53,7 @@ export interface SechroomTurnRunner {
   run(request: TurnRequest): Promise<TurnOutcome>;
 }
 
-/** Before each claim (issue 16's usage account): may this instance take more work now? */
+/** Before each claim: may this instance take more work now? */
 export interface AdmissionPort {
   check(): Promise<{ ok: true } | { ok: false; reason: string; retryAt?: number | null }>;
 }
