@@ -1,6 +1,6 @@
-// The host's profiles wired together (bootstrap.ts calls these): one session factory per
-// connector kind, the registry that opens every profile with them, and the profiles the
-// command line or the profiles file ask for, created when missing.
+// The host's profiles wired together (the composition root calls these): the registry that
+// opens every profile, the factory table with one session factory per plane, and the
+// profiles the command line or the profiles file ask for, created when missing.
 import type { HostEvent } from '../../../shared/contract';
 import { DEFAULT_PROFILE_ID, type ConnectorKind, type Profile } from '../../../shared/profiles';
 import type { RunnerSession } from '../sessions/session';
@@ -10,41 +10,62 @@ import type { ProfileStore } from '../sessions/profile-store';
 import { rostSessionFactory, type SharedSessionDeps } from './rost/rost-factory';
 import { SessionRegistry, type OpenProfile } from '../sessions/session-registry';
 
-export interface ProfileWiringDeps {
+export interface ProfilesDeps {
   store: ProfileStore;
   log: Logger;
   emit(event: HostEvent): void;
-  /** What every Rost session shares, but the two hooks that act on every profile (wired here). */
-  rost: Omit<SharedSessionDeps, 'onChange' | 'onRuntimes'>;
-  /** The Sechroom host's session factory. */
-  sechroom: NonNullable<SessionFactories['sechroom']>;
-  /** How a profile is opened, less the factories (wired here). */
+  /** How a profile is opened, less the planes' factories (installed later). */
   open: Omit<OpenProfileOptions, 'factories'>;
   /** Removes what turns of an earlier run left (the executor's sweep). */
   sweepStale(): Promise<number>;
 }
 
-export interface WiredProfiles {
-  profiles: SessionRegistry;
-  /** The runtimes changed: every session looks again; the first says `notice`. */
-  runtimesChanged(notice: string | null): void;
+/**
+ * The planes' session factories, one per connector kind. The registry is made before them
+ * (each plane's sessions tell the registry when they change), so a profile opens only once
+ * the table is installed.
+ */
+export class PlaneTable {
+  private factories: SessionFactories | null = null;
+
+  install(factories: SessionFactories): void {
+    this.factories = factories;
+  }
+
+  get(): SessionFactories {
+    if (!this.factories) throw new Error('no plane is wired yet: install the session factories before opening a profile');
+    return this.factories;
+  }
 }
 
-/** The registry of every profile's session (not opened yet: `openAll()`). */
-export function wireProfiles(deps: ProfileWiringDeps): WiredProfiles {
-  const runtimesChanged = (notice: string | null) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
-  const factories: SessionFactories = {
-    sechroom: deps.sechroom,
-    rost: rostSessionFactory({ ...deps.rost, onChange: () => profiles.changed(), onRuntimes: runtimesChanged }),
-  };
-  const profiles: SessionRegistry = new SessionRegistry({
+/** The registry of every profile's session (nothing opened yet: `openAll()` once the planes are installed). */
+export function createProfiles(deps: ProfilesDeps): { profiles: SessionRegistry; planes: PlaneTable } {
+  const planes = new PlaneTable();
+  const profiles = new SessionRegistry({
     store: deps.store,
     log: deps.log,
     sweepStale: () => deps.sweepStale(),
     emit: (event) => deps.emit(event),
-    open: (profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile> => openProfile({ ...deps.open, factories }, profile, initial),
+    open: (profile: Profile, initial?: Record<string, unknown>): Promise<OpenProfile> =>
+      openProfile({ ...deps.open, factories: planes.get() }, profile, initial),
   });
-  return { profiles, runtimesChanged };
+  return { profiles, planes };
+}
+
+/** The runtimes changed: every session looks again; the first says `notice`. */
+export function runtimesChangedFor(profiles: SessionRegistry): (notice: string | null) => void {
+  return (notice) => profiles.sessions().forEach((s, i) => s.runtimesChanged(i === 0 ? notice : null));
+}
+
+/** The factory table: a plane is one line here and one folder beside this file. */
+export function planeFactories(
+  profiles: SessionRegistry,
+  planes: { rost: Omit<SharedSessionDeps, 'onChange' | 'onRuntimes'>; sechroom: NonNullable<SessionFactories['sechroom']> },
+): SessionFactories {
+  return {
+    rost: rostSessionFactory({ ...planes.rost, onChange: () => profiles.changed(), onRuntimes: runtimesChangedFor(profiles) }),
+    sechroom: planes.sechroom,
+  };
 }
 
 export interface WantedProfile {
