@@ -1,3 +1,4 @@
+import type { RuntimeId } from '../../../shared/runtimes';
 import type { Usage } from '../../../shared/protocol';
 import type { TranscriptLine } from '../../../shared/transcript';
 import type { RateLimitReading } from '../../../shared/usage';
@@ -7,12 +8,10 @@ import type { DynamicToolSet } from './codex-app-server/dynamic-tools';
  * The port through which the work manager runs a unit with a local runtime; the real
  * implementation is exec/executor.ts (claude and codex CLIs), tests may fake it.
  */
-export type RuntimeName = 'claude' | 'codex';
-
 export interface ExecutionRequest {
   unitId: string;
   kind: 'turn_execution' | 'work_order';
-  runtime: RuntimeName;
+  runtime: RuntimeId;
   /** Resolved path of the CLI (a .js/.mjs/.cjs path is run with this Node). */
   binary: string;
   /** The final prompt text (≤ UNIT_PROMPT_MAX_BYTES; sent on the runtime's stdin). */

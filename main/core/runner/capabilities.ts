@@ -6,8 +6,7 @@ import type { Clock } from '../base/ports';
 import type { CapabilitiesCache } from './capabilities-cache';
 import type { CommandRunner } from '../exec/process-runner';
 
-export type RuntimeName = RuntimeId;
-export type RuntimePreference = 'auto' | RuntimeName;
+export type RuntimePreference = 'auto' | RuntimeId;
 
 export interface RuntimeCapability {
   installed: boolean;
@@ -24,7 +23,7 @@ export interface RuntimeCapability {
 }
 
 export type IsolationSource = () => Promise<{ level: IsolationLevel; note: string | null }>;
-export type Capabilities = Record<RuntimeName, RuntimeCapability>;
+export type Capabilities = Record<RuntimeId, RuntimeCapability>;
 
 const REFRESH_MS = 10 * 60_000;
 /** While a runtime is installed but signed out, look again this often: signing in is noticed soon. */
@@ -34,7 +33,7 @@ const AUTH_TIMEOUT_MS = 10_000;
 /** The longest a first detection can take: each runtime's `--version`, then its sign-in probe (the two run side by side). */
 export const DETECTION_BOUND_MS = VERSION_TIMEOUT_MS + AUTH_TIMEOUT_MS;
 
-const SIGN_IN: Readonly<Record<RuntimeName, string>> = {
+const SIGN_IN: Readonly<Record<RuntimeId, string>> = {
   claude: 'installed, not signed in — run `claude` and sign in',
   codex: 'installed, not signed in — run `codex login`',
 };
@@ -63,7 +62,7 @@ export class CapabilityDetector {
   constructor(
     private readonly runner: CommandRunner,
     private readonly clock: Clock,
-    private readonly binaries: Record<RuntimeName, string> = { claude: RUNTIME_NAMES.claude.binary, codex: RUNTIME_NAMES.codex.binary },
+    private readonly binaries: Record<RuntimeId, string> = { claude: RUNTIME_NAMES.claude.binary, codex: RUNTIME_NAMES.codex.binary },
     /** The env the runtimes run with (where their auth state lives: HOME, CODEX_HOME, API keys). */
     private readonly env: Record<string, string | undefined> = process.env,
     private readonly isolation?: IsolationSource | undefined,
@@ -72,7 +71,7 @@ export class CapabilityDetector {
   ) {}
 
   /** A turn failed for want of credentials: the runtime is not ready until the next check. */
-  markNotSignedIn(runtime: RuntimeName, evidence: string): void {
+  markNotSignedIn(runtime: RuntimeId, evidence: string): void {
     const current = this.cached?.[runtime];
     if (!this.cached || !current?.installed || current.signedIn === false) return;
     this.cached = { ...this.cached, [runtime]: { ...current, signedIn: false, problem: `${SIGN_IN[runtime]} (${evidence.slice(0, 120)})` } };
@@ -127,7 +126,7 @@ export class CapabilityDetector {
     return this.cached;
   }
 
-  private async detectOne(runtime: RuntimeName, binary: string): Promise<RuntimeCapability> {
+  private async detectOne(runtime: RuntimeId, binary: string): Promise<RuntimeCapability> {
     const found = binary.includes('/') || binary.includes('\\') ? binary : await this.runner.which(binary);
     if (!found) return { installed: false };
     const result = await this.runner.run(found, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS });
@@ -148,7 +147,7 @@ export class CapabilityDetector {
    * status` exits 1 with "Not logged in". Only a clear "no" counts: anything else (an
    * older CLI, a stand-in) is left to the first auth failure.
    */
-  private async signedIn(runtime: RuntimeName, binary: string): Promise<boolean | undefined> {
+  private async signedIn(runtime: RuntimeId, binary: string): Promise<boolean | undefined> {
     if (runtime === 'claude') {
       const r = await this.runner.run(binary, ['auth', 'status'], { timeoutMs: AUTH_TIMEOUT_MS });
       try {
@@ -181,7 +180,7 @@ export class CapabilityDetector {
 }
 
 /** Runtimes paused by the circuit breaker, with the operator's reason. */
-export type TrippedRuntimes = Partial<Record<RuntimeName, string>>;
+export type TrippedRuntimes = Partial<Record<RuntimeId, string>>;
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -189,7 +188,7 @@ export type Readiness = { ready: true } | { ready: false; reason: string };
  * One runtime's readiness, the check under `runtimeReadiness` (runtime-readiness.ts): it may run (and be claimed for) only when it is
  * installed, not known to be signed out, and not paused by the circuit breaker.
  */
-export function runtimeReady(runtime: RuntimeName, capability: RuntimeCapability | undefined, tripped: TrippedRuntimes = {}): Readiness {
+export function runtimeReady(runtime: RuntimeId, capability: RuntimeCapability | undefined, tripped: TrippedRuntimes = {}): Readiness {
   const name = runtimeLabel(runtime);
   if (!capability?.installed) return { ready: false, reason: `${name} is not installed on this machine` };
   if (capability.signedIn === false) return { ready: false, reason: `${name}: ${capability.problem ?? SIGN_IN[runtime]}` };
@@ -238,8 +237,8 @@ export function cannotRunMessage(localRuntime: string, brain: string): string {
 export function chooseRuntime(
   brain: 'claude' | 'codex' | 'auto',
   preference: RuntimePreference,
-  ready: readonly RuntimeName[],
-): { ok: true; runtime: RuntimeName } | { ok: false; reason: string } {
+  ready: readonly RuntimeId[],
+): { ok: true; runtime: RuntimeId } | { ok: false; reason: string } {
   if (brain !== 'auto') {
     if (ready.includes(brain)) return { ok: true, runtime: brain };
     return { ok: false, reason: cannotRunMessage(ready[0] ?? preference, brain) };

@@ -1,5 +1,6 @@
+import type { RuntimeId } from '../../../shared/runtimes';
 import { runtimeLabel } from '../../../shared/runtimes';
-import type { RuntimeName, TrippedRuntimes } from './capabilities';
+import type { TrippedRuntimes } from './capabilities';
 
 export interface BreakerOptions {
   /** This many quick failures in a row, for the same reason, trip the breaker (default 3). */
@@ -21,7 +22,7 @@ interface QuickFailure {
  * a resume closes it again.
  */
 export class RuntimeBreaker {
-  private readonly recent = new Map<RuntimeName, QuickFailure[]>();
+  private readonly recent = new Map<RuntimeId, QuickFailure[]>();
   private tripped: TrippedRuntimes = {};
   private readonly failures: number;
   private readonly windowMs: number;
@@ -39,7 +40,7 @@ export class RuntimeBreaker {
    * A turn ended. Returns the trip reason when this one tripped the breaker (once).
    * `reason` is the turn's one-line failure reason; cancels and timeouts are not recorded.
    */
-  record(runtime: RuntimeName, turn: { startedAt: number; endedAt: number; failed: boolean; reason: string | null }): string | null {
+  record(runtime: RuntimeId, turn: { startedAt: number; endedAt: number; failed: boolean; reason: string | null }): string | null {
     if (!turn.failed) {
       this.recent.delete(runtime);
       return null;
@@ -57,7 +58,7 @@ export class RuntimeBreaker {
   }
 
   /** Closes the breaker (all runtimes, or one). */
-  reset(runtime?: RuntimeName): boolean {
+  reset(runtime?: RuntimeId): boolean {
     const had = runtime ? Boolean(this.tripped[runtime]) : Object.keys(this.tripped).length > 0;
     if (runtime) {
       const { [runtime]: _closed, ...rest } = this.tripped;

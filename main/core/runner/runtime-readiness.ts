@@ -1,5 +1,6 @@
+import type { RuntimeId } from '../../../shared/runtimes';
 import { RUNTIME_IDS } from '../../../shared/runtimes';
-import { runtimeReady, type Capabilities, type RuntimeName, type RuntimePreference, type TrippedRuntimes } from './capabilities';
+import { runtimeReady, type Capabilities, type RuntimePreference, type TrippedRuntimes } from './capabilities';
 
 /** What decides whether a runtime may take work now. Add fields here (sign-in, a breaker). */
 export interface ReadinessInput {
@@ -12,9 +13,9 @@ export interface ReadinessInput {
 
 export interface RuntimeReadiness {
   /** Runtimes that may take work now, in preference order (claude first, as the seed's `auto`). */
-  ready: RuntimeName[];
+  ready: RuntimeId[];
   /** For each runtime that is not ready, why, in words for a status line or a log. */
-  notReady: Partial<Record<RuntimeName, string>>;
+  notReady: Partial<Record<RuntimeId, string>>;
 }
 
 /**
@@ -25,12 +26,12 @@ export interface RuntimeReadiness {
  * circuit breaker has not paused it (`runtimeReady`). Nothing else decides it.
  */
 export function runtimeReadiness(input: ReadinessInput): RuntimeReadiness {
-  const notReady: Partial<Record<RuntimeName, string>> = {};
+  const notReady: Partial<Record<RuntimeId, string>> = {};
   if (!input.capabilities) {
     for (const name of RUNTIME_IDS) notReady[name] = 'not detected yet';
     return { ready: [], notReady };
   }
-  const ready: RuntimeName[] = [];
+  const ready: RuntimeId[] = [];
   for (const name of RUNTIME_IDS) {
     const capability = input.capabilities[name];
     const check = runtimeReady(name, capability, input.tripped ?? {});
@@ -43,7 +44,7 @@ export function runtimeReadiness(input: ReadinessInput): RuntimeReadiness {
 }
 
 /** Shorthand for `runtimeReadiness(input).ready`. */
-export function readyRuntimes(input: ReadinessInput): RuntimeName[] {
+export function readyRuntimes(input: ReadinessInput): RuntimeId[] {
   return runtimeReadiness(input).ready;
 }
 

@@ -1,3 +1,4 @@
+import type { RuntimeId } from '../../../shared/runtimes';
 import { z } from 'zod';
 import { readJsonFile, setAside, writePrivateFile } from '../base/json-file';
 import { RateLimitReadingSchema, type RateLimitReading, type TokenTotals } from '../../../shared/usage';
@@ -32,13 +33,11 @@ const MAX_TURNS = 20_000;
 const HISTORY_MS = 86_400_000;
 const HISTORY_STEP_MS = 5 * 60_000;
 
-export type RuntimeName = 'claude' | 'codex';
-
-function emptyAccount(runtime: RuntimeName, alias: string): AccountRecord {
+function emptyAccount(runtime: RuntimeId, alias: string): AccountRecord {
   return { runtime, alias, windows: { primary: null, secondary: null }, observedAt: null, limited: null, probedAt: null, turns: [], history: [] };
 }
 
-export function accountKey(runtime: RuntimeName, alias: string): string {
+export function accountKey(runtime: RuntimeId, alias: string): string {
   return `${runtime}:${alias}`;
 }
 
@@ -64,11 +63,11 @@ export class UsageBook {
   }
 
   /** The account, or an empty one that is not kept (reading never creates accounts). */
-  get(runtime: RuntimeName, alias: string): AccountRecord {
+  get(runtime: RuntimeId, alias: string): AccountRecord {
     return this.accounts.get(accountKey(runtime, alias)) ?? emptyAccount(runtime, alias);
   }
 
-  update(runtime: RuntimeName, alias: string, change: (account: AccountRecord) => void): AccountRecord {
+  update(runtime: RuntimeId, alias: string, change: (account: AccountRecord) => void): AccountRecord {
     const key = accountKey(runtime, alias);
     let account = this.accounts.get(key);
     if (!account) {

@@ -1,9 +1,10 @@
+import type { RuntimeId } from '../../../shared/runtimes';
 import { errorText } from '../../../shared/errors';
 import { bindingWindow, type Admission, type RateLimitReading, type UsageAccountView, type UsageNotice, type UsageSnapshot } from '../../../shared/usage';
 import type { Clock, Logger, TimerHandle } from '../base/ports';
 import type { ExecutionOutcome } from '../exec/executor-port';
 import { decideAdmission } from './admission';
-import { accountKey, periodStarts, totalsSince, type AccountRecord, type RuntimeName, type UsageBook } from './usage-book';
+import { accountKey, periodStarts, totalsSince, type AccountRecord, type UsageBook } from './usage-book';
 import type { UsageLog } from './usage-log';
 
 /**
@@ -26,7 +27,7 @@ export interface UsageServiceDeps {
   /** Percent-left thresholds that raise a notice (default 20 and 5). */
   alertThresholds(): readonly number[];
   /** Asks the runtime for its current windows; null or a throw when it cannot say. */
-  probe?(runtime: RuntimeName): Promise<RateLimitReading | null>;
+  probe?(runtime: RuntimeId): Promise<RateLimitReading | null>;
   onNotice?(notice: UsageNotice): void;
 }
 
@@ -65,19 +66,19 @@ export class UsageService {
   }
 
   /** Whether a claim whose unit would run with `runtime` under `at.alias` (default: the setting's) may be made now. */
-  admits(runtime: RuntimeName, at: AccountRef = {}): boolean {
+  admits(runtime: RuntimeId, at: AccountRef = {}): boolean {
     const key = accountKey(runtime, at.alias ?? this.deps.alias());
     if (this.grants.has(key)) return true;
     return this.admission(runtime, at).state === 'claiming';
   }
 
   /** `at.reservePercent`: a profile's own reserve (a Sechroom instance's `--usage-reserve`) instead of the setting. */
-  admission(runtime: RuntimeName, at: AccountRef = {}): Admission {
+  admission(runtime: RuntimeId, at: AccountRef = {}): Admission {
     return this.decide(this.deps.book.get(runtime, at.alias ?? this.deps.alias()), at.reservePercent);
   }
 
   /** `alias`: the model account the turn ran under (a profile's own; default: the setting's). */
-  recordRateLimits(runtime: RuntimeName, reading: RateLimitReading, alias = this.deps.alias()): void {
+  recordRateLimits(runtime: RuntimeId, reading: RateLimitReading, alias = this.deps.alias()): void {
     const now = this.deps.clock.now();
     const before = this.remaining(this.deps.book.get(runtime, alias), now);
     const account = this.deps.book.update(runtime, alias, (a) => {
@@ -95,7 +96,7 @@ export class UsageService {
   }
 
   /** After every turn: its tokens and cost, and a usage-limit failure marks the account limited. */
-  recordTurn(runtime: RuntimeName, unitId: string, outcome: ExecutionOutcome, alias = this.deps.alias()): void {
+  recordTurn(runtime: RuntimeId, unitId: string, outcome: ExecutionOutcome, alias = this.deps.alias()): void {
     const now = this.deps.clock.now();
     const key = accountKey(runtime, alias);
     this.grants.delete(key);
@@ -149,7 +150,7 @@ export class UsageService {
   }
 
   /** The heartbeat's `model_account.state` (≤ 80 characters). */
-  heartbeatState(runtime: RuntimeName, alias = this.deps.alias()): string {
+  heartbeatState(runtime: RuntimeId, alias = this.deps.alias()): string {
     const account = this.deps.book.get(runtime, alias);
     const admission = this.decide(account);
     if (admission.state === 'claiming') return account.observedAt === null && account.turns.length === 0 ? 'unknown' : 'available';

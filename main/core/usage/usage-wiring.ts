@@ -1,3 +1,4 @@
+import type { RuntimeId } from '../../../shared/runtimes';
 import path from 'node:path';
 import { DEFAULT_MODEL_ACCOUNT_STATE, parseAlertPercents, type Settings } from '../../../shared/settings';
 import { accountTitle, admissionText, wallClock } from '../../../shared/usage-text';
@@ -9,7 +10,7 @@ import { readyRuntimes } from '../runner/runtime-readiness';
 import { admittedCapabilities, type ClaimAdmission } from '../work/claim-admission';
 import type { UnitExecutor } from '../exec/executor-port';
 import { MeteredExecutor } from './metered-executor';
-import { UsageBook, type RuntimeName } from './usage-book';
+import { UsageBook } from './usage-book';
 import { UsageLog } from './usage-log';
 import { UsageService } from './usage-service';
 
@@ -71,13 +72,13 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
   service.onChange(() => options.emit({ event: 'usage:update', payload: service.snapshot() }));
 
   /** The runtimes a profile may run units with (its preference, or every installed one with `auto`). */
-  const claimRuntimes = (s: AdmissionSettings): RuntimeName[] => {
+  const claimRuntimes = (s: AdmissionSettings): RuntimeId[] => {
     if (s.runtime !== 'auto') return [s.runtime];
     return readyRuntimes({ capabilities: options.capabilities.peek(), preference: s.runtime });
   };
-  const admits = (s: AdmissionSettings) => (runtime: RuntimeName) => service.admits(runtime, { alias: s.modelAccountAlias });
+  const admits = (s: AdmissionSettings) => (runtime: RuntimeId) => service.admits(runtime, { alias: s.modelAccountAlias });
   /** The runtime a unit without a brain of its own would run with now (an admitted one first). */
-  const claimRuntime = (s: AdmissionSettings): RuntimeName | null => {
+  const claimRuntime = (s: AdmissionSettings): RuntimeId | null => {
     const preference = s.runtime;
     const capabilities = options.capabilities.peek();
     if (!capabilities) return preference === 'auto' ? null : preference;

@@ -1,9 +1,9 @@
+import type { RuntimeId } from '../../../../shared/runtimes';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../../base/ports';
-import type { RuntimeName } from '../executor-port';
 import { scriptNode } from '../script-node';
 import { cleanEnv } from './clean-env';
 import type { CredentialBroker } from './credential-broker';
@@ -40,7 +40,7 @@ export interface TurnIsolationOptions {
 export const ENVIRONMENT_ONLY: IsolationTools = { level: 'environment', tool: null, note: 'no sandbox configured' };
 
 export interface TurnContext {
-  runtime: RuntimeName;
+  runtime: RuntimeId;
   /** The executor's private root (the kept claude session transcripts live there). */
   workRoot: string;
   /** claude: the session this turn resumes (its transcript goes into the turn's new config dir). */
@@ -92,7 +92,7 @@ export async function prepareTurn(ctx: TurnContext): Promise<PreparedTurn> {
 }
 
 /** With "use my own settings" on, the operator's whole config folder is the runtime's, read-write. */
-function ownConfigHome(runtime: RuntimeName, env: Readonly<Record<string, string | undefined>>, home: string): RuntimeHome {
+function ownConfigHome(runtime: RuntimeId, env: Readonly<Record<string, string | undefined>>, home: string): RuntimeHome {
   if (runtime === 'codex') {
     const dir = operatorCodexHome(env, home);
     return { env: { CODEX_HOME: dir }, signIn: [], writable: existsSync(dir) ? [dir] : [], args: [] };

@@ -1,7 +1,8 @@
+import type { RuntimeId } from '../../../../shared/runtimes';
 import type { RunnerSnapshot } from '../../../../shared/runner';
 import type { Settings } from '../../../../shared/settings';
 import type { Logger } from '../../base/ports';
-import { noReadyRuntime, runtimeReady, type CapabilityDetector, type RuntimeName } from '../../runner/capabilities';
+import { noReadyRuntime, runtimeReady, type CapabilityDetector } from '../../runner/capabilities';
 import type { RuntimeBreaker } from '../../runner/runtime-breaker';
 import { describeNotReady, runtimeReadiness } from '../../runner/runtime-readiness';
 
@@ -27,10 +28,10 @@ export class RuntimeGate {
    * machine" off, `RUNNER_EXECUTE=0`) or while no runtime is ready, as the seed claims
    * only when it finds an execution runtime. A change of reason is logged once.
    */
-  claimable(): RuntimeName[] {
+  claimable(): RuntimeId[] {
     const s = this.settings();
     let reason: string | null = null;
-    let ready: RuntimeName[] = [];
+    let ready: RuntimeId[] = [];
     if (!s.runWork) reason = 'heartbeat-only mode: "Run work on this machine" is off';
     else {
       const readiness = runtimeReadiness({ capabilities: this.capabilities.peek(), preference: s.runtime, tripped: this.breaker.state });
