@@ -1,12 +1,9 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { ResultRequestSchema, UnitKindSchema } from '../../../../shared/protocol';
 import type { RunnerConnector, RunnerCredentials } from './connector';
 import { ConnectorError, isConnectorError } from '../../connectors/errors';
-import type { Clock, Logger, TimerHandle } from '../../base/ports';
-import { backoffDelay } from '../../base/backoff';
+import type { Clock, Logger } from '../../base/ports';
+import { DurableOutbox, type DeliveryTry } from '../../sessions/durable-outbox';
 import { errorText } from '../../../../shared/errors';
 
 export const OutboxEntrySchema = z.object({
@@ -17,8 +14,6 @@ export const OutboxEntrySchema = z.object({
   attempts: z.number().int().min(0),
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
-
-const BACKOFF = { baseMs: 1_000, capMs: 5 * 60_000 };
 
 export interface OutboxDeps {
   dir: string;
@@ -42,182 +37,111 @@ export type DeliveryEvent = {
   enqueuedAt: string;
 } & ({ state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string });
 
-function fileName(key: string): string {
-  return `${Buffer.from(key).toString('base64url')}.json`;
-}
+type Target = { connector: RunnerConnector; credentials: RunnerCredentials };
+type Fate = { state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string };
 
 /**
- * Results are written to disk before the first delivery attempt and deleted only once
- * the control plane has them (200, or 409 already recorded), so a crash, a kill -9 or a
- * week offline loses nothing. Delivery is at-least-once; the idempotency key makes it
- * exactly-once at the server.
+ * A finished unit's result, kept in the durable outbox (sessions/durable-outbox.ts) until
+ * the control plane has it (200, or 409 already recorded). Its delivery starts beside the
+ * write: a crash before the file is down loses nothing, as the running journal still names
+ * the unit and the restart reports it under the same idempotency key.
  */
 export class ResultOutbox {
-  private readonly entries = new Map<string, OutboxEntry>();
-  private timer: TimerHandle | null = null;
-  private delivering: Promise<void> | null = null;
-  private running = false;
-  private failures = 0;
-  private suspended = false;
-  /** Entry files being written, by key: an entry is removed from disk only after its write. */
-  private readonly writes = new Map<string, Promise<void>>();
+  private readonly box: DurableOutbox<OutboxEntry, Target>;
 
-  constructor(private readonly deps: OutboxDeps) {}
-
-  get pending(): number {
-    return this.entries.size;
+  constructor(private readonly deps: OutboxDeps) {
+    this.box = new DurableOutbox({
+      dir: deps.dir,
+      schema: OutboxEntrySchema,
+      keyOf: (entry) => entry.result.idempotency_key,
+      noun: 'an outbox entry',
+      retryLine: 'result delivery failed; will retry',
+      clock: deps.clock,
+      log: deps.log,
+      ...(deps.random ? { random: deps.random } : {}),
+      courier: { target: () => deps.target(), deliver: (entry, target) => this.deliver(entry, target) },
+      deliverBesideWrite: true,
+      ...(deps.onChange ? { onChange: deps.onChange } : {}),
+    });
   }
 
-  /** Loads what a previous run left; damaged files are set aside, never deleted. */
-  async load(): Promise<void> {
-    await mkdir(this.deps.dir, { recursive: true, mode: 0o700 });
-    for (const name of await readdir(this.deps.dir)) {
-      if (!name.endsWith('.json')) continue;
-      const file = path.join(this.deps.dir, name);
-      try {
-        const entry = OutboxEntrySchema.parse(JSON.parse(await readFile(file, 'utf8')));
-        this.entries.set(entry.result.idempotency_key, entry);
-      } catch (error) {
-        this.deps.log.error('an outbox entry is damaged and was set aside', { file: name, error: errorText(error) });
-        await rm(`${file}.damaged`, { force: true });
-        await writeFileAtomic(`${file}.damaged`, await readFile(file)).catch(() => undefined);
-        await rm(file, { force: true });
-      }
-    }
-    this.deps.onChange?.(this.entries.size);
+  get pending(): number {
+    return this.box.pending;
+  }
+
+  load(): Promise<void> {
+    return this.box.load();
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.kick(0);
+    this.box.start();
   }
 
   stop(): void {
-    this.running = false;
-    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
+    this.box.stop();
   }
 
-  /**
-   * Resolves once the entry is on disk; its delivery starts at once, beside the write. A
-   * crash before the file is down loses nothing: the caller's running journal still names
-   * the unit, and the restart reports it under the same idempotency key (exactly once at
-   * the server). The file is removed only after it was written.
-   */
-  async enqueue(entry: Omit<OutboxEntry, 'attempts' | 'enqueuedAt'>): Promise<void> {
-    const full: OutboxEntry = { ...entry, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() };
-    const key = full.result.idempotency_key;
-    const written = mkdir(this.deps.dir, { recursive: true, mode: 0o700 }).then(() =>
-      writeFileAtomic(path.join(this.deps.dir, fileName(key)), JSON.stringify(full), { mode: 0o600 }),
-    );
-    this.writes.set(key, written);
-    this.entries.set(key, full);
-    this.deps.onChange?.(this.entries.size);
-    this.failures = 0;
-    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
-    if (this.running && !this.suspended) void this.deliverAll();
-    try {
-      await written;
-    } finally {
-      if (this.writes.get(key) === written) this.writes.delete(key);
-    }
+  /** Resolves once the entry is on disk; its delivery starts at once, beside the write. */
+  enqueue(entry: Omit<OutboxEntry, 'attempts' | 'enqueuedAt'>): Promise<void> {
+    return this.box.enqueue({ ...entry, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() });
   }
 
   /** A heartbeat went through: the control plane is reachable and takes our credentials. */
   resume(): void {
-    this.suspended = false;
-    if (this.failures > 0) this.failures = 0;
-    this.kick(0);
+    this.box.resume();
   }
 
   /** Wakes delivery. */
   kick(delayMs = 0): void {
-    if (!this.running || this.suspended || this.entries.size === 0) return;
-    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
-    this.timer = this.deps.clock.setTimeout(() => {
-      this.timer = null;
-      void this.deliverAll();
-    }, delayMs);
+    this.box.kick(delayMs);
   }
 
   /** Resolves once every entry is delivered or the attempt failed; used to drain on quit. */
-  async flush(): Promise<void> {
-    await this.delivering;
-    await this.deliverAll();
+  flush(): Promise<void> {
+    return this.box.flush();
   }
 
   /** Resolves when the delivery pass under way (if any) ends. */
-  async settled(): Promise<void> {
-    while (this.delivering) await this.delivering;
+  settled(): Promise<void> {
+    return this.box.settled();
   }
 
-  private deliverAll(): Promise<void> {
-    if (this.delivering || !this.running) return this.delivering ?? Promise.resolve();
-    const target = this.deps.target();
-    if (!target) return Promise.resolve();
-    this.delivering = this.pass(target).finally(() => {
-      this.delivering = null;
-      // Results enqueued while this pass ran go out now.
-      if (this.entries.size > 0 && this.timer === null) this.kick(0);
-    });
-    return this.delivering;
-  }
-
-  private async pass(target: { connector: RunnerConnector; credentials: RunnerCredentials }): Promise<void> {
-    // A result that fails on its own (a 5xx for it) is retried later, but does not hold back
-    // the others behind it; an unreachable control plane ends the pass at once.
-    let retry: { unit: string; error: string } | null = null;
-    for (const entry of [...this.entries.values()]) {
-      if (!this.running) return;
-      if (entry.runnerId !== target.credentials.runnerId) {
-        this.deps.log.warn('dropping a result for a runner this machine no longer is', { unit: entry.unit.id });
-        await this.remove(entry);
-        continue;
-      }
-      try {
-        this.deps.beforeReport?.(entry.result.idempotency_key);
-        const outcome = await target.connector.report(target.credentials, entry.unit, entry.result);
-        this.deps.log.info(outcome === 'accepted' ? 'result delivered' : 'result was already recorded', { unit: entry.unit.id, status: entry.result.status });
-        await this.remove(entry);
-        this.failures = 0;
-        this.tell(entry, { state: 'delivered', outcome });
-      } catch (error) {
-        entry.attempts++;
-        const message = errorText(error);
-        if (isConnectorError(error, 'unauthorized')) {
-          this.tell(entry, { state: 'waiting', error: 'the control plane refused our credentials' });
-          // Nothing can be delivered with these credentials; wait for a good heartbeat.
-          this.suspended = true;
-          this.deps.onRevoked();
-          return;
-        }
-        if (isPermanent(error)) {
-          // The server will never take it (e.g. 400 for a unit it no longer knows): keep
-          // the evidence in the log, stop retrying it.
-          this.deps.log.error('the control plane refused a result; giving up on it', { unit: entry.unit.id, error: (error as Error).message });
-          await this.remove(entry);
-          this.tell(entry, { state: 'refused', reason: refusalReason(error) });
-          continue;
-        }
-        this.tell(entry, { state: 'waiting', error: message });
-        retry ??= { unit: entry.unit.id, error: message };
-        if (isConnectorError(error, 'network') || isConnectorError(error, 'timeout')) break;
-      }
+  /**
+   * One try. A result that fails on its own (a 5xx for it) is retried later but does not
+   * hold back the others behind it; an unreachable control plane ends the pass at once.
+   */
+  private async deliver(entry: OutboxEntry, target: Target): Promise<DeliveryTry> {
+    if (entry.runnerId !== target.credentials.runnerId) {
+      this.deps.log.warn('dropping a result for a runner this machine no longer is', { unit: entry.unit.id });
+      return { outcome: 'dropped' };
     }
-    if (retry && this.running) {
-      this.failures++;
-      const delay = backoffDelay(this.failures - 1, BACKOFF, this.deps.random);
-      this.deps.log.warn('result delivery failed; will retry', { ...retry, retryInMs: delay });
-      this.kick(delay);
+    try {
+      this.deps.beforeReport?.(entry.result.idempotency_key);
+      const outcome = await target.connector.report(target.credentials, entry.unit, entry.result);
+      this.deps.log.info(outcome === 'accepted' ? 'result delivered' : 'result was already recorded', { unit: entry.unit.id, status: entry.result.status });
+      return { outcome: 'delivered', after: () => this.tell(entry, { state: 'delivered', outcome }) };
+    } catch (error) {
+      entry.attempts++;
+      const message = errorText(error);
+      if (isConnectorError(error, 'unauthorized')) {
+        this.tell(entry, { state: 'waiting', error: 'the control plane refused our credentials' });
+        // Nothing can be delivered with these credentials; wait for a good heartbeat.
+        this.deps.onRevoked();
+        return { outcome: 'suspend' };
+      }
+      if (isPermanent(error)) {
+        // The server will never take it (e.g. 400 for a unit it no longer knows): keep the
+        // evidence in the log, stop retrying it.
+        this.deps.log.error('the control plane refused a result; giving up on it', { unit: entry.unit.id, error: (error as Error).message });
+        return { outcome: 'dropped', after: () => this.tell(entry, { state: 'refused', reason: refusalReason(error) }) };
+      }
+      this.tell(entry, { state: 'waiting', error: message });
+      const holdsOthers = isConnectorError(error, 'network') || isConnectorError(error, 'timeout');
+      return { outcome: 'retry', holdsOthers, details: { unit: entry.unit.id, error: message } };
     }
   }
 
-  private tell(
-    entry: OutboxEntry,
-    fate: { state: 'waiting'; error: string } | { state: 'delivered'; outcome: 'accepted' | 'already_recorded' } | { state: 'refused'; reason: string },
-  ): void {
+  private tell(entry: OutboxEntry, fate: Fate): void {
     this.deps.onDelivery?.({
       key: entry.result.idempotency_key,
       unitId: entry.unit.id,
@@ -225,13 +149,6 @@ export class ResultOutbox {
       enqueuedAt: entry.enqueuedAt,
       ...fate,
     });
-  }
-
-  private async remove(entry: OutboxEntry): Promise<void> {
-    this.entries.delete(entry.result.idempotency_key);
-    await this.writes.get(entry.result.idempotency_key)?.catch(() => undefined);
-    await rm(path.join(this.deps.dir, fileName(entry.result.idempotency_key)), { force: true });
-    this.deps.onChange?.(this.entries.size);
   }
 }
 
