@@ -46,11 +46,9 @@ type Fate = { state: 'waiting'; error: string } | { state: 'delivered'; outcome:
  * write: a crash before the file is down loses nothing, as the running journal still names
  * the unit and the restart reports it under the same idempotency key.
  */
-export class ResultOutbox {
-  private readonly box: DurableOutbox<OutboxEntry, Target>;
-
+export class ResultOutbox extends DurableOutbox<OutboxEntry, Target> {
   constructor(private readonly deps: OutboxDeps) {
-    this.box = new DurableOutbox({
+    super({
       dir: deps.dir,
       schema: OutboxEntrySchema,
       keyOf: (entry) => entry.result.idempotency_key,
@@ -65,45 +63,9 @@ export class ResultOutbox {
     });
   }
 
-  get pending(): number {
-    return this.box.pending;
-  }
-
-  load(): Promise<void> {
-    return this.box.load();
-  }
-
-  start(): void {
-    this.box.start();
-  }
-
-  stop(): void {
-    this.box.stop();
-  }
-
   /** Resolves once the entry is on disk; its delivery starts at once, beside the write. */
-  enqueue(entry: Omit<OutboxEntry, 'attempts' | 'enqueuedAt'>): Promise<void> {
-    return this.box.enqueue({ ...entry, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() });
-  }
-
-  /** A heartbeat went through: the control plane is reachable and takes our credentials. */
-  resume(): void {
-    this.box.resume();
-  }
-
-  /** Wakes delivery. */
-  kick(delayMs = 0): void {
-    this.box.kick(delayMs);
-  }
-
-  /** Resolves once every entry is delivered or the attempt failed; used to drain on quit. */
-  flush(): Promise<void> {
-    return this.box.flush();
-  }
-
-  /** Resolves when the delivery pass under way (if any) ends. */
-  settled(): Promise<void> {
-    return this.box.settled();
+  override enqueue(entry: Omit<OutboxEntry, 'attempts' | 'enqueuedAt'>): Promise<void> {
+    return super.enqueue({ ...entry, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() });
   }
 
   /**

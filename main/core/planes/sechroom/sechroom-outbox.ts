@@ -64,11 +64,9 @@ export interface SechroomOutboxDeps {
 const byKind = (entries: SechroomOutboxEntry[]) =>
   entries.sort((a, b) => (a.kind === b.kind ? a.enqueuedAt.localeCompare(b.enqueuedAt) : a.kind === 'complete' ? -1 : 1));
 
-export class SechroomOutbox {
-  private readonly box: DurableOutbox<SechroomOutboxEntry>;
-
+export class SechroomOutbox extends DurableOutbox<SechroomOutboxEntry> {
   constructor(private readonly deps: SechroomOutboxDeps) {
-    this.box = new DurableOutbox<SechroomOutboxEntry>({
+    super({
       dir: deps.dir,
       schema: SechroomOutboxEntrySchema,
       keyOf: (entry) => entry.key,
@@ -85,51 +83,11 @@ export class SechroomOutbox {
     });
   }
 
-  get pending(): number {
-    return this.box.pending;
-  }
-
-  has(key: string): boolean {
-    return this.box.has(key);
-  }
-
-  list(): SechroomOutboxEntry[] {
-    return this.box.list();
-  }
-
-  /** Loads what a previous run left; a damaged file is set aside, never deleted. */
-  load(): Promise<void> {
-    return this.box.load();
-  }
-
-  start(): void {
-    this.box.start();
-  }
-
-  stop(): void {
-    this.box.stop();
-  }
-
   /** Durable first: resolves once the entry is on disk (an entry already queued under its key is kept). */
-  async enqueue(entry: NewOutboxEntry): Promise<string> {
+  override async enqueue(entry: NewOutboxEntry): Promise<void> {
     const key = entry.kind === 'complete' ? completionKey(entry.leaseId) : telemetryKey(entry.leaseId);
-    if (this.box.has(key)) return key;
-    await this.box.enqueue({ ...entry, key, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() } as SechroomOutboxEntry);
-    return key;
-  }
-
-  /** The Work Layer takes our bearer again (or the control plane is back): deliver now. */
-  resume(): void {
-    this.box.resume();
-  }
-
-  kick(delayMs = 0): void {
-    this.box.kick(delayMs);
-  }
-
-  /** One delivery pass now; resolves when it ends (used to drain on stop, and by tests). */
-  flush(): Promise<void> {
-    return this.box.flush();
+    if (this.has(key)) return;
+    await super.enqueue({ ...entry, key, attempts: 0, enqueuedAt: new Date(this.deps.clock.now()).toISOString() } as SechroomOutboxEntry);
   }
 
   /** One try of one entry; any failure to retry ends the pass (the Work Layer is one server). */
