@@ -1,13 +1,14 @@
 // Bundles the headless host (run by `npm run build:headless` and, when its sources changed,
 // by `npm run headless`): one ES module with the whole core, started with plain `node`.
 //
-//   dist/headless/cli.mjs        main/headless/cli.ts (node20, esm; keytar external)
+//   dist/headless/cli.mjs        main/headless/cli.ts (node20, esm; keytar external), executable with a
+//                                shebang: package.json's bin `runner-tray-headless`
 //   dist/headless/chunks/*.mjs   what the host loads when first used (import() boundaries)
 //
 // The files are written beside a stamp (dist/headless/.sources) that lists nothing but
 // the newest source time: scripts/headless.mjs compares it to decide whether to rebuild.
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { confWithoutSchemas, dateFnsForPinoRoll, mainThreadOnly, zodEnglishOnly } from './esbuild-plugins.mjs';
@@ -33,12 +34,16 @@ const result = await build({
   // __filename/__dirname: give them what they would have in a CommonJS file here.
   banner: {
     js: [
+      // `runner-tray-headless` (package.json bin) is this file: it starts with node from PATH.
+      '#!/usr/bin/env node',
       "import { createRequire as __rtRequire } from 'node:module';",
       "import { fileURLToPath as __rtPath } from 'node:url';",
       'const require = __rtRequire(import.meta.url);',
       'const __filename = __rtPath(import.meta.url);',
       "const __dirname = __rtPath(new URL('.', import.meta.url));",
-    ].join(' '),
+    ]
+      .join(' ')
+      .replace('#!/usr/bin/env node ', '#!/usr/bin/env node\n'),
   },
   // Less to compile at every start; names are kept for readable stack traces.
   minifyWhitespace: true,
@@ -49,6 +54,8 @@ const result = await build({
   logLevel: 'warning',
   metafile: true,
 });
+// Executable, so npm's bin link (npm link, npm install -g) and a container's PATH can run it.
+await chmod(path.join(root, 'dist', 'headless', 'cli.mjs'), 0o755);
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.mjs'));
 const entry = outputs.find(([file]) => file.endsWith('cli.mjs'))?.[1].bytes ?? 0;
 console.log(

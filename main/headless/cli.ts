@@ -21,7 +21,8 @@ import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
 import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
-import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
+import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } from './server';
+import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
 import { exitLine, TerminalReporter } from './terminal-reporter';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { stayAlive } from './stay-alive';
@@ -46,22 +47,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${OVERRIDES_USAGE}\n${SECHROOM_USAGE}\n`);
     return 0;
   }
-  const connections = MaxConnectionsSchema.safeParse(process.env.RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS || undefined);
-  if (!connections.success) {
-    process.stderr.write('runner-tray headless: RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS must be an integer from 1 to 1000.\n');
-    return 2;
-  }
-  const windowDir = path.resolve(WindowDirSchema.parse(process.env.RUNNER_TRAY_WINDOW_DIR || undefined) ?? path.join(repoRoot, 'dist', 'renderer'));
-  const plane = await resolveSechroomPlane(process.env, argv);
-  if (!plane.ok) {
-    process.stderr.write(`runner-tray headless: ${plane.message}\n${SECHROOM_USAGE}\n`);
-    return 2;
-  }
-  const resolved = resolveOverrides(process.env, plane.rest);
-  if (!resolved.ok) {
-    process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
-    return 2;
-  }
+  const start = await readStart(argv);
+  if (typeof start === 'number') return start;
+  const { connections, windowDir, plane, resolved } = start;
   // A stop asked for while the host starts ends it at once; once it serves, the quit policy decides.
   const signals = new HostSignals(process, (signal) => process.exit(signalExitCode(signal)));
   // Held until the server listens: before that only the core's timers run, and they never hold the process.
@@ -73,21 +61,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`runner-tray headless: ${listed.message}\n`);
     return 2;
   }
-
-  const core = await bootstrapCore({
-    mode: 'headless',
-    appName: pkg.productName,
-    appVersion: pkg.version,
-    dataDir,
-    overrides: resolved.overrides,
-    overrideSources: resolved.sources,
-    allowFileSecretStore: resolved.allowFileSecretStore,
-    ...runtimeBinariesFromEnv(process.env),
-    ...(resolved.once ? { workAutoClaim: false } : {}),
-    ...(resolved.profile ? { profile: resolved.profile } : {}),
-    ...(listed?.ok ? { profiles: listed.profiles } : {}),
-    ...sechroomCoreOptions(plane, resolved.profile),
-  });
+  const core = await bootstrapCore(coreOptions(resolved, plane, dataDir, pkg, listed));
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
   const lines = new SeedLines(core, process.stdout, path.join(profileDir(dataDir, core.runner.profile.id), 'runner-state.json'));
   // From here on runtimes may run: an error nothing caught stops them before the process goes.
@@ -127,24 +101,44 @@ async function main(argv: string[]): Promise<number> {
     return code;
   }
 
-  let health: HealthServer | null = null;
-  if (resolved.healthPort !== undefined) {
-    health = await startHealthServer({ port: resolved.healthPort, host: resolved.healthHost ?? '0.0.0.0', status: () => core.host.status() });
-    process.stdout.write(`Health probe: http://${resolved.healthHost ?? '0.0.0.0'}:${health.port}/healthz\n`);
-  }
   const newAddressHint =
     process.platform === 'win32'
       ? 'Restart the host for a new address.'
       : `Ask the host for a new one: kill -USR2 ${process.pid}${resolved.tokenFile ? ` (it is written to ${resolved.tokenFile})` : ' (it prints it in its terminal)'}.`;
-  const server = await startHeadlessServer({
-    host: core.host,
-    staticDir: windowDir,
-    ...(resolved.port !== undefined ? { port: resolved.port } : {}),
-    log: core.log.child('headless'),
-    maxConnections: connections.data,
-    newAddressHint,
-  });
+  const listening = await listen(core, resolved, { windowDir, maxConnections: connections.data, newAddressHint });
+  if (!listening.ok) {
+    // One line, and an exit code the service unit does not restart on: another start would find the port as taken.
+    process.stderr.write(`${listening.line}\n`);
+    alive.stopping();
+    lines.close();
+    offEvents();
+    await core.shutdown(0);
+    return EXIT_CONFIG;
+  }
+  const { health, server } = listening;
   alive.release();
+  await serve({ core, resolved, signals, alive, lines, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
+  return -1;
+}
+
+interface Serving {
+  core: Core;
+  resolved: Resolved;
+  signals: HostSignals;
+  alive: ReturnType<typeof stayAlive>;
+  lines: SeedLines;
+  offEvents: () => void;
+  health: HealthServer | null;
+  server: HeadlessServer;
+  pkg: { version: string; productName: string };
+  dataDir: string;
+  windowDir: string;
+  newAddressHint: string;
+}
+
+/** The listening host: its addresses out, its stops handled, the browser opened and pairing started when asked. */
+async function serve(serving: Serving): Promise<void> {
+  const { core, resolved, signals, server, pkg, dataDir, windowDir, newAddressHint } = serving;
   // The address carries a one-time token: it goes to this terminal (or the token file) only, never to a log.
   const tokenFile = resolved.tokenFile ? path.resolve(resolved.tokenFile) : null;
   const publish = async (url: string, first: boolean): Promise<void> => {
@@ -157,43 +151,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(first ? `Runner Tray ${pkg.version} (headless) — open ${url}\n` : `New address: ${url}\n`);
     }
   };
-  // Every way out is the core's quit policy: a signal here, "Stop after the running turns"
-  // or "Stop now" in the window. The window stays connected until the core has stopped.
-  let exiting = false;
-  core.onQuit(() => {
-    void core.quit('after-turns').then(async (outcome) => {
-      if (outcome.kind === 'canceled' || exiting) return;
-      exiting = true;
-      alive.stopping();
-      offEvents();
-      lines.close();
-      await health?.close();
-      await server.close();
-      process.stdout.write(`${exitLine(outcome)}\n`);
-      process.exit(0);
-    });
-  });
-  let stopsAsked = 0;
-  const stop = (signal: string) => {
-    stopsAsked++;
-    if (stopsAsked === 2) {
-      // Stop now: cancel what runs (their results are still reported), then finish quitting.
-      process.stdout.write('Stopping now: canceling running turns.\n');
-      void core.quit('now');
-      return;
-    }
-    if (stopsAsked > 2) process.exit(130);
-    const active = core.work.activeCount;
-    const limit = core.quitDrainMs();
-    process.stdout.write(
-      active > 0
-        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
-        : `Stopping (${signal})…\n`,
-    );
-    void core.quit('after-turns');
-  };
   // Before the first address is out: a supervisor may stop the host the moment it prints it.
-  signals.handle(stop);
+  signals.handle(quitHandlers(serving));
 
   if (process.platform !== 'win32') {
     // when-exit hooks SIGUSR2 too, and would end the process on it (see signals.ts).
@@ -234,8 +193,94 @@ async function main(argv: string[]): Promise<number> {
   } else if (resolved.userCode) {
     process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);
   }
+}
 
-  return -1;
+/**
+ * Every way out is the core's quit policy: a signal here, "Stop after the running turns"
+ * or "Stop now" in the window. The window stays connected until the core has stopped.
+ * Returns what a signal does: the first drains, the second stops now, a third exits.
+ */
+function quitHandlers(serving: Serving): (signal: string) => void {
+  const { core, alive, offEvents, lines, health, server } = serving;
+  let exiting = false;
+  core.onQuit(() => {
+    void core.quit('after-turns').then(async (outcome) => {
+      if (outcome.kind === 'canceled' || exiting) return;
+      exiting = true;
+      alive.stopping();
+      offEvents();
+      lines.close();
+      await health?.close();
+      await server.close();
+      process.stdout.write(`${exitLine(outcome)}\n`);
+      process.exit(0);
+    });
+  });
+  let stopsAsked = 0;
+  const stop = (signal: string) => {
+    stopsAsked++;
+    if (stopsAsked === 2) {
+      // Stop now: cancel what runs (their results are still reported), then finish quitting.
+      process.stdout.write('Stopping now: canceling running turns.\n');
+      void core.quit('now');
+      return;
+    }
+    if (stopsAsked > 2) process.exit(130);
+    const active = core.work.activeCount;
+    const limit = core.quitDrainMs();
+    process.stdout.write(
+      active > 0
+        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
+        : `Stopping (${signal})…\n`,
+    );
+    void core.quit('after-turns');
+  };
+  return stop;
+}
+
+/** The flags and variables read before anything starts; a number is the exit code of a refusal. */
+async function readStart(argv: string[]) {
+  const connections = MaxConnectionsSchema.safeParse(process.env.RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS || undefined);
+  if (!connections.success) {
+    process.stderr.write('runner-tray headless: RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS must be an integer from 1 to 1000.\n');
+    return 2;
+  }
+  const windowDir = path.resolve(WindowDirSchema.parse(process.env.RUNNER_TRAY_WINDOW_DIR || undefined) ?? path.join(repoRoot, 'dist', 'renderer'));
+  const plane = await resolveSechroomPlane(process.env, argv);
+  if (!plane.ok) {
+    process.stderr.write(`runner-tray headless: ${plane.message}\n${SECHROOM_USAGE}\n`);
+    return 2;
+  }
+  const resolved = resolveOverrides(process.env, plane.rest);
+  if (!resolved.ok) {
+    process.stderr.write(`runner-tray headless: ${resolved.error.message}\n${OVERRIDES_USAGE}\n`);
+    return 2;
+  }
+  return { connections, windowDir, plane, resolved };
+}
+
+/** The core the host runs: the flags', the profiles file's and the plane's choices. */
+function coreOptions(
+  resolved: Resolved,
+  plane: Extract<Awaited<ReturnType<typeof resolveSechroomPlane>>, { ok: true }>,
+  dataDir: string,
+  pkg: { version: string; productName: string },
+  listed: ReturnType<typeof readProfilesFile> | null,
+): Parameters<typeof bootstrapCore>[0] {
+  return {
+    mode: 'headless',
+    appName: pkg.productName,
+    appVersion: pkg.version,
+    dataDir,
+    overrides: resolved.overrides,
+    overrideSources: resolved.sources,
+    allowFileSecretStore: resolved.allowFileSecretStore,
+    ...runtimeBinariesFromEnv(process.env),
+    ...(resolved.once ? { workAutoClaim: false } : {}),
+    ...(resolved.profile ? { profile: resolved.profile } : {}),
+    ...(listed?.ok ? { profiles: listed.profiles } : {}),
+    ...sechroomCoreOptions(plane, resolved.profile),
+  };
 }
 
 /**
@@ -263,6 +308,42 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+type Core = Awaited<ReturnType<typeof bootstrapCore>>;
+type Resolved = Extract<ReturnType<typeof resolveOverrides>, { ok: true }>;
+
+/** The health probe (when asked for) and the window's server; a port already held is one line to print. */
+async function listen(
+  core: Core,
+  resolved: Resolved,
+  window: { windowDir: string; maxConnections: number; newAddressHint: string },
+): Promise<{ ok: true; health: HealthServer | null; server: HeadlessServer } | { ok: false; line: string }> {
+  let health: HealthServer | null = null;
+  if (resolved.healthPort !== undefined) {
+    try {
+      health = await startHealthServer({ port: resolved.healthPort, host: resolved.healthHost ?? '0.0.0.0', status: () => core.host.status() });
+    } catch (error) {
+      if (isAddressInUse(error)) return { ok: false, line: portInUseLine('the health', resolved.healthPort, '--health-port') };
+      throw error;
+    }
+    process.stdout.write(`Health probe: http://${resolved.healthHost ?? '0.0.0.0'}:${health.port}/healthz\n`);
+  }
+  try {
+    const server = await startHeadlessServer({
+      host: core.host,
+      staticDir: window.windowDir,
+      ...(resolved.port !== undefined ? { port: resolved.port } : {}),
+      log: core.log.child('headless'),
+      maxConnections: window.maxConnections,
+      newAddressHint: window.newAddressHint,
+    });
+    return { ok: true, health, server };
+  } catch (error) {
+    await health?.close();
+    if (isAddressInUse(error) && resolved.port !== undefined) return { ok: false, line: portInUseLine('the window', resolved.port, '--port') };
+    throw error;
+  }
+}
 
 /** The profiles file, parsed; a file that cannot be read says so the same way. */
 function readProfilesFile(file: string): ReturnType<typeof parseProfilesFile> {

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { ServicePort } from './service-port';
 
@@ -19,7 +19,12 @@ export function nodeServicePort(): ServicePort {
         return null;
       }
     },
-    writeFile: (file, text, encoding = 'utf8') => writeFileSync(file, encoding === 'utf16le' ? Buffer.from(`\ufeff${text}`, 'utf16le') : text, { mode: 0o644 }),
+    writeFile: (file, text, options = {}) => {
+      const mode = options.mode ?? 0o644;
+      writeFileSync(file, options.encoding === 'utf16le' ? Buffer.from(`\ufeff${text}`, 'utf16le') : text, { mode });
+      // A file that was there keeps its old mode through writeFileSync: set it.
+      chmodSync(file, mode);
+    },
     removeFile: (file) => rmSync(file, { force: true }),
     mkdir: (dir) => mkdirSync(dir, { recursive: true }),
     run: (command, args) =>

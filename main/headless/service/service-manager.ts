@@ -1,85 +1,14 @@
 import path from 'node:path';
 import { launchdLabel, launchdLogPath, launchdPlist, launchdPlistPath } from './launchd-plist';
+import { lastStatusLine, must, ServiceCommandError, tail, type ServiceManager, type ServiceState } from './service-manager-kit';
 import type { ServicePort } from './service-port';
-import type { ServiceSpec } from './service-spec';
-import { systemdUnit, systemdUnitName, systemdUnitPath } from './systemd-unit';
+import { systemdManager } from './systemd-manager';
 import { windowsLogPath, windowsTaskName, windowsTaskXml, windowsTaskXmlPath } from './windows-task';
 
 export const SERVICE_ACTIONS = ['install', 'start', 'stop', 'restart', 'status', 'logs', 'uninstall'] as const;
 export type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
 type Out = { write(text: string): unknown };
-
-/** One platform's service manager, every system call through the port. */
-export interface ServiceManager {
-  /** Where the definition lives (the unit, the plist, the task XML). */
-  readonly definitionPath: string;
-  install(spec: ServiceSpec): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  restart(): Promise<void>;
-  /** The manager's own state word, and the runner's last status line from its log. */
-  status(): Promise<{ state: string; runnerStatus: string | null }>;
-  logs(): Promise<number>;
-  uninstall(): Promise<void>;
-}
-
-export class ServiceCommandError extends Error {}
-
-async function must(port: ServicePort, command: string, args: readonly string[]): Promise<string> {
-  const r = await port.run(command, args);
-  if (r.code !== 0) {
-    const said = (r.stderr || r.stdout).trim().split('\n')[0] ?? '';
-    throw new ServiceCommandError(`${command} ${args.join(' ')} failed (${r.code})${said ? `: ${said}` : ''}`);
-  }
-  return r.stdout;
-}
-
-/** The last `Status: …` line the host printed (it prints one per change). */
-export function lastStatusLine(log: string): string | null {
-  const lines = log.split(/\r?\n/).filter((l) => l.startsWith('Status: '));
-  return lines.length > 0 ? (lines[lines.length - 1] as string).slice('Status: '.length) : null;
-}
-
-function tail(text: string | null, bytes = 256 * 1024): string {
-  if (!text) return '';
-  return text.length > bytes ? text.slice(-bytes) : text;
-}
-
-export function systemdManager(port: ServicePort, env: Record<string, string | undefined>, name: string): ServiceManager {
-  const unit = systemdUnitName(name);
-  const file = systemdUnitPath(port.homeDir, env, name);
-  const ctl = (...args: string[]) => must(port, 'systemctl', ['--user', ...args]);
-  return {
-    definitionPath: file,
-    async install(spec) {
-      port.mkdir(path.dirname(file));
-      port.writeFile(file, systemdUnit(spec));
-      await ctl('daemon-reload');
-      await ctl('enable', '--now', unit);
-    },
-    start: async () => {
-      await ctl('start', unit);
-    },
-    stop: async () => {
-      await ctl('stop', unit);
-    },
-    restart: async () => {
-      await ctl('restart', unit);
-    },
-    async status() {
-      const active = await port.run('systemctl', ['--user', 'is-active', unit]);
-      const journal = await port.run('journalctl', ['--user', '-u', unit, '-n', '500', '--no-pager', '-o', 'cat']);
-      return { state: active.stdout.trim() || 'unknown', runnerStatus: lastStatusLine(journal.stdout) };
-    },
-    logs: () => port.attach('journalctl', ['--user', '-u', unit, '-n', '100', '-f', '-o', 'cat']),
-    async uninstall() {
-      await port.run('systemctl', ['--user', 'disable', '--now', unit]);
-      port.removeFile(file);
-      await ctl('daemon-reload');
-    },
-  };
-}
 
 export function launchdManager(port: ServicePort, name: string): ServiceManager {
   const label = launchdLabel(name);
@@ -92,10 +21,16 @@ export function launchdManager(port: ServicePort, name: string): ServiceManager 
     async install(spec) {
       port.mkdir(path.dirname(file));
       port.mkdir(path.dirname(log));
-      port.writeFile(file, launchdPlist(spec, port.homeDir));
+      // The plist carries the environment, secrets included (launchd has no separate file): owner only.
+      port.writeFile(file, launchdPlist(spec, port.homeDir), { mode: 0o600 });
       // A reinstall replaces a loaded agent; "not loaded" is fine.
       await port.run('launchctl', ['bootout', target]);
-      await must(port, 'launchctl', ['bootstrap', domain, file]);
+      try {
+        await must(port, 'launchctl', ['bootstrap', domain, file]);
+      } catch (error) {
+        port.removeFile(file);
+        throw error;
+      }
     },
     start: async () => {
       await must(port, 'launchctl', ['kickstart', target]);
@@ -108,11 +43,12 @@ export function launchdManager(port: ServicePort, name: string): ServiceManager 
       await must(port, 'launchctl', ['kickstart', '-k', target]);
     },
     async status() {
+      if (!port.exists(file)) return { state: 'not installed', runnerStatus: null, installed: false, running: false };
       const printed = await port.run('launchctl', ['print', target]);
       const state = printed.code === 0 ? (/^\s*state = (.+)$/m.exec(printed.stdout)?.[1]?.trim() ?? 'loaded') : 'not loaded';
-      return { state, runnerStatus: lastStatusLine(tail(port.readFile(log))) };
+      return { state, runnerStatus: lastStatusLine(tail(port.readFile(log))), installed: true, running: state === 'running' };
     },
-    logs: () => port.attach('tail', ['-n', '100', '-F', log]),
+    logs: (follow) => port.attach('tail', ['-n', '100', ...(follow ? ['-F'] : []), log]),
     async uninstall() {
       await port.run('launchctl', ['bootout', target]);
       port.removeFile(file);
@@ -129,9 +65,20 @@ export function windowsManager(port: ServicePort, env: Record<string, string | u
     async install(spec) {
       port.mkdir(path.dirname(xmlFile));
       port.mkdir(path.dirname(log));
-      port.writeFile(xmlFile, windowsTaskXml(spec, port.homeDir, env, port.userName), 'utf16le');
-      await must(port, 'schtasks', ['/Create', '/TN', task, '/XML', xmlFile, '/F']);
-      await must(port, 'schtasks', ['/Run', '/TN', task]);
+      port.writeFile(xmlFile, windowsTaskXml(spec, port.homeDir, env, port.userName), { encoding: 'utf16le', mode: 0o600 });
+      try {
+        await must(port, 'schtasks', ['/Create', '/TN', task, '/XML', xmlFile, '/F']);
+      } catch (error) {
+        port.removeFile(xmlFile);
+        throw error;
+      }
+      try {
+        await must(port, 'schtasks', ['/Run', '/TN', task]);
+      } catch (error) {
+        await port.run('schtasks', ['/Delete', '/TN', task, '/F']);
+        port.removeFile(xmlFile);
+        throw error;
+      }
     },
     start: async () => {
       await must(port, 'schtasks', ['/Run', '/TN', task]);
@@ -146,9 +93,10 @@ export function windowsManager(port: ServicePort, env: Record<string, string | u
     async status() {
       const q = await port.run('schtasks', ['/Query', '/TN', task, '/FO', 'LIST']);
       const state = q.code === 0 ? (/^Status:\s*(.+)$/m.exec(q.stdout)?.[1]?.trim() ?? 'registered') : 'not installed';
-      return { state, runnerStatus: lastStatusLine(tail(port.readFile(log))) };
+      return { state, runnerStatus: lastStatusLine(tail(port.readFile(log))), installed: q.code === 0, running: state === 'Running' };
     },
-    logs: () => port.attach('powershell.exe', ['-NoProfile', '-Command', `Get-Content -LiteralPath '${log.replace(/'/g, "''")}' -Tail 100 -Wait`]),
+    logs: (follow) =>
+      port.attach('powershell.exe', ['-NoProfile', '-Command', `Get-Content -LiteralPath '${log.replace(/'/g, "''")}' -Tail 100${follow ? ' -Wait' : ''}`]),
     async uninstall() {
       await port.run('schtasks', ['/End', '/TN', task]);
       await must(port, 'schtasks', ['/Delete', '/TN', task, '/F']);
@@ -157,17 +105,18 @@ export function windowsManager(port: ServicePort, env: Record<string, string | u
   };
 }
 
-export function managerFor(port: ServicePort, env: Record<string, string | undefined>, name: string): ServiceManager {
-  if (port.platform === 'linux') return systemdManager(port, env, name);
+export function managerFor(port: ServicePort, env: Record<string, string | undefined>, name: string, system = false): ServiceManager {
+  if (system && port.platform !== 'linux') throw new ServiceCommandError('--system is for Linux (a systemd system unit) only.');
+  if (port.platform === 'linux') return systemdManager(port, env, name, system ? 'system' : 'user');
   if (port.platform === 'darwin') return launchdManager(port, name);
   if (port.platform === 'win32') return windowsManager(port, env, name);
   throw new ServiceCommandError(`No service manager for ${port.platform}: run the headless host under your own supervisor.`);
 }
 
 /** What each platform tells the operator after install. */
-export function installNotes(port: ServicePort, manager: ServiceManager, name: string): string[] {
+export function installNotes(port: ServicePort, manager: ServiceManager, name: string, system = false): string[] {
   const notes = [`Installed ${name}: ${manager.definitionPath}`];
-  if (port.platform === 'linux') {
+  if (port.platform === 'linux' && !system) {
     notes.push(
       'This is a systemd user service: it runs while you are logged in. On a server, run',
       `  loginctl enable-linger ${port.userName}`,
@@ -175,11 +124,22 @@ export function installNotes(port: ServicePort, manager: ServiceManager, name: s
     );
   }
   if (port.platform === 'win32') notes.push('The task starts at logon. `service stop` ends it without a drain; running turns are reported at the next start.');
-  notes.push(`Pairing: run \`runner-tray-headless service logs --name ${name}\` to see the code, or install with -- --user-code <code>.`);
+  notes.push(
+    `Pairing: run \`runner-tray-headless service logs${system ? ' --system' : ''} --name ${name}\` to see the code, or install with -- --user-code <code>.`,
+  );
   return notes;
 }
 
-export function printStatus(out: Out, name: string, status: { state: string; runnerStatus: string | null }): void {
+/** `status`'s exit code, as LSB init scripts have it: 0 running, 3 installed but not running, 4 not installed. */
+export const STATUS_NOT_RUNNING = 3;
+export const STATUS_NOT_INSTALLED = 4;
+
+export function printStatus(out: Out, name: string, status: ServiceState): number {
   out.write(`${name}: ${status.state}\n`);
+  if (!status.installed) {
+    out.write(`Not installed: runner-tray-headless service install --name ${name}\n`);
+    return STATUS_NOT_INSTALLED;
+  }
   out.write(status.runnerStatus ? `Status: ${status.runnerStatus}\n` : 'Status: (no status line in the log yet)\n');
+  return status.running ? 0 : STATUS_NOT_RUNNING;
 }

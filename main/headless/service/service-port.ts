@@ -7,8 +7,8 @@ export interface ServicePort {
   readonly userName: string;
   exists(file: string): boolean;
   readFile(file: string): string | null;
-  /** `utf16le` writes a BOM first (Task Scheduler's XML). */
-  writeFile(file: string, text: string, encoding?: 'utf8' | 'utf16le'): void;
+  /** `utf16le` writes a BOM first (Task Scheduler's XML); `mode` is the file's permissions (0600 for what only its owner may read). */
+  writeFile(file: string, text: string, options?: { encoding?: 'utf8' | 'utf16le'; mode?: number }): void;
   removeFile(file: string): void;
   mkdir(dir: string): void;
   /** Runs a command to its end and returns what it said. */

@@ -7,8 +7,10 @@ export interface ServiceSpec {
   entry: EntryCommand;
   /** Arguments after `--` on the install line, passed to the host as they are (e.g. `--execute --state-file …`). */
   hostArgs: string[];
-  /** PATH and the `RUNNER_*` variables of the shell that installed it, and the drain limit. */
+  /** PATH and the `RUNNER_*` variables of the shell that installed it, and the drain limit; never a secret. */
   env: Record<string, string>;
+  /** The `RUNNER_*` variables named like secrets (tokens, passwords, keys): kept out of the definition where the platform allows it. */
+  secretEnv: Record<string, string>;
   /** RUNNER_TRAY_QUIT_DRAIN_MS: how long a stop lets running turns finish before canceling them. */
   drainMs: number;
 }
@@ -23,15 +25,29 @@ export function stopTimeoutSeconds(drainMs: number): number {
   return Math.ceil(drainMs / 1000) + STOP_GRACE_S;
 }
 
-/** Variables worth carrying into the service: PATH (to find claude/codex), and the runner's own settings. */
-export function serviceEnvironment(env: Record<string, string | undefined>, drainMs: number): Record<string, string> {
+/** A variable whose value is a credential (RUNNER_TRAY_TOKEN, a *_SECRET, *_PASSWORD, *_API_KEY …); a yes/no switch about the secret store is not. */
+export function isSecretName(key: string): boolean {
+  if (key === 'RUNNER_TRAY_ALLOW_FILE_SECRET_STORE') return false;
+  return /(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY)/.test(key);
+}
+
+/**
+ * Variables worth carrying into the service: PATH (to find claude/codex), and the runner's
+ * own settings, the secret-named ones apart.
+ */
+export function serviceEnvironment(
+  env: Record<string, string | undefined>,
+  drainMs: number,
+): { env: Record<string, string>; secretEnv: Record<string, string> } {
   const out: Record<string, string> = {};
+  const secretEnv: Record<string, string> = {};
   if (env.PATH) out.PATH = env.PATH;
   for (const [key, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
     if (value === undefined || !/^(RUNNER_|ROST_RUNNER_)[A-Z0-9_]+$/.test(key)) continue;
     if (key === 'RUNNER_TRAY_QUIT_DRAIN_MS') continue;
-    out[key] = value;
+    if (isSecretName(key)) secretEnv[key] = value;
+    else out[key] = value;
   }
   out.RUNNER_TRAY_QUIT_DRAIN_MS = String(drainMs);
-  return out;
+  return { env: out, secretEnv };
 }

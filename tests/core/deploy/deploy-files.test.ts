@@ -2,17 +2,23 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { headlessEntry } from '../../../main/headless/entry-point';
+import { BUILT_ENTRY, headlessEntry } from '../../../main/headless/entry-point';
 import { stopTimeoutSeconds } from '../../../main/headless/service/service-spec';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (file: string) => readFileSync(`${root}${file}`, 'utf8');
 // js-yaml comes with the dev tools (no types); it is read only here.
 const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[] };
-const pkg = JSON.parse(read('package.json')) as { version: string; scripts: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(read('package.json')) as {
+  version: string;
+  bin: Record<string, string>;
+  engines: { npm: string };
+  scripts: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
-/** The Dockerfile's instructions of its last stage (the image that runs), continuation lines joined. */
-function runtimeStage(): Array<{ op: string; args: string }> {
+/** The Dockerfile's instructions, continuation lines joined, comments left out. */
+function instructions(): Array<{ op: string; args: string }> {
   const joined = read('deploy/Dockerfile').replace(/\\\n\s*/g, ' ');
   const instructions = joined
     .split('\n')
@@ -22,8 +28,12 @@ function runtimeStage(): Array<{ op: string; args: string }> {
       const [op, ...rest] = l.split(/\s+/);
       return { op: op!.toUpperCase(), args: rest.join(' ') };
     });
-  const lastFrom = instructions.map((i) => i.op).lastIndexOf('FROM');
-  return instructions.slice(lastFrom);
+  return instructions;
+}
+/** The instructions of its last stage (the image that runs). */
+function runtimeStage(): Array<{ op: string; args: string }> {
+  const all = instructions();
+  return all.slice(all.map((i) => i.op).lastIndexOf('FROM'));
 }
 const env = () => {
   const out: Record<string, string> = {};
@@ -55,18 +65,83 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('installs claude and codex from npm at the versions the project tests with', () => {
-    const install = runtimeStage().find((i) => i.op === 'RUN' && i.args.includes('npm install -g'))!.args;
+    const install = runtimeStage().find((i) => i.op === 'RUN' && i.args.includes('@openai/codex'))!.args;
     expect(install).toContain(`@anthropic-ai/claude-code@${pkg.devDependencies['@anthropic-ai/claude-code']}`);
     expect(install).toContain(`@openai/codex@${pkg.devDependencies['@openai/codex']}`);
   });
 
-  it('starts the same entry the service units start, and the npm script it builds with exists', () => {
+  it("starts the package's command, linked to the same bundle the service units start, and the npm script it builds with exists", () => {
     const entrypoint = JSON.parse(runtimeStage().find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
+    expect(entrypoint).toEqual(['tini', '--', 'runner-tray-headless']);
     const entry = headlessEntry('/app', 'node');
-    expect(entrypoint).toEqual(['tini', '--', entry.command, ...entry.args]);
+    expect(pkg.bin['runner-tray-headless']).toBe(BUILT_ENTRY);
+    expect(runtimeStage().find((i) => i.op === 'RUN' && i.args.startsWith('ln -s'))?.args).toBe(`ln -s ${entry.args[0]} /usr/local/bin/runner-tray-headless`);
     expect(read('deploy/Dockerfile')).toContain('RUN npm run build:renderer && npm run build:headless');
     expect(pkg.scripts['build:renderer']).toBeDefined();
     expect(pkg.scripts['build:headless']).toBeDefined();
+  });
+
+  it('is multi-stage: the final stage copies only the bundle, the page and package.json from the build, no node_modules', () => {
+    const froms = instructions().filter((i) => i.op === 'FROM');
+    expect(froms.map((f) => f.args)).toEqual(['node:20-bookworm-slim AS build', 'node:20-bookworm-slim AS runtime']);
+    const copies = runtimeStage().filter((i) => i.op === 'COPY');
+    expect(copies.map((c) => c.args.split(/\s+/).filter((w) => !w.startsWith('--')))).toEqual([
+      ['/app/package.json', '/app/package.json'],
+      ['/app/dist/headless', '/app/dist/headless'],
+      ['/app/dist/renderer', '/app/dist/renderer'],
+    ]);
+    expect(copies.every((c) => c.args.includes('--from=build'))).toBe(true);
+    expect(runtimeStage().some((i) => /node_modules|npm ci/.test(i.args) && i.op !== 'RUN')).toBe(false);
+    expect(runtimeStage().some((i) => i.op === 'RUN' && /npm ci|npm run/.test(i.args))).toBe(false);
+  });
+
+  it('has the npm the engines ask for in both stages, and bubblewrap where turns run', () => {
+    const wanted = Number(/>=\s*(\d+)/.exec(pkg.engines.npm)![1]);
+    for (const stage of [
+      instructions().slice(
+        0,
+        instructions()
+          .map((i) => i.op)
+          .lastIndexOf('FROM'),
+      ),
+      runtimeStage(),
+    ]) {
+      const npm = stage.find((i) => i.op === 'RUN' && /npm install -g .*npm@(\d+)/.test(i.args))!.args;
+      expect(Number(/npm@(\d+)/.exec(npm)![1])).toBeGreaterThanOrEqual(wanted);
+    }
+    expect(runtimeStage().find((i) => i.op === 'RUN' && i.args.includes('apt-get install'))!.args).toMatch(/\bbubblewrap\b/);
+  });
+
+  it("gives docker run's stop the drain limit plus the time to report, and says what bubblewrap needs", () => {
+    const text = read('deploy/Dockerfile');
+    const stop = Number(/--stop-timeout (\d+)/.exec(text)![1]);
+    expect(stop).toBeGreaterThanOrEqual(stopTimeoutSeconds(Number(env().RUNNER_TRAY_QUIT_DRAIN_MS)));
+    expect(text).toContain('--security-opt seccomp=unconfined');
+    expect(text).toContain('cannot create a sandbox here');
+    expect(read('README.md')).toContain('--stop-timeout 330');
+    expect(read('README.md')).toMatch(/ANTHROPIC_API_KEY[\s\S]{0,200}OPENAI_API_KEY/);
+  });
+
+  it('.dockerignore keeps data folders, .tmp and anything that can hold a secret out of the build', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    for (const entry of [
+      '.tmp',
+      'node_modules',
+      'dist',
+      '.git',
+      '*.secret',
+      '.env',
+      '.env.*',
+      '**/secrets',
+      '**/runner-state.json',
+      '**/address.env',
+      'data',
+    ]) {
+      expect(ignored).toContain(entry);
+    }
   });
 
   it('exposes the probe port it configures', () => {

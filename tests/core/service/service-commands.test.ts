@@ -5,53 +5,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { headlessEntry } from '../../../main/headless/entry-point';
 import { runServiceCommand } from '../../../main/headless/service/service-cli';
-import type { ServicePort } from '../../../main/headless/service/service-port';
+import { fakePort, io } from './fake-port';
 import { systemdQuote, systemdUnit } from '../../../main/headless/service/systemd-unit';
 
-/** A recording system: files in a map, every command and its arguments in a list. */
 const BUNDLE = '/opt/runner-tray/dist/headless/cli.mjs';
-
-function fakePort(
-  platform: NodeJS.Platform,
-  answers: Record<string, { code?: number; stdout?: string; stderr?: string }> = {},
-  options: { unbuilt?: boolean } = {},
-) {
-  const files = new Map<string, string>();
-  const encodings = new Map<string, string>();
-  const calls: string[][] = [];
-  const attached: string[][] = [];
-  const port: ServicePort = {
-    platform,
-    homeDir: platform === 'win32' ? 'C:\\Users\\ada' : '/home/ada',
-    uid: platform === 'win32' ? null : 1000,
-    userName: 'ada',
-    // The host's bundle is built (npm run build:headless) unless a test removes it.
-    exists: (file) => files.has(file) || (/[\\/]dist[\\/]headless[\\/]cli\.mjs$/.test(file) && !options.unbuilt),
-    readFile: (file) => files.get(file) ?? null,
-    writeFile: (file, text, encoding = 'utf8') => {
-      files.set(file, text);
-      encodings.set(file, encoding);
-    },
-    removeFile: (file) => void files.delete(file),
-    mkdir: () => undefined,
-    run: async (command, args) => {
-      calls.push([command, ...args]);
-      const answer = answers[[command, ...args].join(' ')] ?? {};
-      return { code: answer.code ?? 0, stdout: answer.stdout ?? '', stderr: answer.stderr ?? '' };
-    },
-    attach: async (command, args) => {
-      attached.push([command, ...args]);
-      return 0;
-    },
-  };
-  return { port, files, encodings, calls, attached };
-}
-
-function io() {
-  let out = '';
-  let err = '';
-  return { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, text: () => out, errors: () => err };
-}
 
 const env = { PATH: '/usr/local/bin:/usr/bin', RUNNER_NAME: 'rack-7', RUNNER_TRAY_QUIT_DRAIN_MS: '120000', HOME: '/home/ada', SECRET_THING: 'nope' };
 const base = { repoRoot: '/opt/runner-tray', nodePath: '/usr/bin/node' };
@@ -80,7 +37,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
     expect(unit).toContain('WorkingDirectory=/opt/runner-tray\n');
     expect(unit).toContain('Restart=on-failure\n');
     expect(unit).toContain('KillMode=mixed\n');
-    expect(unit).toContain('RestartPreventExitStatus=2\n');
+    expect(unit).toContain('RestartPreventExitStatus=2 78\n');
     // The drain limit (120 s) plus 30 s to report what the drain canceled.
     expect(unit).toContain('TimeoutStopSec=150\n');
     expect(unit).toContain('Environment=RUNNER_TRAY_QUIT_DRAIN_MS=120000\n');
@@ -90,6 +47,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
     expect(unit).toContain('loginctl enable-linger');
     expect(unit).toContain('WantedBy=default.target');
     expect(sys.calls).toEqual([
+      ['systemctl', '--user', 'show-environment'],
       ['systemctl', '--user', 'daemon-reload'],
       ['systemctl', '--user', 'enable', '--now', 'rack-7.service'],
     ]);
@@ -117,7 +75,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
   ])('%s calls systemctl --user', async (action, call) => {
     const sys = fakePort('linux');
     expect(await runServiceCommand([action], { env, ...io(), port: sys.port, ...base })).toBe(0);
-    expect(sys.calls).toEqual([call]);
+    expect(sys.calls).toEqual([['systemctl', '--user', 'show-environment'], call]);
   });
 
   it("status shows the manager's state and the runner's last status line", async () => {
@@ -127,21 +85,27 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
         stdout: 'Status: Pairing… — x\nheartbeat ok #1 runner_id=r claude=true codex=false\nStatus: Idle — Connected and waiting for work.\n',
       },
     });
+    sys.files.set('/home/ada/.config/systemd/user/runner-tray.service', '[Unit]\n');
     const t = io();
     expect(await runServiceCommand(['status'], { env, ...t, port: sys.port, ...base })).toBe(0);
     expect(t.text()).toBe('runner-tray: active\nStatus: Idle — Connected and waiting for work.\n');
   });
 
-  it('logs follows the journal; uninstall disables, removes the unit and reloads', async () => {
+  it('logs prints the last lines (follows with --follow); uninstall disables, removes the unit and reloads', async () => {
     const sys = fakePort('linux');
     await runServiceCommand(['install'], { env, ...io(), port: sys.port, ...base });
     await runServiceCommand(['logs'], { env, ...io(), port: sys.port, ...base });
-    expect(sys.attached).toEqual([['journalctl', '--user', '-u', 'runner-tray.service', '-n', '100', '-f', '-o', 'cat']]);
+    await runServiceCommand(['logs', '--follow'], { env, ...io(), port: sys.port, ...base });
+    expect(sys.attached).toEqual([
+      ['journalctl', '--user', '-u', 'runner-tray.service', '-n', '100', '-o', 'cat', '--no-pager'],
+      ['journalctl', '--user', '-u', 'runner-tray.service', '-n', '100', '-o', 'cat', '-f'],
+    ]);
     sys.calls.length = 0;
     const t = io();
     expect(await runServiceCommand(['uninstall'], { env, ...t, port: sys.port, ...base })).toBe(0);
     expect(sys.files.size).toBe(0);
     expect(sys.calls).toEqual([
+      ['systemctl', '--user', 'show-environment'],
       ['systemctl', '--user', 'disable', '--now', 'runner-tray.service'],
       ['systemctl', '--user', 'daemon-reload'],
     ]);
@@ -201,6 +165,7 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
         entry: { command: process.execPath, args: ['/opt/runner tray/dist/headless/cli.mjs'], workingDirectory: tmp },
         hostArgs: ['--execute', '--state-file', '/var/lib/rost/100% state.json'],
         env: { PATH: '/usr/bin', RUNNER_NAME: 'a "quoted" name', RUNNER_TRAY_QUIT_DRAIN_MS: '300000' },
+        secretEnv: {},
         drainMs: 300_000,
       }),
     );
@@ -240,16 +205,21 @@ describe('runner-tray-headless service on macOS (launchd agent)', () => {
     expect(sys.files.has(file)).toBe(false);
   });
 
-  it('status reads the launchd state and the last status line from the log; logs follows it', async () => {
+  it('status reads the launchd state and the last status line from the log; logs prints it, --follow follows it', async () => {
     const sys = fakePort('darwin', {
       'launchctl print gui/1000/dev.runnertray.runner-tray': { stdout: 'gui/1000/dev.runnertray.runner-tray = {\n\tstate = running\n' },
     });
     sys.files.set('/home/ada/Library/Logs/Runner Tray/runner-tray.log', 'Status: Working — 1 of 1\n');
+    sys.files.set('/home/ada/Library/LaunchAgents/dev.runnertray.runner-tray.plist', '<plist/>');
     const t = io();
     await runServiceCommand(['status'], { env, ...t, port: sys.port, ...base });
     expect(t.text()).toBe('runner-tray: running\nStatus: Working — 1 of 1\n');
     await runServiceCommand(['logs'], { env, ...io(), port: sys.port, ...base });
-    expect(sys.attached).toEqual([['tail', '-n', '100', '-F', '/home/ada/Library/Logs/Runner Tray/runner-tray.log']]);
+    await runServiceCommand(['logs', '--follow'], { env, ...io(), port: sys.port, ...base });
+    expect(sys.attached).toEqual([
+      ['tail', '-n', '100', '/home/ada/Library/Logs/Runner Tray/runner-tray.log'],
+      ['tail', '-n', '100', '-F', '/home/ada/Library/Logs/Runner Tray/runner-tray.log'],
+    ]);
   });
 });
 
