@@ -8,7 +8,7 @@ import { formatAxisClock } from '../format';
 export interface ChartSeries {
   label: string;
   value: (sample: CapacitySample) => number;
-  /** A CSS custom property of styles.css, read when the chart is built (so dark mode follows). */
+  /** A CSS custom property of styles/base.css, read when the chart is built (so dark mode follows). */
   color: string;
   fill?: string;
   stepped?: boolean;

@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../common/confirm-dialog';
 import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 import { planeHost, profileStateWord } from './profile-text';
+import './profiles.css';
 
 const CONNECTOR_LABELS: Record<ConnectorKind, string> = { rost: 'Rost Forge', sechroom: 'Sechroom Work Layer' };
 
