@@ -3,7 +3,10 @@ import { createRoot } from 'react-dom/client';
 import { setBridge } from './bridge/instance';
 import { bridgeStarted, viewLoaded } from './start';
 import { syncStore } from './store/sync';
-import './styles.css';
+import './styles/base.css';
+import './styles/shell.css';
+import './styles/common.css';
+import './styles/header-controls.css';
 import { App } from './views/app';
 import { prepareFormats } from './views/format';
 

@@ -5,6 +5,7 @@ import { useHostStore } from '../../store';
 import { CopyButton } from '../common/copy-button';
 import { ErrorLine } from '../common/error-line';
 import { formatTime } from '../format';
+import './activity.css';
 
 const LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const SHOWN_LIMIT = 300;

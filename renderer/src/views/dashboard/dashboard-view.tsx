@@ -5,6 +5,7 @@ import { Figures } from './figures';
 import { HostPanel } from './host-panel';
 import { RuntimesCard } from './runtimes-card';
 import { UsageCard } from './usage-card';
+import './dashboard.css';
 
 // uPlot and the charts load after the first paint: the figures and cards show data first.
 const CapacityCharts = lazy(async () => ({ default: (await import('./charts')).CapacityCharts }));

@@ -8,7 +8,7 @@ import { formatAxisClock } from '../format';
 export interface ChartSeries {
   label: string;
   value: (sample: CapacitySample) => number;
-  /** A CSS custom property of styles.css, read when the chart is built (so dark mode follows). */
+  /** A CSS custom property of styles/base.css, read when the chart is built (so dark mode follows). */
   color: string;
   fill?: string;
   stepped?: boolean;
@@ -35,6 +35,42 @@ function toData(samples: CapacitySample[], series: ChartSeries[]): uPlot.Aligned
   return [samples.map((s) => s.t / 1000), ...series.map((line) => samples.map(line.value))];
 }
 
+/** uPlot's options for one chart, in the colours the stylesheet has now (light or dark). */
+function chartOptions(width: number, lines: ChartSeries[], yMax: number | null, yUnit: string): uPlot.Options {
+  const css = getComputedStyle(document.documentElement);
+  const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
+  const axis: uPlot.Axis = {
+    stroke: color('--muted'),
+    grid: { stroke: color('--border'), width: 1 },
+    ticks: { show: false },
+    font: '10px system-ui, sans-serif',
+  };
+  return {
+    width: Math.max(120, width),
+    height: HEIGHT,
+    legend: { show: false },
+    cursor: { show: false },
+    scales: { x: { time: true }, y: { range: (_u, _min, dataMax) => [0, yMax ?? Math.ceil(Math.max(1, dataMax) * 1.25)] } },
+    axes: [
+      // One line of HH:MM: uPlot's default adds a date line that a small chart has no room for.
+      { ...axis, size: 20, space: 60, values: (_u, ticks, _axis, _space, incr) => ticks.map((t) => clockLabel(t, incr < 60)) },
+      { ...axis, size: 38, space: 30, values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? `${v}${yUnit}` : '')) },
+    ],
+    series: [
+      {},
+      ...lines.map((line): uPlot.Series => ({
+        label: line.label,
+        stroke: color(line.color),
+        width: 1.5,
+        ...(line.fill ? { fill: color(line.fill) } : {}),
+        ...(line.dashed ? { dash: [4, 4] } : {}),
+        ...(line.stepped && uPlot.paths.stepped ? { paths: uPlot.paths.stepped({ align: 1 }) } : {}),
+        points: { show: false },
+      })),
+    ],
+  };
+}
+
 /**
  * A small live chart over the last hour of capacity samples. Built once (and again only
  * when the colour scheme flips); each new sample goes in with setData straight from a
@@ -54,43 +90,8 @@ export function TelemetryChart({ title, series, max, unit, describe, testId }: T
     const label = (samples: CapacitySample[]) => el.setAttribute('aria-label', say(samples.at(-1), samples.length));
     const build = () => {
       plot?.destroy();
-      const css = getComputedStyle(document.documentElement);
-      const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
-      const axis: uPlot.Axis = {
-        stroke: color('--muted'),
-        grid: { stroke: color('--border'), width: 1 },
-        ticks: { show: false },
-        font: '10px system-ui, sans-serif',
-      };
       const samples = useHostStore.getState().telemetry.samples;
-      plot = new uPlot(
-        {
-          width: Math.max(120, el.clientWidth),
-          height: HEIGHT,
-          legend: { show: false },
-          cursor: { show: false },
-          scales: { x: { time: true }, y: { range: (_u, _min, dataMax) => [0, yMax ?? Math.ceil(Math.max(1, dataMax) * 1.25)] } },
-          axes: [
-            // One line of HH:MM: uPlot's default adds a date line that a small chart has no room for.
-            { ...axis, size: 20, space: 60, values: (_u, ticks, _axis, _space, incr) => ticks.map((t) => clockLabel(t, incr < 60)) },
-            { ...axis, size: 38, space: 30, values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? `${v}${yUnit}` : '')) },
-          ],
-          series: [
-            {},
-            ...lines.map((line): uPlot.Series => ({
-              label: line.label,
-              stroke: color(line.color),
-              width: 1.5,
-              ...(line.fill ? { fill: color(line.fill) } : {}),
-              ...(line.dashed ? { dash: [4, 4] } : {}),
-              ...(line.stepped && uPlot.paths.stepped ? { paths: uPlot.paths.stepped({ align: 1 }) } : {}),
-              points: { show: false },
-            })),
-          ],
-        },
-        toData(samples, lines),
-        el,
-      );
+      plot = new uPlot(chartOptions(el.clientWidth, lines, yMax, yUnit), toData(samples, lines), el);
       label(samples);
     };
     build();

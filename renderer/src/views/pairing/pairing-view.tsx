@@ -3,6 +3,7 @@ import { useHostStore } from '../../store';
 import { ImportForm } from './import-form';
 import { PairedCard } from './paired-card';
 import { PairingFlow } from './pairing-flow';
+import './pairing.css';
 
 /** Unpaired: pair (or import); paired: who and where, the secret's home, and Unpair. */
 export function PairingView() {

@@ -6,8 +6,9 @@ import { useHostStore } from '../../store';
 import { selectProfile } from '../../store/sync';
 import { ConfirmDialog } from '../common/confirm-dialog';
 import { ErrorLine } from '../common/error-line';
-import { useCommand } from '../common/use-command';
+import { useCommand, type CommandState } from '../common/use-command';
 import { planeHost, profileStateWord } from './profile-text';
+import './profiles.css';
 
 const CONNECTOR_LABELS: Record<ConnectorKind, string> = { rost: 'Rost Forge', sechroom: 'Sechroom Work Layer' };
 
@@ -49,39 +50,7 @@ function ProfileRow({ profile, current }: { profile: ProfileSummary; current: bo
     <li className={current ? 'profile-row profile-row-current' : 'profile-row'} data-testid="profile-row" data-profile={profile.id}>
       <span className={`state-dot state-dot-small state-${trayIconFor(profile.status)}`} aria-hidden="true" />
       {editing ? (
-        <form
-          className="profile-rename"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void rename.run({ profile: profile.id, name }).then((result) => {
-              if (result.ok) setEditing(false);
-            });
-          }}
-        >
-          <input
-            className="input"
-            aria-label={`New name for ${profile.name}`}
-            value={name}
-            maxLength={60}
-            autoFocus
-            data-testid="profile-rename-input"
-            onChange={(event) => setName(event.target.value)}
-          />
-          <button type="submit" className="button button-small button-primary" disabled={rename.pending || name.trim() === ''}>
-            Save
-          </button>
-          <button
-            type="button"
-            className="button button-small"
-            onClick={() => {
-              setEditing(false);
-              setName(profile.name);
-              rename.clearError();
-            }}
-          >
-            Cancel
-          </button>
-        </form>
+        <RenameForm profile={profile} name={name} setName={setName} rename={rename} onDone={() => setEditing(false)} />
       ) : (
         <span className="profile-row-name">
           <strong>{profile.name}</strong>
@@ -92,30 +61,15 @@ function ProfileRow({ profile, current }: { profile: ProfileSummary; current: bo
         </span>
       )}
       {!editing ? (
-        <span className="button-row">
-          {current ? (
-            <span className="muted">Shown</span>
-          ) : (
-            <button type="button" className="button button-small" onClick={() => void selectProfile(getBridge(), profile.id)}>
-              Show
-            </button>
-          )}
-          <button type="button" className="button button-small" data-testid="profile-rename" onClick={() => setEditing(true)}>
-            Rename
-          </button>
-          {removable ? (
-            <button
-              type="button"
-              className="button button-small button-danger"
-              data-testid="profile-remove"
-              disabled={paired || remove.pending}
-              title={paired ? 'Unpair it first (Pairing), so the control plane knows it is gone.' : undefined}
-              onClick={() => setRemoving(true)}
-            >
-              Remove…
-            </button>
-          ) : null}
-        </span>
+        <RowButtons
+          profile={profile}
+          current={current}
+          removable={removable}
+          paired={paired}
+          removing={remove.pending}
+          onRename={() => setEditing(true)}
+          onRemove={() => setRemoving(true)}
+        />
       ) : null}
       {rename.error ? <ErrorLine error={rename.error} /> : null}
       {remove.error ? <ErrorLine error={remove.error} testId="profile-remove-error" /> : null}
@@ -139,6 +93,94 @@ function ProfileRow({ profile, current }: { profile: ProfileSummary; current: bo
         </p>
       </ConfirmDialog>
     </li>
+  );
+}
+
+interface RenameProps {
+  profile: ProfileSummary;
+  name: string;
+  setName: (name: string) => void;
+  rename: CommandState<'profiles:rename'>;
+  onDone: () => void;
+}
+
+/** The row's name as a field, saved on Enter or Save; Cancel puts the old name back. */
+function RenameForm({ profile, name, setName, rename, onDone }: RenameProps) {
+  return (
+    <form
+      className="profile-rename"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void rename.run({ profile: profile.id, name }).then((result) => {
+          if (result.ok) onDone();
+        });
+      }}
+    >
+      <input
+        className="input"
+        aria-label={`New name for ${profile.name}`}
+        value={name}
+        maxLength={60}
+        autoFocus
+        data-testid="profile-rename-input"
+        onChange={(event) => setName(event.target.value)}
+      />
+      <button type="submit" className="button button-small button-primary" disabled={rename.pending || name.trim() === ''}>
+        Save
+      </button>
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() => {
+          onDone();
+          setName(profile.name);
+          rename.clearError();
+        }}
+      >
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+interface RowButtonsProps {
+  profile: ProfileSummary;
+  current: boolean;
+  removable: boolean;
+  paired: boolean;
+  /** A removal is on its way. */
+  removing: boolean;
+  onRename: () => void;
+  onRemove: () => void;
+}
+
+/** Show (unless it is the one shown), Rename, and Remove for a profile that is not the default. */
+function RowButtons({ profile, current, removable, paired, removing, onRename, onRemove }: RowButtonsProps) {
+  return (
+    <span className="button-row">
+      {current ? (
+        <span className="muted">Shown</span>
+      ) : (
+        <button type="button" className="button button-small" onClick={() => void selectProfile(getBridge(), profile.id)}>
+          Show
+        </button>
+      )}
+      <button type="button" className="button button-small" data-testid="profile-rename" onClick={onRename}>
+        Rename
+      </button>
+      {removable ? (
+        <button
+          type="button"
+          className="button button-small button-danger"
+          data-testid="profile-remove"
+          disabled={paired || removing}
+          title={paired ? 'Unpair it first (Pairing), so the control plane knows it is gone.' : undefined}
+          onClick={onRemove}
+        >
+          Remove…
+        </button>
+      ) : null}
+    </span>
   );
 }
 
@@ -184,16 +226,7 @@ function AddProfileForm() {
           onChange={(event) => setName(event.target.value)}
         />
       </div>
-      <div className="field">
-        <label htmlFor={`${id}-connector`}>Control plane</label>
-        <select id={`${id}-connector`} className="input" value={connector} onChange={(event) => setConnector(event.target.value as ConnectorKind)}>
-          {SUPPORTED_CONNECTOR_KINDS.map((kind) => (
-            <option key={kind} value={kind}>
-              {CONNECTOR_LABELS[kind]}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ConnectorField id={`${id}-connector`} connector={connector} setConnector={setConnector} />
       <div className="field">
         <label htmlFor={`${id}-url`}>Address</label>
         <input
@@ -224,5 +257,20 @@ function AddProfileForm() {
         </button>
       </div>
     </form>
+  );
+}
+
+function ConnectorField({ id, connector, setConnector }: { id: string; connector: ConnectorKind; setConnector: (kind: ConnectorKind) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Control plane</label>
+      <select id={id} className="input" value={connector} onChange={(event) => setConnector(event.target.value as ConnectorKind)}>
+        {SUPPORTED_CONNECTOR_KINDS.map((kind) => (
+          <option key={kind} value={kind}>
+            {CONNECTOR_LABELS[kind]}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

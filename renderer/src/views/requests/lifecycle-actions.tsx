@@ -146,18 +146,7 @@ function ConfirmPanel({ action, detail, onClose }: { action: LifecycleAction; de
         aria-describedby={reasonError ? reasonErrorId : undefined}
         data-testid="reason"
       />
-      <div className="req-reason-foot">
-        {reasonError ? (
-          <span id={reasonErrorId} className="req-field-error" data-testid="reason-error">
-            {reasonError}
-          </span>
-        ) : (
-          <span />
-        )}
-        <span className={length > REASON_MAX ? 'req-counter req-counter-over' : 'req-counter'}>
-          {length} / {REASON_MAX}
-        </span>
-      </div>
+      <ReasonFoot error={reasonError} errorId={reasonErrorId} length={length} />
       {error && error.field !== 'reason' ? (
         <p className="req-error" role="alert" data-testid="action-error">
           {error.message}
@@ -177,5 +166,23 @@ function ConfirmPanel({ action, detail, onClose }: { action: LifecycleAction; de
         </button>
       </div>
     </form>
+  );
+}
+
+/** Under the reason: what is wrong with it (if anything) and how much room is left. */
+function ReasonFoot({ error, errorId, length }: { error: string | null; errorId: string; length: number }) {
+  return (
+    <div className="req-reason-foot">
+      {error ? (
+        <span id={errorId} className="req-field-error" data-testid="reason-error">
+          {error}
+        </span>
+      ) : (
+        <span />
+      )}
+      <span className={length > REASON_MAX ? 'req-counter req-counter-over' : 'req-counter'}>
+        {length} / {REASON_MAX}
+      </span>
+    </div>
   );
 }

@@ -31,43 +31,7 @@ export function SettingField({ name, value, error, overriddenBy, onChange, note 
     'data-testid': `setting-${name}`,
   } as const;
 
-  let control;
-  if (kind === 'toggle') {
-    control = (
-      <input
-        {...common}
-        type="checkbox"
-        className="checkbox"
-        checked={value === true}
-        disabled={overriddenBy !== null}
-        onChange={(e) => onChange(e.target.checked)}
-      />
-    );
-  } else if (kind === 'select') {
-    control = (
-      <select {...common} className="input" value={String(value)} disabled={overriddenBy !== null} onChange={(e) => onChange(e.target.value)}>
-        {(SELECT_OPTIONS[name] ?? []).map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    );
-  } else {
-    control = (
-      <input
-        {...common}
-        className={kind === 'url' ? 'input mono' : 'input'}
-        type={kind === 'number' ? 'number' : 'text'}
-        inputMode={kind === 'number' ? 'numeric' : kind === 'url' ? 'url' : undefined}
-        spellCheck={false}
-        autoComplete="off"
-        readOnly={overriddenBy !== null}
-        value={String(value)}
-        onChange={(e) => onChange(e.target.value)}
-      />
-    );
-  }
+  const control = <SettingControl common={common} name={name} kind={kind} value={value} locked={overriddenBy !== null} onChange={onChange} />;
 
   return (
     <div className={`field field-${kind}${overriddenBy ? ' field-overridden' : ''}`}>
@@ -95,4 +59,45 @@ export function SettingField({ name, value, error, overriddenBy, onChange, note 
       ) : null}
     </div>
   );
+}
+
+interface ControlProps {
+  common: { id: string; name: SettingKey; 'aria-describedby': string; 'aria-invalid': true | undefined; 'data-testid': string };
+  name: SettingKey;
+  kind: (typeof FIELD_KIND)[SettingKey];
+  value: string | boolean;
+  /** Overridden by an env variable or flag: not editable. */
+  locked: boolean;
+  onChange: (value: string | boolean) => void;
+}
+
+/** The input a setting's kind calls for: a checkbox, a select, or a text or number field. */
+function SettingControl({ common, name, kind, value, locked, onChange }: ControlProps) {
+  if (kind === 'toggle') {
+    return <input {...common} type="checkbox" className="checkbox" checked={value === true} disabled={locked} onChange={(e) => onChange(e.target.checked)} />;
+  } else if (kind === 'select') {
+    return (
+      <select {...common} className="input" value={String(value)} disabled={locked} onChange={(e) => onChange(e.target.value)}>
+        {(SELECT_OPTIONS[name] ?? []).map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    );
+  } else {
+    return (
+      <input
+        {...common}
+        className={kind === 'url' ? 'input mono' : 'input'}
+        type={kind === 'number' ? 'number' : 'text'}
+        inputMode={kind === 'number' ? 'numeric' : kind === 'url' ? 'url' : undefined}
+        spellCheck={false}
+        autoComplete="off"
+        readOnly={locked}
+        value={String(value)}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
+  }
 }

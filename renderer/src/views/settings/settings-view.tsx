@@ -11,6 +11,7 @@ import { SechroomCard } from './sechroom-card';
 import { SecretStoreInUse } from './secret-store-in-use';
 import { SettingField } from './setting-field';
 import { changedKeys, checkField, draftFrom, patchOf, SECTIONS, type Draft } from './settings-form';
+import './settings.css';
 
 /**
  * Every runner setting, checked as you type with the core's own messages, saved together

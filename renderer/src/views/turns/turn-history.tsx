@@ -1,6 +1,7 @@
 import { useNow } from '../use-now';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type VirtualItem } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useId, useRef } from 'react';
+import type { ProfileSummary } from '../../../../shared/profiles';
 import type { TurnRow } from '../../../../shared/turns';
 import { getBridge } from '../../bridge/instance';
 import { loadMoreHistory } from '../../store/sync';
@@ -74,43 +75,65 @@ export function TurnHistory({ selectedId, onSelect }: { selectedId: string | nul
           onKeyDown={listboxKeyHandler({ count: history.length, index, select: (i) => onSelect(history[i]!.id) })}
         >
           <div className="vlist-sizer" role="presentation" style={{ height: virtualizer.getTotalSize() }}>
-            {items.map((item) => {
-              const turn = history[item.index];
-              if (!turn) {
-                return (
-                  <div
-                    key={item.key}
-                    role="presentation"
-                    className="turn-row turn-row-history turn-row-pending"
-                    data-testid="history-row-pending"
-                    style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
-                  >
-                    Loading…
-                  </div>
-                );
-              }
-              return (
-                <div
-                  key={item.key}
-                  id={`${listId}-${turn.id}`}
-                  role="option"
-                  aria-selected={turn.id === selectedId}
-                  aria-posinset={item.index + 1}
-                  aria-setsize={total}
-                  className={profiles ? 'turn-row turn-row-history turn-row-profiles' : 'turn-row turn-row-history'}
-                  data-testid="history-row"
-                  data-turn-id={turn.id}
-                  style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
-                  onClick={() => onSelect(turn.id)}
-                >
-                  <HistoryRow turn={turn} profile={profiles ? profileName(profiles, turn.profile) : null} />
-                </div>
-              );
-            })}
+            {items.map((item) => (
+              <HistoryOption
+                key={item.key}
+                item={item}
+                turn={history[item.index]}
+                listId={listId}
+                selected={history[item.index]?.id === selectedId}
+                total={total}
+                profiles={profiles}
+                onSelect={onSelect}
+              />
+            ))}
           </div>
         </div>
       )}
     </section>
+  );
+}
+
+interface OptionProps {
+  item: VirtualItem;
+  /** Absent while its window of rows is being fetched. */
+  turn: TurnRow | undefined;
+  listId: string;
+  selected: boolean;
+  total: number;
+  profiles: readonly ProfileSummary[] | null;
+  onSelect: (id: string) => void;
+}
+
+/** One placed row of the list: a finished turn, or a placeholder until its page lands. */
+function HistoryOption({ item, turn, listId, selected, total, profiles, onSelect }: OptionProps) {
+  if (!turn) {
+    return (
+      <div
+        role="presentation"
+        className="turn-row turn-row-history turn-row-pending"
+        data-testid="history-row-pending"
+        style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
+      >
+        Loading…
+      </div>
+    );
+  }
+  return (
+    <div
+      id={`${listId}-${turn.id}`}
+      role="option"
+      aria-selected={selected}
+      aria-posinset={item.index + 1}
+      aria-setsize={total}
+      className={profiles ? 'turn-row turn-row-history turn-row-profiles' : 'turn-row turn-row-history'}
+      data-testid="history-row"
+      data-turn-id={turn.id}
+      style={{ transform: `translateY(${item.start}px)`, height: HISTORY_ROW_HEIGHT }}
+      onClick={() => onSelect(turn.id)}
+    >
+      <HistoryRow turn={turn} profile={profiles ? profileName(profiles, turn.profile) : null} />
+    </div>
   );
 }
 

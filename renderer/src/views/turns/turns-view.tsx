@@ -5,6 +5,7 @@ import { applyTurnFocus } from './focus-turn';
 import { TurnDetail } from './turn-detail';
 import { TurnHistory } from './turn-history';
 import { useTurnDetail } from './use-turn-detail';
+import './turns.css';
 
 /** Running turns and history on the left, the chosen turn's details on the right. */
 export function TurnsView() {
