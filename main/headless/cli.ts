@@ -109,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
   await core.capabilities.get();
-  const offMode = watchModeLine(core, resolved.sources, process.stdout);
+  const offMode = watchModeLine(core, resolved.sources, process.stdout, plane.plane === 'sechroom' ? 'sechroom' : 'rost');
   const offEvents = () => {
     offTerminal();
     offMode();
