@@ -22,7 +22,7 @@ import { writeAddressFile, writeLauncherPage } from './address-file';
 import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
-import { exitLine, TerminalReporter } from './terminal-reporter';
+import { TerminalReporter } from './terminal-reporter';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
@@ -169,7 +169,7 @@ async function main(argv: string[]): Promise<number> {
       lines.close();
       await health?.close();
       await server.close();
-      process.stdout.write(`${exitLine(outcome)}\n`);
+      process.stdout.write(`${terminal.exitLine(outcome)}\n`);
       process.exit(0);
     });
   });

@@ -14,6 +14,21 @@ afterEach(async () => {
 });
 
 describe('the headless terminal, as journalctl shows it', () => {
+  it('the exit line counts the turns finished over the whole run, not only those the quit drained', () => {
+    const lines: string[] = [];
+    const reporter = new TerminalReporter({ write: (text: string) => lines.push(text) });
+    const turn = {
+      id: 'sechroom:lse_1',
+      phase: 'succeeded',
+      runtime: 'codex',
+      startedAt: '2026-12-07T10:00:00Z',
+      endedAt: '2026-12-07T10:00:03Z',
+      reason: null,
+    };
+    reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn], active: [] } } as never]);
+    expect(reporter.exitLine({ kind: 'stopped', finished: 0, canceled: 0, undelivered: 0 })).toBe('Stopped: 1 turn finished; every result delivered.');
+  });
+
   it('on the Sechroom plane the Mode line names the codex the executor drives, not Rost’s runtime detection', async () => {
     // No runtime detected for Rost: its Mode line would say none is ready.
     h = await startHarness({ core: { runtimeBinaries: { claude: '/nonexistent/claude', codex: '/nonexistent/codex' } } });
