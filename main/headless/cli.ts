@@ -104,7 +104,10 @@ async function main(argv: string[]): Promise<number> {
   const mainProfile = core.runner.profile.id;
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: mainProfile });
   const offTerminal = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
-  const runLines = plane.plane === 'sechroom' ? new RunLines(core.logFeed, mainProfile, process.stderr) : null;
+  // The seed's `[run]` lines for every Sechroom profile (one: as `executor run`; a fleet: `[<key>] …` as its supervisor relays them).
+  const sechroomProfiles = plane.profiles.map((p) => ({ id: p.id, instanceKey: p.config.instance.instanceKey }));
+  if (plane.plane === 'sechroom' && sechroomProfiles.length === 1) sechroomProfiles[0]!.id = mainProfile;
+  const runLines = sechroomProfiles.length > 0 ? new RunLines(core.logFeed, sechroomProfiles, process.stderr) : null;
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
@@ -117,9 +120,10 @@ async function main(argv: string[]): Promise<number> {
 
   if (resolved.once) {
     // Held open to the end here (the server does it in the other mode); the caller exits with the code.
-    const code = runLines
-      ? await runSechroomOnce(core, runLines)
-      : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    const code =
+      plane.plane === 'sechroom' && runLines
+        ? await runSechroomOnce(core, runLines)
+        : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
     alive.stopping();
     lines.close();
     offEvents();
