@@ -23,7 +23,7 @@ import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } from './server';
 import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
-import { exitLine, TerminalReporter } from './terminal-reporter';
+import { TerminalReporter } from './terminal-reporter';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
@@ -78,12 +78,15 @@ async function main(argv: string[]): Promise<number> {
   const mainProfile = core.runner.profile.id;
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: mainProfile });
   const offTerminal = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
-  const runLines = plane.plane === 'sechroom' ? new RunLines(core.logFeed, mainProfile, process.stderr) : null;
+  // The seed's `[run]` lines for every Sechroom profile (one: as `executor run`; a fleet: `[<key>] …` as its supervisor relays them).
+  const sechroomProfiles = plane.profiles.map((p) => ({ id: p.id, instanceKey: p.config.instance.instanceKey }));
+  if (plane.plane === 'sechroom' && sechroomProfiles.length === 1) sechroomProfiles[0]!.id = mainProfile;
+  const runLines = sechroomProfiles.length > 0 ? new RunLines(core.logFeed, sechroomProfiles, process.stderr) : null;
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
   await core.capabilities.get();
-  const offMode = watchModeLine(core, resolved.sources, process.stdout);
+  const offMode = watchModeLine(core, resolved.sources, process.stdout, plane.plane === 'sechroom' ? 'sechroom' : 'rost');
   const offEvents = () => {
     offTerminal();
     offMode();
@@ -91,9 +94,10 @@ async function main(argv: string[]): Promise<number> {
 
   if (resolved.once) {
     // Held open to the end here (the server does it in the other mode); the caller exits with the code.
-    const code = runLines
-      ? await runSechroomOnce(core, runLines)
-      : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    const code =
+      plane.plane === 'sechroom' && runLines
+        ? await runSechroomOnce(core, runLines)
+        : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
     alive.stopping();
     lines.close();
     offEvents();
@@ -117,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { health, server } = listening;
   alive.release();
-  await serve({ core, resolved, signals, alive, lines, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
+  await serve({ core, resolved, signals, alive, lines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
   return -1;
 }
 
@@ -127,6 +131,7 @@ interface Serving {
   signals: HostSignals;
   alive: ReturnType<typeof stayAlive>;
   lines: SeedLines;
+  terminal: TerminalReporter;
   offEvents: () => void;
   health: HealthServer | null;
   server: HeadlessServer;
@@ -201,7 +206,7 @@ async function serve(serving: Serving): Promise<void> {
  * Returns what a signal does: the first drains, the second stops now, a third exits.
  */
 function quitHandlers(serving: Serving): (signal: string) => void {
-  const { core, alive, offEvents, lines, health, server } = serving;
+  const { core, alive, offEvents, lines, terminal, health, server } = serving;
   let exiting = false;
   core.onQuit(() => {
     void core.quit('after-turns').then(async (outcome) => {
@@ -212,7 +217,7 @@ function quitHandlers(serving: Serving): (signal: string) => void {
       lines.close();
       await health?.close();
       await server.close();
-      process.stdout.write(`${exitLine(outcome)}\n`);
+      process.stdout.write(`${terminal.exitLine(outcome)}\n`);
       process.exit(0);
     });
   });

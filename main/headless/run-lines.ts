@@ -12,17 +12,22 @@ export class RunLines {
   private readonly shown = new Set<string>();
   private readonly off: () => void;
 
+  /**
+   * `profiles`: every Sechroom profile of the host. One alone prints as `executor run`
+   * does; several (a fleet) print as the seed's fleet relays its children, `[<key>] [run] <line>`.
+   */
   constructor(
     feed: LogFeed,
-    profile: string,
+    profiles: readonly { id: string; instanceKey: string }[],
     private readonly out: Out,
   ) {
-    const component = `profile:${profile}`;
+    const prefix = new Map(profiles.map((p) => [`profile:${p.id}`, profiles.length > 1 ? `[${p.instanceKey}] [run] ` : '[run] ']));
     this.off = feed.subscribe((entry: LogEntry) => {
-      if (entry.component !== component || entry.level === 'debug') return;
+      const head = prefix.get(entry.component ?? '');
+      if (head === undefined || entry.level === 'debug') return;
       if (this.shown.size > 100) this.shown.clear();
       this.shown.add(entry.msg);
-      this.out.write(`[run] ${entry.msg}\n`);
+      this.out.write(`${head}${entry.msg}\n`);
     });
   }
 

@@ -95,7 +95,7 @@ export class SeedLines {
  * The start line's mode: whether this host runs work or only heartbeats, and why (the
  * flag, the variable, the setting, or the default), and whether a runtime is ready.
  */
-function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>): string {
+function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, plane: 'rost' | 'sechroom'): string {
   const settings = core.settings.get();
   const source = sources.runWork;
   if (!settings.runWork) {
@@ -103,6 +103,8 @@ function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>): 
     return `Mode: heartbeat only — nothing is claimed (${why}).`;
   }
   const why = source ?? (core.settings.overriddenKeys().includes('runWork') ? 'set at start' : 'the default; RUNNER_EXECUTE=0 or --no-execute turns it off');
+  // The Sechroom executor drives its own codex app-server (its readiness is the profile's status), not Rost's detected runtimes.
+  if (plane === 'sechroom') return `Mode: runs work on this machine (${why}) with codex (the Sechroom executor drives codex app-server).`;
   const readiness = runtimeReadiness({ capabilities: core.runner.snapshot().runtimes, preference: settings.runtime });
   if (readiness.ready.length === 0) {
     return `Mode: runs work on this machine (${why}), but no runtime is ready (${describeNotReady(readiness)}): nothing is claimed until one is.`;
@@ -115,11 +117,11 @@ function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>): 
  * setting is switched): a start line that said "nothing is claimed" must not stand while
  * work runs. Returns the unsubscribe.
  */
-export function watchModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, out: Out): () => void {
-  let last = runModeLine(core, sources);
+export function watchModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, out: Out, plane: 'rost' | 'sechroom' = 'rost'): () => void {
+  let last = runModeLine(core, sources, plane);
   out.write(`${last}\n`);
   return core.host.subscribe(() => {
-    const now = runModeLine(core, sources);
+    const now = runModeLine(core, sources, plane);
     if (now === last) return;
     last = now;
     out.write(`${now}\n`);

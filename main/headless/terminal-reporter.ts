@@ -16,6 +16,8 @@ export class TerminalReporter {
   private readonly lastStatus = new Map<string, string>();
   private readonly offlineSince = new Map<string, number>();
   private readonly names = new Map<string, string>();
+  /** Turns that ended (not canceled) over the whole run. */
+  private finishedTurns = 0;
   private readonly main: string;
 
   constructor(
@@ -36,9 +38,21 @@ export class TerminalReporter {
     for (const e of batch) {
       if (e.event === 'runner:snapshot' && e.payload.pairing) this.pairing(e.payload.profile ?? this.main, e.payload.pairing);
       if (e.event === 'runner:status') this.status(e.payload.profile ?? this.main, e.payload);
-      if (e.event === 'turns:update') for (const turn of e.payload.finished) this.line(turn.profile ?? this.main, turnLine(turn));
+      if (e.event === 'turns:update')
+        for (const turn of e.payload.finished) {
+          if (turn.phase !== 'canceled') this.finishedTurns++;
+          this.line(turn.profile ?? this.main, turnLine(turn));
+        }
       if (e.event === 'runner:notice') this.out.write(`Notice: ${e.payload.message}\n`);
     }
+  }
+
+  /**
+   * The exit line, its turns counted over the whole run (the quit's own count is only the
+   * turns that finished while it drained).
+   */
+  exitLine(outcome: Extract<QuitOutcome, { kind: 'stopped' }>): string {
+    return exitLine({ ...outcome, finished: Math.max(outcome.finished, this.finishedTurns) });
   }
 
   /** One line, named by its profile while the host has more than one. */

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import { TerminalReporter } from '../../main/headless/terminal-reporter';
+import { watchModeLine } from '../../main/headless/seed-lines';
 import { startHarness, type Harness } from '../integration/core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
@@ -13,6 +14,33 @@ afterEach(async () => {
 });
 
 describe('the headless terminal, as journalctl shows it', () => {
+  it('the exit line counts the turns finished over the whole run, not only those the quit drained', () => {
+    const lines: string[] = [];
+    const reporter = new TerminalReporter({ write: (text: string) => lines.push(text) });
+    const turn = {
+      id: 'sechroom:lse_1',
+      phase: 'succeeded',
+      runtime: 'codex',
+      startedAt: '2026-12-07T10:00:00Z',
+      endedAt: '2026-12-07T10:00:03Z',
+      reason: null,
+    };
+    reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn], active: [] } } as never]);
+    expect(reporter.exitLine({ kind: 'stopped', finished: 0, canceled: 0, undelivered: 0 })).toBe('Stopped: 1 turn finished; every result delivered.');
+  });
+
+  it('on the Sechroom plane the Mode line names the codex the executor drives, not Rost’s runtime detection', async () => {
+    // No runtime detected for Rost: its Mode line would say none is ready.
+    h = await startHarness({ core: { runtimeBinaries: { claude: '/nonexistent/claude', codex: '/nonexistent/codex' } } });
+    await h.core.capabilities.get();
+    const lines: string[] = [];
+    const off = watchModeLine(h.core, {}, { write: (text: string) => lines.push(text.trim()) }, 'sechroom');
+    off();
+    expect(lines).toEqual([
+      'Mode: runs work on this machine (the default; RUNNER_EXECUTE=0 or --no-execute turns it off) with codex (the Sechroom executor drives codex app-server).',
+    ]);
+  });
+
   it('one line per status change, one per outage (not per retry), one per finished turn', async () => {
     // The outage is played on the heartbeat route alone: a server whose held claim carries no heartbeat, so beats go there.
     h = await startHarness({

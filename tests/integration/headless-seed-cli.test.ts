@@ -132,6 +132,26 @@ describe('the headless host as a drop-in for `rost runner serve`', () => {
     expect(await h.exited).toBe(0);
   }, 40_000);
 
+  it.each([
+    [{}, '--state-file without --execute'],
+    [{ RUNNER_EXECUTE: 'true' }, 'RUNNER_EXECUTE=true'],
+  ])(
+    'a seed unit line without --execute is heartbeat only, as the seed’s (%o)',
+    async (env, source) => {
+      await setup();
+      const seed = seedStateFile();
+      const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json' });
+      const h = host(['--state-file', seed.file, '--heartbeat-ms', '1000', '--port', '0'], env);
+      await h.line(new RegExp(`^Mode: heartbeat only — nothing is claimed \\(${source}\\)\\.$`));
+      await h.line(/^heartbeat ok #2 runner_id=/);
+      expect(emu!.admin.listEvents({ type: 'unit.claimed', limit: 100 })).toEqual([]);
+      expect(emu!.admin.getUnit(unit.id)?.status).toBe('queued');
+      h.child.kill('SIGTERM');
+      expect(await h.exited).toBe(0);
+    },
+    40_000,
+  );
+
   it('--once: one heartbeat, one claim and run, exit 0; then exit 1 when the heartbeat fails', async () => {
     await setup();
     const seed = seedStateFile();

@@ -101,7 +101,7 @@ describe('a host restarted right after kill -9, turns without bubblewrap', () =>
       const seed = path.join(dir, 'rost-runner.json');
       writeFileSync(seed, JSON.stringify({ runner_id: runner.runner_id, runner_secret: runner.runner_secret, tenant_id: runner.tenant_id }), { mode: 0o600 });
 
-      let current = host(['--state-file', seed]);
+      let current = host(['--execute', '--state-file', seed]);
       expect(await current.listening).toEqual({ listening: true });
       const silent: string[] = [];
       for (let round = 0; round < ROUNDS; round++) {

@@ -335,6 +335,15 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toHaveLength(1);
   });
 
+  it('holds the offers read by default: a task offered to the waiting instance runs without waiting out its 30 s poll', async () => {
+    const { h, emu } = await sechroomHost({ turn: 'closeout-on-nudge', writeFile: { name: 'CHANGES.md', text: 'held\n' } }, { pollIntervalSeconds: 30 });
+    await emu.sechroom.waitForEvent('sechroom.offers.held', { timeoutMs: 10_000 });
+    const task = emu.sechroom.createTask({ title: 'Picked up at once', objective: 'Run.' });
+    const done = await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.plane === 'sechroom' && t.phase === 'succeeded'), 10_000);
+    expect(done.finished.find((t) => t.plane === 'sechroom')).toMatchObject({ profile: 'work', title: 'Picked up at once', verdict: 'pass' });
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toHaveLength(1);
+  });
+
   it('turns:cancel on a running Sechroom task interrupts its turn: no completion, the row says so, no branch pushed', async () => {
     const { h, emu, git } = await sechroomHost({ turn: 'hang' }, {});
     const task = emu.sechroom.createTask({ title: 'Hangs', objective: 'Never ends.' });

@@ -95,11 +95,12 @@ export const OVERRIDES_USAGE =
   '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
 
 /**
- * `RUNNER_EXECUTE`: the seed runs work only when it is exactly `1`. Execution is on by default
- * here, so `0` (or false/no/off) is the way to turn it off; any other value is refused rather
- * than guessed.
+ * `RUNNER_EXECUTE`: as the seed's, work runs only when it is exactly `1`; any other value
+ * is heartbeat only. A seed-style command line (a state file: `--state-file` or
+ * `RUNNER_STATE_FILE`) without `--execute` is heartbeat only too, as the seed's unit file
+ * would be; otherwise running work is on by default (the desktop app's own).
  */
-const EXECUTE_VALUES: Readonly<Record<string, boolean>> = { '1': true, true: true, yes: true, on: true, '0': false, false: false, no: false, off: false };
+const SEED_HEARTBEAT_ONLY = '--state-file without --execute';
 
 type Raw = { value: string; source: string };
 
@@ -166,10 +167,14 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
   } else {
     const raw = fromEnv(env, ['RUNNER_EXECUTE']);
     if (raw !== undefined) {
-      const value = EXECUTE_VALUES[raw.value.trim().toLowerCase()];
-      if (value === undefined) return fail('RUNNER_EXECUTE must be 1 (run work) or 0 (heartbeat only).', 'runWork');
-      overrides.runWork = value;
+      overrides.runWork = raw.value.trim() === '1';
       sources.runWork = `RUNNER_EXECUTE=${raw.value.trim()}`;
+    } else if (values.has('--state-file') || values.has('--import-state')) {
+      overrides.runWork = false;
+      sources.runWork = SEED_HEARTBEAT_ONLY;
+    } else if (fromEnv(env, ['RUNNER_STATE_FILE']) !== undefined) {
+      overrides.runWork = false;
+      sources.runWork = 'RUNNER_STATE_FILE without RUNNER_EXECUTE=1';
     }
   }
   const result: ResolvedOverrides = {

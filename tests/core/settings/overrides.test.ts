@@ -41,6 +41,8 @@ describe('resolveOverrides', () => {
       maxSessions: 2,
       modelAccountAlias: 'team',
       modelAccountState: 'limited',
+      // A seed unit's environment without RUNNER_EXECUTE=1: heartbeat only, as the seed.
+      runWork: false,
     });
     expect(r.sources.heartbeatMs).toBe('RUNNER_HEARTBEAT_MS');
     expect(r.importStateFile).toBe('/tmp/rost-runner-abcd1234.json');
@@ -129,6 +131,17 @@ describe('resolveOverrides', () => {
     expect(ok({}, ['--no-execute'])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: '--no-execute' } });
     expect(ok({ RUNNER_EXECUTE: '1' }, [])).toMatchObject({ overrides: { runWork: true }, sources: { runWork: 'RUNNER_EXECUTE=1' } });
     expect(ok({ RUNNER_EXECUTE: '0' }, [])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: 'RUNNER_EXECUTE=0' } });
+    // As the seed's: only `1` runs work; `true` is heartbeat only.
+    expect(ok({ RUNNER_EXECUTE: 'true' }, [])).toMatchObject({ overrides: { runWork: false }, sources: { runWork: 'RUNNER_EXECUTE=true' } });
+    // A seed unit line (a state file) without --execute is heartbeat only; with it, or with RUNNER_EXECUTE=1, it runs work.
+    expect(ok({}, ['--state-file', '/var/lib/rost/runner.json'])).toMatchObject({
+      overrides: { runWork: false },
+      sources: { runWork: '--state-file without --execute' },
+    });
+    expect(ok({ RUNNER_STATE_FILE: '/r.json' }, []).overrides.runWork).toBe(false);
+    expect(ok({ RUNNER_STATE_FILE: '/r.json', RUNNER_EXECUTE: '1' }, []).overrides.runWork).toBe(true);
+    // No state file: the stored setting decides (the desktop app's own default).
+    expect(ok({}, []).overrides.runWork).toBeUndefined();
     // A flag beats the variable, as everywhere.
     expect(ok({ RUNNER_EXECUTE: '0' }, ['--execute']).overrides.runWork).toBe(true);
     // Unset or blank: the stored setting decides (on by default).
@@ -146,7 +159,6 @@ describe('resolveOverrides', () => {
     [{}, ['--runtime', 'gemini'], '--runtime must be auto, claude or codex.'],
     [{ RUNNER_RUNTIME: 'gpt' }, [], 'RUNNER_RUNTIME must be auto, claude or codex.'],
     [{ RUNNER_NAME: ' '.repeat(3) + 'x'.repeat(101) }, [], 'RUNNER_NAME must be 1–100 characters.'],
-    [{ RUNNER_EXECUTE: 'maybe' }, [], 'RUNNER_EXECUTE must be 1 (run work) or 0 (heartbeat only).'],
     [{}, ['--execute', '--no-execute'], '--execute and --no-execute cannot be used together.'],
     [{}, ['--execute=1'], '--execute takes no value.'],
     [{}, ['--state-file'], '--state-file needs a value.'],

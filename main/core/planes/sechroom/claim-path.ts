@@ -19,6 +19,11 @@ export interface ClaimedTask {
   decompositionId: string | null;
 }
 
+export interface ClaimOptions {
+  signal?: AbortSignal;
+  admit?: () => Promise<boolean>;
+}
+
 export interface ClaimPathDeps {
   client: Pick<WorkLayerClient, 'offers' | 'claimNext' | 'claimDirect'>;
   log: Logger;
@@ -40,8 +45,15 @@ export class ClaimPath {
 
   constructor(private readonly deps: ClaimPathDeps) {}
 
-  async next(instanceId: string): Promise<ClaimedTask | null> {
+  /**
+   * `signal` ends a held offers read at once (a stop, a pause): that is no offer. `admit` is
+   * asked just before the first claim request, once there is something to claim, and may
+   * wait (for a slot of the machine); false claims nothing.
+   */
+  async next(instanceId: string, opts: ClaimOptions = {}): Promise<ClaimedTask | null> {
+    const admit = opts.admit ?? (() => Promise.resolve(true));
     if (this.pendingClaimKey) {
+      if (!(await admit())) return null;
       const key = this.pendingClaimKey;
       const again = await this.deps.client.claimNext(instanceId, key);
       this.pendingClaimKey = null;
@@ -50,14 +62,20 @@ export class ClaimPath {
         this.deps.log.info(`claim-next answered ${again.outcome} on retry with the same key`, { leaseId: held.leaseId });
         return held;
       }
+      return this.fromOffers(instanceId, opts.signal, () => Promise.resolve(true));
     }
-    const offers = await this.deps.client.offers(instanceId, this.deps.offerWaitMs ? { waitMs: this.deps.offerWaitMs } : {});
+    return this.fromOffers(instanceId, opts.signal, admit);
+  }
+
+  private async fromOffers(instanceId: string, signal: AbortSignal | undefined, admit: () => Promise<boolean>): Promise<ClaimedTask | null> {
+    const offers = await this.offers(instanceId, signal);
     const head = offers[0];
     if (!head || this.deps.stopping()) return null;
     if (head.suggestedClaimDelayMs > 0) {
       await this.deps.sleep(Math.min(head.suggestedClaimDelayMs, MAX_CLAIM_DELAY_MS));
       if (this.deps.stopping()) return null;
     }
+    if (!(await admit()) || this.deps.stopping()) return null;
     const key = `executor-run:${head.generationId}`;
     let next: ClaimResult;
     try {
@@ -89,6 +107,17 @@ export class ClaimPath {
       }
     }
     return null;
+  }
+
+  /** The offers, the read held [v1] when asked; aborted by `signal`: none. */
+  private async offers(instanceId: string, signal: AbortSignal | undefined): Promise<DispatchOffer[]> {
+    const wait = this.deps.offerWaitMs ? { waitMs: this.deps.offerWaitMs } : {};
+    try {
+      return await this.deps.client.offers(instanceId, { ...wait, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      if (signal?.aborted) return [];
+      throw error;
+    }
   }
 }
 

@@ -40,6 +40,8 @@ export class ExecutorSession {
   private claimFailures = 0;
   private readonly claims: ClaimPath;
   private turn: AbortController | null = null;
+  /** The offers read in flight: a stop or a pause ends its hold at once. */
+  private read: AbortController | null = null;
   private turnLease: string | null = null;
   private drainTimer: TimerHandle | null = null;
   private readonly records: TurnRecords;
@@ -132,6 +134,7 @@ export class ExecutorSession {
     if (this.paused) return;
     this.paused = true;
     this.deps.log.info('paused — not claiming');
+    this.read?.abort();
     this.sleeper.wake();
   }
 
@@ -157,6 +160,7 @@ export class ExecutorSession {
       this.stopping = true;
       this.deps.log.info('shutdown requested — finishing up');
       this.sleeper.stop();
+      this.read?.abort();
       if (this.turn) {
         const turn = this.turn;
         this.drainTimer = this.deps.clock.setTimeout(() => turn.abort(new Error('drain timeout')), this.deps.settings.drainTimeoutSeconds * 1000);
@@ -182,11 +186,7 @@ export class ExecutorSession {
           await this.sleeper.sleep(wait);
           continue;
         }
-        const slot = await takeMachineSlot(this.deps.machine, this.sleeper.signal, () =>
-          this.state({ state: 'deferred', instanceId: this.instanceId, reason: MACHINE_FULL }),
-        );
-        if (!slot) break;
-        const step = await this.claimInSlot(slot);
+        const step = await this.claimOnce();
         if (step === 'expired') return this.summary;
         if (step === 'ran' && this.deps.once) break;
       }
@@ -377,25 +377,25 @@ export class ExecutorSession {
   }
 
   /**
-   * One claim in a slot of the machine, and its task when it brings one. The slot goes back
-   * before any wait (an empty answer, a backoff), so other profiles can use it meanwhile.
+   * One claim, and its task when it brings one. The offers read (held up to `offerWaitMs`
+   * [v1]) takes no slot of the machine: a slot held through an empty hold would starve
+   * another profile (a Rost one) that has work. The slot is taken once an offer is there,
+   * just before the claim, and goes back before any wait (an empty answer, a backoff).
    */
-  private async claimInSlot(slot: MachineSlot): Promise<'ran' | 'none' | 'expired'> {
-    if (slot.waited) {
-      // Paused, or admission turned, during the wait: the loop asks its gates again first.
-      if (this.stopping || (await this.gates.wait()) !== null) {
-        slot.release();
-        return 'none';
-      }
-      this.state({ state: 'live', instanceId: this.instanceId });
-    }
+  private async claimOnce(): Promise<'ran' | 'none' | 'expired'> {
+    const read = new AbortController();
+    this.read = read;
+    const taken: { slot: MachineSlot | null } = { slot: null };
+    const admit = async () => (taken.slot = await this.takeSlot()) !== null;
     const startedAt = this.deps.clock.now();
-    const claimed = await this.claims.next(this.instanceId).then(
+    const claimed = await this.claims.next(this.instanceId, { signal: read.signal, admit }).then(
       (claim) => ({ claim }),
       (error: unknown) => ({ error }),
     );
+    this.read = null;
+    const release = () => taken.slot?.release();
     if ('error' in claimed) {
-      slot.release();
+      release();
       if (claimed.error instanceof AuthExpiredError) {
         this.authExpired(claimed.error);
         return 'expired';
@@ -409,17 +409,17 @@ export class ExecutorSession {
     }
     const { claim } = claimed;
     if (!claim) {
-      slot.release();
-      // A held offers read [v1] already waited; the seed's plain poll waits here.
+      release();
+      // A held offers read [v1] already waited (or a pause or stop cut it short); the seed's plain poll waits here.
       const held = this.deps.offerWaitMs ? this.deps.clock.now() - startedAt >= this.deps.offerWaitMs / 2 : false;
-      if (!this.stopping && !held) await this.sleeper.sleep(this.deps.settings.pollIntervalSeconds * 1000);
+      if (!this.stopping && !held && !read.signal.aborted) await this.sleeper.sleep(this.deps.settings.pollIntervalSeconds * 1000);
       return 'none';
     }
     const failure = await this.process(claim).then(
       () => null,
       (error: unknown) => ({ error }),
     );
-    slot.release();
+    release();
     if (failure) {
       if (failure.error instanceof AuthExpiredError) {
         this.authExpired(failure.error);
@@ -430,6 +430,20 @@ export class ExecutorSession {
       await this.claimBackoff(failure.error);
     }
     return 'ran';
+  }
+
+  /** A slot of the machine for the claim; null when stopped, or paused (or admission turned) while it waited. */
+  private async takeSlot(): Promise<MachineSlot | null> {
+    const slot = await takeMachineSlot(this.deps.machine, this.sleeper.signal, () =>
+      this.state({ state: 'deferred', instanceId: this.instanceId, reason: MACHINE_FULL }),
+    );
+    if (!slot || !slot.waited) return slot;
+    if (this.stopping || (await this.gates.wait()) !== null) {
+      slot.release();
+      return null;
+    }
+    this.state({ state: 'live', instanceId: this.instanceId });
+    return slot;
   }
 
   private state(state: SessionStatus): void {

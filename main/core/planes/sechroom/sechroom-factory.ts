@@ -39,7 +39,16 @@ export interface SechroomHostDeps extends Pick<
   machine?: MachineSlots;
   /** The host's profiles now: which are Sechroom profiles decides whom SECHROOM_TOKEN signs in. */
   profiles(): readonly Profile[];
+  /** [v1] How long an empty offers read is held (default DEFAULT_OFFER_WAIT_MS; 0 polls like the seed). */
+  offerWaitMs?: number;
 }
+
+/**
+ * The held offers read [v1] is on by default: a task offered to a waiting instance is
+ * claimed as it appears instead of at the next 5 s poll. A Work Layer that ignores
+ * `waitMs` answers at once, and the loop then polls as the seed does.
+ */
+export const DEFAULT_OFFER_WAIT_MS = 25_000;
 
 /**
  * The host's side of Sechroom profiles: one GitDelivery for every profile (its worktrees
@@ -81,6 +90,7 @@ export class SechroomHost {
       ...(deps.initial[context.profile.id] ? { initial: deps.initial[context.profile.id]! } : {}),
       plumbing: (config) => this.plumbing(config, context),
       autoClaim: deps.autoClaim,
+      offerWaitMs: deps.offerWaitMs ?? DEFAULT_OFFER_WAIT_MS,
     });
   };
 

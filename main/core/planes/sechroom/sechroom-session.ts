@@ -60,6 +60,8 @@ export interface SechroomSessionDeps {
   plumbing(config: SechroomProfileConfig): SechroomPlumbing;
   /** false: claim only for `runOne` (the headless `--once`). */
   autoClaim: boolean;
+  /** [v1] How long an empty offers read is held (0: poll like the seed). */
+  offerWaitMs?: number;
 }
 
 /**
@@ -392,6 +394,7 @@ export class SechroomSession implements RunnerSession {
       log: this.deps.log,
       ...(this.deps.random ? { random: this.deps.random } : {}),
       ...(once ? { once: true } : {}),
+      ...(this.deps.offerWaitMs ? { offerWaitMs: this.deps.offerWaitMs } : {}),
     });
     runner.onEvent((event) => {
       if (event.event === 'turn') this.turnChanged(event.turn);

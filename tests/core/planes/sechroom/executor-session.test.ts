@@ -458,4 +458,49 @@ describe('Sechroom executor session against the emulator', () => {
       message: 'SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.',
     });
   });
+  it('with the held offers read, claims a task created during the hold at once (no poll sleep), holding no slot of the machine meanwhile', async () => {
+    r = await rig();
+    const machine = new MachineSlots(() => 1);
+    const turns = new ScriptedTurnRunner(closingTurn('completed'));
+    const { session } = await r.session({
+      turns,
+      once: true,
+      offerWaitMs: 25_000,
+      machine: { acquire: (signal) => machine.acquire('work', signal), free: () => machine.free() },
+    });
+    let finished = false;
+    const done = session.run().finally(() => (finished = true));
+    await r.emu.sechroom.waitForEvent('sechroom.offers.held', { timeoutMs: 10_000 });
+    // While the read is held, another profile can take the machine's only slot.
+    expect(machine.inUse).toBe(0);
+    const t = task(r);
+    const start = r.clock.now();
+    // The fake clock never moves: a claim that needed a poll sleep would never come.
+    await r.pump(
+      () => finished,
+      1_000,
+      () => false,
+    );
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
+    expect(r.clock.now()).toBe(start);
+    expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toMatchObject([{ verdict: 'pass' }]);
+  });
+
+  it('stop() and pause end a held offers read at once', async () => {
+    r = await rig();
+    const { session, states } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), offerWaitMs: 25_000 });
+    const done = session.run();
+    await r.emu.sechroom.waitForEvent('sechroom.offers.held', { timeoutMs: 10_000 });
+    session.pause();
+    await r.pump(
+      () => states.at(-1)?.state === 'paused',
+      1_000,
+      () => false,
+    );
+    session.resume();
+    await r.emu.sechroom.waitForEvent('sechroom.offers.held', { timeoutMs: 10_000 });
+    expect(await session.stop()).toEqual({ processed: 0, completed: 0, abandoned: 0 });
+    expect(await done).toEqual({ processed: 0, completed: 0, abandoned: 0 });
+    expect(r.emu.sechroom.listInstances()[0]).toMatchObject({ status: 'deregistered' });
+  }, 10_000);
 });
