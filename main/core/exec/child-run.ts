@@ -179,7 +179,20 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     }
   }
   if (spec.onSpawn) safely(spec.log, 'onSpawn', () => spec.onSpawn?.(pid));
+  return supervise(spec, { child, pid, lifeline, exited, closed });
+}
 
+interface Started {
+  child: ChildProcess;
+  pid: number;
+  lifeline: ChildProcess['stdio'][number] | null;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  closed: Promise<void>;
+}
+
+/** A started runtime to its end: stdin, the timeout and cancel, and the whole tree stopped and its pipes drained. */
+async function supervise(spec: ChildSpec, started: Started): Promise<ChildResult> {
+  const { child, pid, lifeline, exited, closed } = started;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   void exited.then((e) => (exit = e));
   let wake: (reason: 'timeout' | 'canceled') => void = () => undefined;

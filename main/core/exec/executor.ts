@@ -1,28 +1,22 @@
-import { z } from 'zod';
-import { UNIT_PROMPT_MAX_BYTES, UsageSchema } from '../../../shared/protocol';
 import { redactText } from '../../../shared/redact';
-import { plainHttpProblem as mcpUrlProblem } from '../../../shared/transport-security';
 import { systemClock, type Clock, type Logger } from '../base/ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from './executor-port';
-import { commandFor } from './child-launch';
-import { lifelineSupported, withLifeline } from './lifeline';
-import { runChild, type ChildResult } from './child-run';
+import { lifelineSupported } from './lifeline';
 import { WarmLauncher } from './warm-launcher';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerLauncher } from './codex-app-server/app-server-launcher';
 import type { AppServerPool } from './codex-app-server/server-pool';
 import type { AppServerSpawnSpec } from './codex-app-server/spawn';
 import type { RateLimitReading } from '../../../shared/usage';
-import { parseUsageLimit } from './limit-messages';
-import { clampSummary, composeSummary, decideStatus, type OutcomeReason } from './outcome';
-import { ENVIRONMENT_ONLY, isolateTurn, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
+import { clampSummary, type OutcomeReason } from './outcome';
+import { ENVIRONMENT_ONLY, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
 import type { IsolationSpec } from './isolation/spec';
-import { Throttle } from './output-capture';
-import { TurnOutput } from './turn-output';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
 import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
 import { errorText } from '../../../shared/errors';
 import { keepSession, removeLegacyClaudeConfig } from './isolation/claude-sessions';
+import { requestProblem } from './turn-request';
+import { runChildTurn, type ChildTurnDeps } from './child-turn';
 
 /**
  * The local runtime executor: from "run this unit with claude or codex" to its outcome.
@@ -63,35 +57,6 @@ const DEFAULT_ISOLATION: TurnIsolationOptions = {
   ownConfig: () => false,
   hidden: [],
 };
-
-const OUTPUT_EMIT_INTERVAL_MS = 250;
-
-const RequestSchema = z.object({
-  unitId: z.string().min(1).max(200),
-  kind: z.enum(['turn_execution', 'work_order']),
-  runtime: z.enum(['claude', 'codex']),
-  binary: z.string().min(1),
-  prompt: z.string(),
-  mcp: z
-    .object({
-      serverUrl: z.url({ protocol: /^https?$/ }),
-      // Goes into an HTTP header and an environment variable: visible ASCII only.
-      token: z.string().regex(/^[\x21-\x7e]+$/, 'token must be visible ASCII without spaces'),
-    })
-    .nullable(),
-  // Passed as an option value: must not look like an option itself.
-  resumeSessionId: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/)
-    .nullable(),
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .max(7 * 24 * 3_600_000),
-  env: z.record(z.string(), z.string()).optional(),
-  knownSecrets: z.array(z.string()),
-});
 
 export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly log: Logger;
@@ -187,24 +152,10 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       outputBytes: 0,
     });
 
-    const parsed = RequestSchema.safeParse(request);
-    if (!parsed.success) {
-      const where = parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ');
-      this.log.error('invalid execution request', { unitId: request.unitId, issues: where });
-      return failEarly('spawn_error', `invalid execution request (${where})`);
-    }
-    const promptBytes = Buffer.byteLength(request.prompt, 'utf8');
-    if (promptBytes > UNIT_PROMPT_MAX_BYTES) {
-      this.log.warn('prompt over the protocol bound; nothing was run', { unitId: request.unitId, bytes: promptBytes });
-      return failEarly(
-        'spawn_error',
-        `The unit's prompt is ${promptBytes} bytes; a unit's prompt may be at most ${UNIT_PROMPT_MAX_BYTES} bytes (1 MiB). Nothing was run.`,
-      );
-    }
+    const problem = requestProblem(request, this.log);
+    if (problem) return failEarly('spawn_error', problem);
     // The control plane refused the start: nothing ran (or what started never had its prompt).
     const notStarted = (): ExecutionOutcome => ({ ...failEarly('spawn_error', 'the control plane refused the start'), status: 'canceled', reason: 'canceled' });
-    const mcpProblem = request.mcp ? mcpUrlProblem(request.mcp.serverUrl) : null;
-    if (mcpProblem) return failEarly('spawn_error', `The unit's MCP URL was refused: ${mcpProblem}. Nothing was run.`);
 
     let turn: TurnDir | null = null;
     let spawned = false;
@@ -229,7 +180,14 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.activeDirs.add(turn.root);
       const prepared = await prepareTurn(this.turnContext(request, turn));
       const invocation = await this.invocation(request, turn, prepared);
-      const outcome = await this.run(request, turn, prepared, invocation, started, () => (spawned = true));
+      const outcome = await runChildTurn(this.childTurnDeps(), {
+        request,
+        context: this.turnContext(request, turn),
+        prepared,
+        invocation,
+        started,
+        markSpawned: () => (spawned = true),
+      });
       await keepSession(this.options.workRoot, prepared, outcome?.sessionId, this.log);
       return outcome ?? notStarted();
     } catch (error) {
@@ -277,155 +235,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     return { ...invocation, cwd };
   }
 
-  private async run(
-    request: ExecutionRequest,
-    turn: TurnDir,
-    prepared: PreparedTurn,
-    invocation: Invocation & { cwd: string },
-    started: number,
-    markSpawned: () => void,
-  ): Promise<ExecutionOutcome | null> {
-    const secrets = request.knownSecrets;
-    const output = new TurnOutput(invocation.outputMode, {
-      maxOutputBytes: this.maxOutputBytes,
-      tailBytes: this.tailBytes,
-      knownSecrets: secrets,
-      onTranscript: request.onTranscript,
-    });
-    const { stdout, stderr, tail } = output;
-    const onOutput = request.onOutput;
-    const throttle = new Throttle(this.clock, OUTPUT_EMIT_INTERVAL_MS, () => {
-      if (!onOutput) return;
-      try {
-        onOutput(tail.render(secrets));
-      } catch (error) {
-        this.log.warn('onOutput callback threw', { error: errorText(error) });
-      }
-    });
-    const inner = commandFor(request.binary, invocation.args);
-    const log = this.log.child(`turn:${request.unitId}`);
-    const sandboxed = await isolateTurn(this.turnContext(request, turn), prepared, {
-      command: inner.command,
-      args: inner.args,
-      cwd: invocation.cwd,
-      binary: request.binary,
-      ownEnv: [invocation.env, inner.env],
-      knownSecrets: secrets,
-      egressUrls: request.mcp ? [request.mcp.serverUrl] : [],
-      log: log.child('egress'),
-    });
-    // The outermost layer, around the sandbox: whatever runs the runtime is stopped if this host dies.
-    // bubblewrap watches for that itself (--die-with-parent with its own pid namespace: the
-    // whole namespace goes with it), so there the Node launcher's ~35 ms start is not paid.
-    const watch = this.lifeline && sandboxed.level !== 'bubblewrap';
-    // A launcher started ahead takes the command over its lifeline; without one, a launcher is started for it.
-    const warm = watch ? this.warm.take() : null;
-    const isolated = watch && !warm ? { ...sandboxed, ...withLifeline({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env }) } : sandboxed;
-    // Started before the control plane took the unit only where it dies with this host (a
-    // crash before the running journal is down leaves nothing running), waiting for its prompt.
-    const early = request.startAccepted !== undefined && this.lifeline && invocation.stdin !== undefined;
-    if (request.startAccepted && !early && !(await request.startAccepted)) {
-      await sandboxed.egress?.discard();
-      return null;
-    }
-
-    // The turn's way out (an allowlist), up before the sandbox that binds its socket, down when the process has ended.
-    const proxy = sandboxed.egress ? await sandboxed.egress.start() : null;
-    let child: ChildResult;
-    try {
-      child = await runChild({
-        command: isolated.command,
-        args: isolated.args,
-        cwd: isolated.cwd,
-        env: isolated.env,
-        stdin: invocation.stdin,
-        ...(warm ? { warm } : {}),
-        ...(early ? { stdinWhen: request.startAccepted } : {}),
-        timeoutMs: request.timeoutMs,
-        signal: request.signal,
-        killGraceMs: this.killGraceMs,
-        lifeline: watch,
-        clock: this.clock,
-        log,
-        onSpawn: (pid) => {
-          markSpawned();
-          // The next turn outside bubblewrap finds its launcher started.
-          if (watch) this.warm.fill();
-          log.info('runtime started', {
-            runtime: request.runtime,
-            kind: request.kind,
-            pid,
-            resumed: request.resumeSessionId !== null,
-            isolation: isolated.level,
-            ownConfig: prepared.ownConfig,
-          });
-          request.onSpawn?.(pid);
-        },
-        onStdout: (chunk) => {
-          output.onStdout(chunk);
-          if (onOutput) throttle.poke();
-        },
-        onStderr: (chunk) => {
-          output.onStderr(chunk);
-          if (onOutput) throttle.poke();
-        },
-      });
-    } finally {
-      await proxy?.close();
-      throttle.flush();
-      throttle.cancel();
-      if (watch) this.warm.fill(); // a spare this turn took without starting its runtime is replaced too
-    }
-
-    const report = output.report();
-    if (report.deniedTools && report.deniedTools.length > 0) {
-      log.warn('the runtime was refused tools it asked for', { tools: [...new Set(report.deniedTools)] });
-    }
-    const { status, reason } = decideStatus(child, report);
-    const outputTail = tail.render(secrets);
-    const truncated = stdout.truncated || stderr.truncated;
-    const summary = composeSummary(
-      {
-        runtime: request.runtime,
-        binary: request.binary,
-        timeoutMs: request.timeoutMs,
-        child,
-        report,
-        stdout: output.stdoutIsEvents ? '' : stdout.text(),
-        stderr: stderr.text(),
-        stderrIsNoise: output.stderrIsNoise,
-        tail: outputTail,
-        truncatedAtBytes: truncated ? this.maxOutputBytes : null,
-        knownSecrets: secrets,
-      },
-      reason,
-    );
-    const usage = report.usage ? UsageSchema.safeParse(report.usage).data : undefined;
-    const usageLimit =
-      status === 'failed' && reason !== 'timeout'
-        ? parseUsageLimit(report.text ?? `${stdout.text().slice(-4_000)}\n${stderr.text().slice(-4_000)}`, this.clock.now())
-        : null;
-    const outcome: ExecutionOutcome = {
-      status,
-      reason,
-      summary,
-      exitCode: child.exitCode,
-      ...(usage ? { usage } : {}),
-      ...(report.sessionId ? { sessionId: report.sessionId } : {}),
-      ...(usageLimit ? { usageLimit: { ...usageLimit, message: redactText(usageLimit.message, secrets) } } : {}),
-      outputTail,
-      durationMs: this.clock.now() - started,
-      outputBytes: stdout.totalBytes + stderr.totalBytes,
-    };
-    log.info('runtime turn ended', {
-      runtime: request.runtime,
-      status,
-      reason,
-      exitCode: child.exitCode,
-      durationMs: outcome.durationMs,
-      outputBytes: outcome.outputBytes,
-      ...(child.stopLatencyMs !== undefined ? { stopLatencyMs: child.stopLatencyMs } : {}),
-    });
-    return outcome;
+  private childTurnDeps(): ChildTurnDeps {
+    const { clock, log, killGraceMs, lifeline, maxOutputBytes, tailBytes, warm } = this;
+    return { clock, log, killGraceMs, lifeline, maxOutputBytes, tailBytes, warm };
   }
 }

@@ -113,6 +113,12 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
     throttle.cancel();
   }
   const outcome = toOutcome(request, result, tail.render(secrets), options.clock.now() - started, options.clock.now());
+  logTurnEnd(log, outcome, result);
+  return outcome;
+}
+
+/** The turn's end in the log: how it ended, the thread, and its token counts. */
+function logTurnEnd(log: Logger, outcome: ExecutionOutcome, result: AppServerTurnResult): void {
   log.info('runtime turn ended', {
     runtime: 'codex',
     driver: 'app-server',
@@ -133,7 +139,6 @@ export async function runCodexAppServer(request: ExecutionRequest, turnCwd: stri
         }
       : {}),
   });
-  return outcome;
 }
 
 function toOutcome(request: ExecutionRequest, r: AppServerTurnResult, outputTail: string, durationMs: number, now: number): ExecutionOutcome {

@@ -7,11 +7,11 @@ import type { Logger } from '../../base/ports';
 import { scriptNode } from '../script-node';
 import { cleanEnv } from './clean-env';
 import type { CredentialBroker } from './credential-broker';
-import { bridgedCommand, DEFAULT_EGRESS, planAllowlist, proxySocketPath, turnEgress, type EgressOptions } from './egress/egress-plan';
-import { startEgressProxy, type EgressProxy } from './egress/proxy';
+import { DEFAULT_EGRESS, planAllowlist, type EgressOptions } from './egress/egress-plan';
 import { isolate, type IsolationTools } from './isolate';
 import { claudeHome, codexHome, installationRoots, operatorCodexHome, type RuntimeHome } from './runtime-homes';
 import type { IsolatedCommand, IsolationSpec } from './spec';
+import { withTurnNetwork } from './sandboxed-network';
 
 /**
  * From "run this runtime for this turn" to the command to spawn: the runtime's private
@@ -163,45 +163,7 @@ export async function isolateTurn(
   if (!sandboxed || egress.network === 'shared' || tools.sharedNetworkOnly) return isolate(widened, tools);
   const allow = planAllowlist({ runtime: ctx.runtime, env, urls: launch.egressUrls ?? [], options: egress, turnRoot });
   const log = launch.log ?? SILENT;
-  if (tools.level === 'bubblewrap') {
-    const socket = proxySocketPath(turnRoot, widened.cwd);
-    const bridged = bridgedCommand(allow, widened.command, widened.args, widened.env);
-    if (!bridged) {
-      // No Node for the bridge (the packaged app on a machine without node): the host's network, said once per turn.
-      log.warn('no Node runs the egress bridge here: the turn shares the host network', { fix: 'install Node.js (a node on PATH)' });
-      return isolate(widened, tools);
-    }
-    const inner: IsolationSpec = {
-      ...widened,
-      command: bridged.command,
-      args: bridged.args,
-      env: bridged.env,
-      readOnly: [...new Set([...widened.readOnly, bridged.readOnly])],
-      network: { socket },
-    };
-    return { ...isolate(inner, tools), egress: turnEgress(allow, { socketPath: socket }, log) };
-  }
-  // sandbox-exec: loopback is not namespaced, so the proxy listens on a port the profile
-  // names. The first start hands over this proxy; a later one (an app-server restarted
-  // after its proxy closed) listens again on the same port.
-  const proxy = await startEgressProxy({ listen: { port: 0, host: '127.0.0.1' }, allow, log });
-  const proxyPort = proxy.port ?? 0;
-  let unclaimed: EgressProxy | null = proxy;
-  const start = (): Promise<EgressProxy> => {
-    const first = unclaimed;
-    unclaimed = null;
-    return first ? Promise.resolve(first) : startEgressProxy({ listen: { port: proxyPort, host: '127.0.0.1' }, allow, log });
-  };
-  const url = `http://${proxy.address}`;
-  const proxyEnv = { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, ALL_PROXY: url, NO_PROXY: 'localhost,127.0.0.1,::1' };
-  const ports = allow.filter((t) => t.host === '127.0.0.1').map((t) => t.port);
-  const inner: IsolationSpec = { ...widened, env: { ...widened.env, ...proxyEnv }, network: { proxyPort, loopbackPorts: ports } };
-  const discard = async (): Promise<void> => {
-    const first = unclaimed;
-    unclaimed = null;
-    await first?.close();
-  };
-  return { ...isolate(inner, tools), egress: { start, discard } };
+  return withTurnNetwork(widened, tools, allow, turnRoot, log);
 }
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => SILENT };

@@ -62,58 +62,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     log.warn('egress denied', { target: target ? keyOf(target) : 'unparsable', why });
   };
 
-  const server = http.createServer((req, res) => {
-    const target = req.url ? targetOfUrl(req.url) : null;
-    if (!target || !req.url?.startsWith('http://')) {
-      deny(target, 'not an absolute http:// request');
-      res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('egress proxy: absolute http:// URLs or CONNECT only\n');
-      return;
-    }
-    const key = keyOf({ host: canonical(target.host), port: target.port });
-    if (!allowed.has(key)) {
-      deny(target, 'not on the allowlist');
-      res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(`egress proxy: ${key} is not allowed\n`);
-      return;
-    }
-    const url = new URL(req.url);
-    const headers = { ...req.headers };
-    delete headers['proxy-connection'];
-    delete headers['proxy-authorization'];
-    const upstream = http.request({ host: canonical(target.host), port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers });
-    upstream.on('response', (response) => {
-      res.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(res);
-    });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' });
-      res.end();
-    });
-    req.on('error', () => upstream.destroy());
-    req.pipe(upstream);
-  });
-
-  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    track(client);
-    const target = connectTarget(req.url);
-    if (!target || !allowed.has(keyOf(target))) {
-      deny(target, 'not on the allowlist');
-      client.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-      return;
-    }
-    const upstream = net.connect({ host: target.host, port: target.port });
-    track(upstream);
-    upstream.once('connect', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.once('error', () => {
-      if (client.writable) client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-    });
-    client.once('close', () => upstream.destroy());
-    upstream.once('close', () => client.destroy());
-  });
+  const gate: Gate = { allowed, deny, track };
+  const server = http.createServer((req, res) => forwardPlain(gate, req, res));
+  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => tunnel(gate, req, client, head));
   server.on('connection', (socket: net.Socket) => track(socket));
   server.on('clientError', (_error, socket) => socket.destroy());
 
@@ -147,6 +98,70 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return closing;
     },
   };
+}
+
+/** What both request kinds check against: the allowlist, the refusal's log line, the open sockets. */
+interface Gate {
+  allowed: ReadonlySet<string>;
+  deny(target: EgressTarget | null, why: string): void;
+  track(socket: Duplex): void;
+}
+
+/** A plain http:// request with an absolute URL: forwarded when its host and port are allowed. */
+function forwardPlain(gate: Gate, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const { allowed, deny } = gate;
+  const target = req.url ? targetOfUrl(req.url) : null;
+  if (!target || !req.url?.startsWith('http://')) {
+    deny(target, 'not an absolute http:// request');
+    res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('egress proxy: absolute http:// URLs or CONNECT only\n');
+    return;
+  }
+  const key = keyOf({ host: canonical(target.host), port: target.port });
+  if (!allowed.has(key)) {
+    deny(target, 'not on the allowlist');
+    res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(`egress proxy: ${key} is not allowed\n`);
+    return;
+  }
+  const url = new URL(req.url);
+  const headers = { ...req.headers };
+  delete headers['proxy-connection'];
+  delete headers['proxy-authorization'];
+  const upstream = http.request({ host: canonical(target.host), port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers });
+  upstream.on('response', (response) => {
+    res.writeHead(response.statusCode ?? 502, response.headers);
+    response.pipe(res);
+  });
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' });
+    res.end();
+  });
+  req.on('error', () => upstream.destroy());
+  req.pipe(upstream);
+}
+
+/** A CONNECT tunnel: opened to the target when it is allowed, refused with 403 otherwise. */
+function tunnel(gate: Gate, req: http.IncomingMessage, client: Duplex, head: Buffer): void {
+  const { allowed, deny, track } = gate;
+  track(client);
+  const target = connectTarget(req.url);
+  if (!target || !allowed.has(keyOf(target))) {
+    deny(target, 'not on the allowlist');
+    client.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    return;
+  }
+  const upstream = net.connect({ host: target.host, port: target.port });
+  track(upstream);
+  upstream.once('connect', () => {
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  upstream.once('error', () => {
+    if (client.writable) client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+  });
+  client.once('close', () => upstream.destroy());
+  upstream.once('close', () => client.destroy());
 }
 
 function listen(server: http.Server, where: string | { host: string; port: number }): Promise<void> {
