@@ -390,16 +390,12 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     logFeed: logging,
     settings: profiles.settingsOf(mainProfile),
     runner: main,
-    work: {
-      runOne: () => main.runOne(),
-      get activeCount() {
-        return main.activeCount;
-      },
-    },
+    work: { runOne: () => main.runOne() },
     profiles,
     capabilities,
     quit: (mode) => quit.quit(mode),
     onQuit: (listener) => quit.onQuit(listener),
+    interrupt: () => quit.interrupt(),
     quitDrainMs: () => hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => shutdownCore(limitMs),
   };

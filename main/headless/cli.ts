@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
-import { duration, statusLine } from '../../shared/status';
+import { statusLine } from '../../shared/status';
 import { profileDir } from '../core/sessions/profile-store';
 import { parseProfilesFile } from './profiles-file';
 import { bootstrapCore } from '../core/bootstrap';
@@ -24,6 +24,7 @@ import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer } from './server';
 import { exitLine, TerminalReporter } from './terminal-reporter';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
+import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
 
@@ -162,6 +163,7 @@ async function main(argv: string[]): Promise<number> {
   let exiting = false;
   core.onQuit(() => {
     void core.quit('after-turns').then(async (outcome) => {
+      if (outcome.kind === 'canceled') process.stdout.write('Quit called off: taking work again.\n');
       if (outcome.kind === 'canceled' || exiting) return;
       exiting = true;
       alive.stopping();
@@ -173,25 +175,8 @@ async function main(argv: string[]): Promise<number> {
       process.exit(0);
     });
   });
-  let stopsAsked = 0;
-  const stop = (signal: string) => {
-    stopsAsked++;
-    if (stopsAsked === 2) {
-      // Stop now: cancel what runs (their results are still reported), then finish quitting.
-      process.stdout.write('Stopping now: canceling running turns.\n');
-      void core.quit('now');
-      return;
-    }
-    if (stopsAsked > 2) process.exit(130);
-    const active = core.work.activeCount;
-    const limit = core.quitDrainMs();
-    process.stdout.write(
-      active > 0
-        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
-        : `Stopping (${signal})…\n`,
-    );
-    void core.quit('after-turns');
-  };
+  // Ctrl-C drains the whole host; another within 3 s stops now; after "Keep running" it drains again.
+  const stop = interruptHandler({ interrupt: () => core.interrupt(), out: process.stdout, exit: (code) => process.exit(code) });
   // Before the first address is out: a supervisor may stop the host the moment it prints it.
   signals.handle(stop);
 
