@@ -153,16 +153,12 @@ function coreApi(f: Foundation, p: Profiles, parts: { host: Host; quit: QuitPoli
     logFeed: f.logging,
     settings: p.profiles.settingsOf(f.mainProfile),
     runner: main,
-    work: {
-      runOne: () => main.runOne(),
-      get activeCount() {
-        return main.activeCount;
-      },
-    },
+    work: { runOne: () => main.runOne() },
     profiles: p.profiles,
     capabilities: parts.runtimes.capabilities,
     quit: (mode) => parts.quit.quit(mode),
     onQuit: (listener) => parts.quit.onQuit(listener),
+    interrupt: () => parts.quit.interrupt(),
     quitDrainMs: () => f.hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => parts.shutdown(limitMs),
   };

@@ -6,7 +6,7 @@ import type { FetchLike } from './connectors/http-json';
 import type { IsolationProbe } from './exec/isolation';
 import type { Host } from './host';
 import type { Clock, DesktopPort, LogFeed, Logger, PlatformInfo } from './base/ports';
-import type { QuitMode, QuitOutcome } from './quit-policy';
+import type { Interrupt, QuitMode, QuitOutcome } from './quit-policy';
 import type { CapabilityDetector } from './runner/capabilities';
 import type { CommandRunner } from './exec/process-runner';
 import type { SystemProbe } from './runner/telemetry';
@@ -86,8 +86,8 @@ export interface Core {
   settings: PersistentSettingsStore;
   /** The main profile's session (`options.profile`, else `default`). */
   runner: RunnerSession;
-  /** `--once` and the headless quit count on the main profile. */
-  work: { runOne(): Promise<RunOneOutcome>; readonly activeCount: number };
+  /** `--once` runs one unit of the main profile. */
+  work: { runOne(): Promise<RunOneOutcome> };
   /** Every profile's session. */
   profiles: SessionRegistry;
   /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */
@@ -99,6 +99,8 @@ export interface Core {
   quit(mode: QuitMode): Promise<QuitOutcome>;
   /** Called once when a quit begins, from any source (a command from the window, a signal, the tray). */
   onQuit(listener: (mode: QuitMode) => void): () => void;
+  /** A Ctrl-C: drains, or stops now when it follows another within 3 s (QuitPolicy.interrupt). */
+  interrupt(): Interrupt;
   /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
   quitDrainMs(): number;
   /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */

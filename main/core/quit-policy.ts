@@ -6,6 +6,13 @@ export type QuitMode = 'after-turns' | 'now';
 /** How a quit ended: the core stopped (with what happened to the turns), or the operator called it off. */
 export type QuitOutcome = { kind: 'stopped'; finished: number; canceled: number; undelivered: number } | { kind: 'canceled' };
 
+/** How long a second Ctrl-C stops now rather than only asking again. */
+export const SECOND_INTERRUPT_MS = 3000;
+
+/** What a Ctrl-C (or a supervisor's signal) did; `active` counts every profile's turns. */
+export type Interrupt =
+  { kind: 'drain'; active: number; limitMs: number } | { kind: 'still-draining'; active: number; remainingMs: number } | { kind: 'now' } | { kind: 'stopping' };
+
 export interface QuitPolicyDeps {
   clock: Clock;
   log: Logger;
@@ -41,6 +48,8 @@ export class QuitPolicy {
   private outcome: Promise<QuitOutcome> | null = null;
   private canceled = 0;
   private startedWith = 0;
+  private deadline = 0;
+  private lastInterrupt: number | null = null;
   private readonly listeners = new Set<(mode: QuitMode) => void>();
 
   constructor(private readonly deps: QuitPolicyDeps) {}
@@ -75,10 +84,34 @@ export class QuitPolicy {
     return this.outcome!;
   }
 
+  /**
+   * A Ctrl-C: the first drains; another within SECOND_INTERRUPT_MS stops now, a later one
+   * says what the quit still waits for and arms the next. After "Keep running" the next
+   * one drains again.
+   */
+  interrupt(): Interrupt {
+    const now = this.deps.clock.now();
+    const active = this.deps.work.activeCount;
+    if (this.phase === 'running') {
+      this.lastInterrupt = now;
+      void this.quit('after-turns');
+      return { kind: 'drain', active, limitMs: this.deps.drainLimitMs() };
+    }
+    if (this.phase !== 'draining' || this.mode === 'now') return { kind: 'stopping' };
+    const last = this.lastInterrupt;
+    this.lastInterrupt = now;
+    if (last !== null && now - last < SECOND_INTERRUPT_MS) {
+      void this.quit('now');
+      return { kind: 'now' };
+    }
+    return { kind: 'still-draining', active, remainingMs: Math.max(0, this.deadline - now) };
+  }
+
   /** "Don't quit": only while waiting for running turns to finish; claiming resumes. */
   cancel(): boolean {
     if (this.phase !== 'draining' || this.mode === 'now') return false;
     this.phase = 'running';
+    this.lastInterrupt = null;
     this.clearDeadline();
     this.deps.work.releaseClaims();
     this.deps.setStopping(null);
@@ -94,6 +127,7 @@ export class QuitPolicy {
     deps.work.holdClaims();
     const limit = deps.drainLimitMs();
     const deadline = deps.clock.now() + (this.mode === 'now' ? 0 : limit);
+    this.deadline = deadline;
     deps.setStopping({ deadline, mode: this.mode });
     if (deps.work.activeCount > 0) {
       deps.log.info('quit: waiting for the running turns', { active: deps.work.activeCount, limitMs: this.mode === 'now' ? 0 : limit, mode: this.mode });

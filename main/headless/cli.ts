@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
-import { duration, statusLine } from '../../shared/status';
+import { statusLine } from '../../shared/status';
 import { profileDir } from '../core/sessions/profile-store';
 import { parseProfilesFile } from './profiles-file';
 import { bootstrapCore } from '../core/bootstrap';
@@ -25,6 +25,7 @@ import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } fro
 import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
 import { TerminalReporter } from './terminal-reporter';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
+import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
 
@@ -210,6 +211,7 @@ function quitHandlers(serving: Serving): (signal: string) => void {
   let exiting = false;
   core.onQuit(() => {
     void core.quit('after-turns').then(async (outcome) => {
+      if (outcome.kind === 'canceled') process.stdout.write('Quit called off: taking work again.\n');
       if (outcome.kind === 'canceled' || exiting) return;
       exiting = true;
       alive.stopping();
@@ -221,26 +223,8 @@ function quitHandlers(serving: Serving): (signal: string) => void {
       process.exit(0);
     });
   });
-  let stopsAsked = 0;
-  const stop = (signal: string) => {
-    stopsAsked++;
-    if (stopsAsked === 2) {
-      // Stop now: cancel what runs (their results are still reported), then finish quitting.
-      process.stdout.write('Stopping now: canceling running turns.\n');
-      void core.quit('now');
-      return;
-    }
-    if (stopsAsked > 2) process.exit(130);
-    const active = core.work.activeCount;
-    const limit = core.quitDrainMs();
-    process.stdout.write(
-      active > 0
-        ? `Stopping (${signal}): waiting for ${active} running turn(s), up to ${duration(limit)}. Press Ctrl-C again to stop now.\n`
-        : `Stopping (${signal})…\n`,
-    );
-    void core.quit('after-turns');
-  };
-  return stop;
+  // Ctrl-C drains the whole host; another within 3 s stops now; after "Keep running" it drains again.
+  return interruptHandler({ interrupt: () => core.interrupt(), out: process.stdout, exit: (code) => process.exit(code) });
 }
 
 /** The flags and variables read before anything starts; a number is the exit code of a refusal. */

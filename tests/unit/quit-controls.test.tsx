@@ -96,6 +96,26 @@ describe("the window's quit controls", () => {
     ]);
   });
 
+  it('with two profiles, Stop now and Keep running show on the one whose turn runs elsewhere', async () => {
+    const calls = recordingBridge();
+    const deadline = new Date(Date.now() + 300_000).toISOString();
+    const quiet: RunnerStatus = { state: 'draining', reason: 'Quitting.', remaining: 0, mode: 'after-turns', deadline };
+    const busy: RunnerStatus = { state: 'draining', reason: '', remaining: 1, mode: 'after-turns', deadline };
+    show(snapshot(quiet, { sessions: { active: 0, max: 2 } }));
+    const row = { connector: 'rost' as const, controlPlaneUrl: 'http://127.0.0.1:7457', runnerId: 'r', paused: false };
+    useHostStore.setState({
+      profiles: [
+        { ...row, id: 'default', name: 'Default', status: quiet, active: 0 },
+        { ...row, id: 'lab', name: 'Lab', status: busy, active: 1 },
+      ],
+    });
+    render(<PauseControl />);
+    expect(screen.getByTestId('quit-elsewhere').textContent).toBe('Waiting for 1 turn in Lab');
+    fireEvent.click(screen.getByTestId('quit-cancel'));
+    await settle();
+    expect(calls).toEqual([{ name: 'runner:quit', input: { mode: 'cancel' } }]);
+  });
+
   it('a runtime that is installed but not signed in is shown as such (amber), not as its version', () => {
     recordingBridge();
     show(

@@ -8,14 +8,63 @@ import { useCommand } from './common/use-command';
 const PauseMenuItems = lazy(async () => ({ default: (await import('./pause-menu-items')).PauseMenuItems }));
 const CustomPause = lazy(async () => ({ default: (await import('./pause-custom')).CustomPause }));
 
+/** The host's quit, whichever profile is shown: the turns it waits for, in every profile. */
+function useHostDrain(): { draining: boolean; waiting: boolean; elsewhere: string | null } {
+  const status = useHostStore((s) => s.runner.status);
+  const shown = useHostStore((s) => s.profile);
+  const profiles = useHostStore((s) => s.profiles);
+  const draining = profiles.filter((p) => p.status.state === 'draining');
+  if (status?.state !== 'draining' && draining.length === 0) return { draining: false, waiting: false, elsewhere: null };
+  const stoppingNow = (status?.state === 'draining' && status.mode === 'now') || draining.some((p) => p.status.state === 'draining' && p.status.mode === 'now');
+  const remaining = (p: (typeof profiles)[number]) => (p.status.state === 'draining' ? p.status.remaining : 0);
+  const others = draining.filter((p) => p.id !== shown && remaining(p) > 0);
+  const own = status?.state === 'draining' ? status.remaining : 0;
+  const waiting = !stoppingNow && own + others.reduce((n, p) => n + remaining(p), 0) > 0;
+  const count = others.reduce((n, p) => n + remaining(p), 0);
+  const elsewhere = waiting && others.length > 0 ? `Waiting for ${count} turn${count === 1 ? '' : 's'} in ${others.map((p) => p.name).join(', ')}` : null;
+  return { draining: true, waiting, elsewhere };
+}
+
 /**
  * One click to pause (until resumed) or resume; the arrow beside Pause opens a small
- * menu for a timed pause. Pausing stops claiming new work; running turns finish.
+ * menu for a timed pause. Pausing stops claiming new work; running turns finish. While the
+ * host quits (a Ctrl-C, the tray) every profile shows Keep running and Stop now.
  */
 export function PauseControl() {
   const paired = useHostStore((s) => isPaired(s.runner.snapshot));
+  const drain = useHostDrain();
+  if (drain.draining) return <QuitControls waiting={drain.waiting} elsewhere={drain.elsewhere} />;
+  if (!paired) return null;
+  return <PauseButtons />;
+}
+
+/** The host is quitting: it waits for the running turns (the status line says how long). */
+function QuitControls({ waiting, elsewhere }: { waiting: boolean; elsewhere: string | null }) {
+  const quit = useCommand('runner:quit');
+  return (
+    <div className="pause-control">
+      {elsewhere ? (
+        <span className="muted" data-testid="quit-elsewhere">
+          {elsewhere}
+        </span>
+      ) : null}
+      {waiting ? (
+        <>
+          <button type="button" className="button" data-testid="quit-cancel" disabled={quit.pending} onClick={() => void quit.run({ mode: 'cancel' })}>
+            Keep running
+          </button>
+          <button type="button" className="button button-danger" data-testid="quit-now" disabled={quit.pending} onClick={() => void quit.run({ mode: 'now' })}>
+            Stop now
+          </button>
+        </>
+      ) : null}
+      {quit.error ? <ErrorLine error={quit.error} /> : null}
+    </div>
+  );
+}
+
+function PauseButtons() {
   const paused = useHostStore((s) => s.runner.snapshot?.paused != null);
-  const status = useHostStore((s) => s.runner.status);
   const pause = useCommand('runner:pause');
   const resume = useCommand('runner:resume');
   const quit = useCommand('runner:quit');
@@ -38,33 +87,10 @@ export function PauseControl() {
     focusNext.current = 'resume';
     void pause.run({ minutes, ...(note ? { note } : {}) });
   };
-
-  if (!paired) return null;
-  if (status?.state === 'draining') {
-    // The host is quitting: it waits for the running turns (the status line says how long).
-    const waiting = status.mode !== 'now' && status.remaining > 0;
-    return (
-      <div className="pause-control">
-        {waiting ? (
-          <>
-            <button type="button" className="button" data-testid="quit-cancel" disabled={quit.pending} onClick={() => void quit.run({ mode: 'cancel' })}>
-              Keep running
-            </button>
-            <button
-              type="button"
-              className="button button-danger"
-              data-testid="quit-now"
-              disabled={quit.pending}
-              onClick={() => void quit.run({ mode: 'now' })}
-            >
-              Stop now
-            </button>
-          </>
-        ) : null}
-        {error ? <ErrorLine error={error} /> : null}
-      </div>
-    );
-  }
+  const fromMenu = (then: () => void) => {
+    setMenuOpen(false);
+    then();
+  };
   return (
     <div className="pause-control">
       {paused ? (
@@ -89,21 +115,15 @@ export function PauseControl() {
           <PauseMenu
             open={menuOpen}
             setOpen={setMenuOpen}
-            onPause={(minutes, note) => {
-              setMenuOpen(false);
-              doPause(minutes, note);
-            }}
-            onStop={() => {
-              setMenuOpen(false);
-              void quit.run({ mode: 'after-turns' });
-            }}
+            onPause={(minutes, note) => fromMenu(() => doPause(minutes, note))}
+            onStop={() => fromMenu(() => void quit.run({ mode: 'after-turns' }))}
             onPauseAll={
               several
-                ? () => {
-                    setMenuOpen(false);
-                    focusNext.current = 'resume';
-                    void pauseAll.run({ minutes: null });
-                  }
+                ? () =>
+                    fromMenu(() => {
+                      focusNext.current = 'resume';
+                      void pauseAll.run({ minutes: null });
+                    })
                 : null
             }
           />
