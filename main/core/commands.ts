@@ -35,9 +35,22 @@ export interface CommandServices {
   widening: WideningGate;
 }
 
+/** Handlers of the commands whose names start with `P`. */
+type HandlersOf<P extends string> = Pick<Handlers, Extract<keyof Handlers, `${P}${string}`>>;
+
 /** One handler per contract command: the only place commands meet the services. */
 export function createHandlers(s: CommandServices): Handlers {
-  const session = (profile: string) => s.profiles.get(profile);
+  return {
+    ...appHandlers(s),
+    ...sessionHandlers(s),
+    ...recordHandlers(s),
+    ...createOperatorHandlers(s.operator),
+    ...createSechroomProfileHandlers(s.profiles, s.widening),
+  };
+}
+
+/** The app's own commands: its facts, and opening addresses and the logs folder on the desktop. */
+function appHandlers(s: CommandServices): HandlersOf<'app:'> {
   return {
     'app:info': () => ({
       ...s.appInfo,
@@ -69,6 +82,13 @@ export function createHandlers(s: CommandServices): Handlers {
       if (problem) throw new CommandFailure('open_failed', `Could not open the logs folder: ${problem}`);
       return null;
     },
+  };
+}
+
+/** The profiles and their sessions: status, pairing, pause, the profile list, quitting, the runtimes. */
+function sessionHandlers(s: CommandServices): HandlersOf<'runner:' | 'pairing:' | 'profiles:' | 'runtimes:'> {
+  const session = (profile: string) => s.profiles.get(profile);
+  return {
     'runner:status': ({ profile }) => session(profile).status(),
     'runner:snapshot': ({ profile }) => session(profile).snapshot(),
     'pairing:start': ({ profile }) => session(profile).startPairing(),
@@ -115,6 +135,12 @@ export function createHandlers(s: CommandServices): Handlers {
       if (!runtimes) throw new CommandFailure('not_ready', 'Runtime detection has not finished yet.');
       return runtimes;
     },
+  };
+}
+
+/** What the app has recorded and keeps: capacity history, turns, settings, the log and the usage accounts. */
+function recordHandlers(s: CommandServices): HandlersOf<'telemetry:' | 'turns:' | 'settings:' | 'log:' | 'usage:'> {
+  return {
     'telemetry:history': () => s.history.all(),
     'turns:list': async (input) => {
       await s.registry.historyLoaded();
@@ -137,8 +163,6 @@ export function createHandlers(s: CommandServices): Handlers {
     'settings:widening-challenge': (_input, caller) => s.widening.challenge(caller),
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
-    ...createOperatorHandlers(s.operator),
-    ...createSechroomProfileHandlers(s.profiles, s.widening),
   };
 }
 

@@ -1,5 +1,15 @@
 import type { Clock, TimerHandle } from '../../main/core/base/ports';
 
+/** Captured at load, so a test that fakes the global timers still drains for real. */
+const realSetImmediate = globalThis.setImmediate;
+
+const MAX_SETTLE_ROUNDS = 1000;
+
+/** Resolves after the current macrotask, by which time every queued microtask has run. */
+function drainMicrotasks(): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve));
+}
+
 interface Pending {
   id: number;
   at: number;
@@ -53,7 +63,6 @@ export class FakeClock implements Clock {
     this.time = end;
   }
 
-  /** Advances and lets promise callbacks scheduled by the timers run. */
   /**
    * Advances timer by timer, letting the promise callbacks each one schedules run before
    * the next, so a chain of timers and awaits sees exact times. `step` caps how far time
@@ -71,11 +80,22 @@ export class FakeClock implements Clock {
     }
   }
 
-  /** Runs what is due now and lets the promise callbacks it scheduled run too. */
+  /** True when some pending timer is due at the current time. */
+  private get hasDue(): boolean {
+    return this.pending.some((p) => p.at <= this.time);
+  }
+
+  /**
+   * Drains what is due now: runs the due timers, then lets every queued promise callback
+   * run (one macrotask turn empties the microtask queue), and repeats until a round leaves
+   * no timer due. Throws if zero-delay timers keep re-arming, instead of hanging.
+   */
   async settle(): Promise<void> {
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < MAX_SETTLE_ROUNDS; round++) {
       this.advance(0);
-      for (let i = 0; i < 20; i++) await Promise.resolve();
+      await drainMicrotasks();
+      if (!this.hasDue) return;
     }
+    throw new Error(`FakeClock.settle: timers still due after ${MAX_SETTLE_ROUNDS} rounds`);
   }
 }

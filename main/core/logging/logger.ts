@@ -91,52 +91,76 @@ function entryFromLine(line: string, seq: number): LogEntry | null {
   return entry;
 }
 
-export async function createLogger(options: LoggerOptions = {}): Promise<Logging> {
-  const clock = options.clock ?? { now: () => Date.now() };
-  const ring = new LogRing(options.ringSize ?? 500);
-  const known = new Set<string>();
-  let knownList: string[] = [];
-  const temporary = new Map<string, number>();
-  let seq = 0;
-  let closed = false;
+/** The secrets the logger blanks out: the known ones for good, a turn's own until the turn releases them. */
+class KnownSecrets {
+  private readonly known = new Set<string>();
+  private readonly temporary = new Map<string, number>();
+  /** Every secret to blank out now (rebuilt on each change, read on every line). */
+  list: string[] = [];
 
-  const pushToRing = (line: string): void => {
+  add(secret: unknown): void {
+    if (typeof secret !== 'string' || secret.length < MIN_KNOWN_SECRET_LENGTH || this.known.has(secret)) return;
+    this.known.add(secret);
+    this.rebuild();
+  }
+
+  /** Adds a turn's secret, counted, and answers the function that releases this hold on it. */
+  addTemporary(secret: unknown): () => void {
+    if (typeof secret !== 'string' || secret.length < MIN_KNOWN_SECRET_LENGTH || this.known.has(secret)) return () => undefined;
+    this.temporary.set(secret, (this.temporary.get(secret) ?? 0) + 1);
+    this.rebuild();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.temporary.get(secret) ?? 1) - 1;
+      if (left > 0) this.temporary.set(secret, left);
+      else this.temporary.delete(secret);
+      this.rebuild();
+    };
+  }
+
+  private rebuild(): void {
+    this.list = [...this.known, ...this.temporary.keys()];
+  }
+}
+
+/** The ring's writer: parses each written line into a numbered entry, keeps it and tells `onEntry`. */
+function ringWriter(ring: LogRing, onEntry: LoggerOptions['onEntry']): (line: string) => void {
+  let seq = 0;
+  return (line) => {
     const entry = entryFromLine(line, seq);
     if (!entry) return;
     seq += 1;
     ring.push(entry);
     try {
-      options.onEntry?.(entry);
+      onEntry?.(entry);
     } catch {
       // the callback's failure is not the logger's
     }
   };
+}
 
-  const notice = (msg: string): void => pushToRing(JSON.stringify({ level: 'warn', time: new Date(clock.now()).toISOString(), component: 'logging', msg }));
-
-  let files: LogFiles | null = null;
-  if (options.dir) {
-    try {
-      files = await openLogFiles({
-        dir: options.dir,
-        baseName: options.fileName ?? 'runner-tray',
-        ...(options.rotation ? { rotation: options.rotation } : {}),
-        // An unwritable disk must not stop the runner: say so once in the ring, and go on without files.
-        onError: (code) => notice(`log file writing stopped (${code})`),
-      });
-    } catch (error) {
-      notice(`log files are off: ${options.dir} could not be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+/** Opens the log files in `options.dir`, or answers null (saying why in the ring) when there are none. */
+async function openFiles(options: LoggerOptions, notice: (msg: string) => void): Promise<LogFiles | null> {
+  if (!options.dir) return null;
+  try {
+    return await openLogFiles({
+      dir: options.dir,
+      baseName: options.fileName ?? 'runner-tray',
+      ...(options.rotation ? { rotation: options.rotation } : {}),
+      // An unwritable disk must not stop the runner: say so once in the ring, and go on without files.
+      onError: (code) => notice(`log file writing stopped (${code})`),
+    });
+  } catch (error) {
+    notice(`log files are off: ${options.dir} could not be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return null;
   }
+}
 
-  const tee = {
-    write(line: string): void {
-      files?.write(line);
-      pushToRing(line);
-    },
-  };
-
-  const root = pino(
+/** The pino root: JSON lines with the clock's time, secrets redacted by field and by value. */
+function rootLogger(options: LoggerOptions, clock: Pick<Clock, 'now'>, secrets: KnownSecrets, write: (line: string) => void): pino.Logger {
+  return pino(
     {
       level: options.level ?? 'info',
       base: { pid: process.pid },
@@ -145,66 +169,66 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logging
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       formatters: {
         level: (label) => ({ level: LEVELS[label] ?? label }),
-        bindings: (bindings) => redactValue(bindings, knownList) as Record<string, unknown>,
-        log: (obj) => redactValue(obj, knownList) as Record<string, unknown>,
+        bindings: (bindings) => redactValue(bindings, secrets.list) as Record<string, unknown>,
+        log: (obj) => redactValue(obj, secrets.list) as Record<string, unknown>,
       },
-      hooks: { streamWrite: (line) => redactText(line, knownList) },
+      hooks: { streamWrite: (line) => redactText(line, secrets.list) },
     },
-    tee,
+    { write },
   );
+}
 
-  const children = new Map<string, pino.Logger>();
-  const wrap = (p: pino.Logger, component: string | undefined): Logger => {
-    const at =
-      (level: LogLevel) =>
-      (msg: string, data?: Record<string, unknown>): void => {
-        if (data === undefined) p[level](msg);
-        else p[level]({ data }, msg);
-      };
-    return {
-      debug: at('debug'),
-      info: at('info'),
-      warn: at('warn'),
-      error: at('error'),
-      child: (name: string) => {
-        // Children hang off the root so a nested component is one binding, `parent.child`.
-        const full = component ? `${component}.${name}` : name;
-        let c = children.get(full);
-        if (!c) {
-          c = root.child({ component: full });
-          children.set(full, c);
-        }
-        return wrap(c, full);
-      },
+/** The core's Logger over a pino logger; children hang off the root, one per component name. */
+function wrapLogger(root: pino.Logger, children: Map<string, pino.Logger>, p: pino.Logger, component: string | undefined): Logger {
+  const at =
+    (level: LogLevel) =>
+    (msg: string, data?: Record<string, unknown>): void => {
+      if (data === undefined) p[level](msg);
+      else p[level]({ data }, msg);
     };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (name: string) => {
+      // Children hang off the root so a nested component is one binding, `parent.child`.
+      const full = component ? `${component}.${name}` : name;
+      let c = children.get(full);
+      if (!c) {
+        c = root.child({ component: full });
+        children.set(full, c);
+      }
+      return wrapLogger(root, children, c, full);
+    },
   };
+}
+
+export async function createLogger(options: LoggerOptions = {}): Promise<Logging> {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const ring = new LogRing(options.ringSize ?? 500);
+  const secrets = new KnownSecrets();
+  let closed = false;
+
+  const pushToRing = ringWriter(ring, options.onEntry);
+  const notice = (msg: string): void => pushToRing(JSON.stringify({ level: 'warn', time: new Date(clock.now()).toISOString(), component: 'logging', msg }));
+  let files = await openFiles(options, notice);
+
+  const root = rootLogger(options, clock, secrets, (line) => {
+    files?.write(line);
+    pushToRing(line);
+  });
+  const children = new Map<string, pino.Logger>();
 
   return {
-    logger: wrap(root, undefined),
+    logger: wrapLogger(root, children, root, undefined),
     get file() {
       return files?.file ?? null;
     },
     recent: (limit) => ring.recent(limit),
     subscribe: (listener) => ring.subscribe(listener),
-    addSecret(secret) {
-      if (typeof secret !== 'string' || secret.length < MIN_KNOWN_SECRET_LENGTH || known.has(secret)) return;
-      known.add(secret);
-      knownList = [...known, ...temporary.keys()];
-    },
-    addTurnSecret(secret) {
-      if (typeof secret !== 'string' || secret.length < MIN_KNOWN_SECRET_LENGTH || known.has(secret)) return () => undefined;
-      temporary.set(secret, (temporary.get(secret) ?? 0) + 1);
-      knownList = [...known, ...temporary.keys()];
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        const left = (temporary.get(secret) ?? 1) - 1;
-        if (left > 0) temporary.set(secret, left);
-        else temporary.delete(secret);
-        knownList = [...known, ...temporary.keys()];
-      };
-    },
+    addSecret: (secret) => secrets.add(secret),
+    addTurnSecret: (secret) => secrets.addTemporary(secret),
     setLevel(level) {
       root.level = level;
       for (const c of children.values()) c.level = level;

@@ -53,7 +53,8 @@ export interface UsageWiring {
   stop(): Promise<void>;
 }
 
-export function createUsage(options: UsageWiringOptions): UsageWiring {
+/** The usage book, log and service in the data folder, reporting its changes and notices as host events. */
+function createUsageService(options: UsageWiringOptions) {
   const dir = path.join(options.dataDir, 'usage');
   const log = options.log.child('usage');
   const book = new UsageBook(path.join(dir, 'accounts.json'));
@@ -70,22 +71,43 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
     onNotice: (notice) => options.emit({ event: 'usage:notice', payload: notice }),
   });
   service.onChange(() => options.emit({ event: 'usage:update', payload: service.snapshot() }));
+  return { log, book, usageLog, service };
+}
 
+/** Which runtimes a profile claims with, which of them its accounts admit, and the one a unit would run with now. */
+function runtimeChoice(capabilities: CapabilityDetector, service: UsageService) {
   /** The runtimes a profile may run units with (its preference, or every installed one with `auto`). */
   const claimRuntimes = (s: AdmissionSettings): RuntimeId[] => {
     if (s.runtime !== 'auto') return [s.runtime];
-    return readyRuntimes({ capabilities: options.capabilities.peek(), preference: s.runtime });
+    return readyRuntimes({ capabilities: capabilities.peek(), preference: s.runtime });
   };
   const admits = (s: AdmissionSettings) => (runtime: RuntimeId) => service.admits(runtime, { alias: s.modelAccountAlias });
   /** The runtime a unit without a brain of its own would run with now (an admitted one first). */
   const claimRuntime = (s: AdmissionSettings): RuntimeId | null => {
     const preference = s.runtime;
-    const capabilities = options.capabilities.peek();
-    if (!capabilities) return preference === 'auto' ? null : preference;
-    const choosable = preference === 'auto' ? admittedCapabilities(capabilities, admits(s)) : capabilities;
+    const peeked = capabilities.peek();
+    if (!peeked) return preference === 'auto' ? null : preference;
+    const choosable = preference === 'auto' ? admittedCapabilities(peeked, admits(s)) : peeked;
     const choice = chooseRuntime('auto', preference, readyRuntimes({ capabilities: choosable, preference }));
     return choice.ok ? choice.runtime : null;
   };
+  return { claimRuntimes, admits, claimRuntime };
+}
+
+/** The status line of a profile whose claims wait on `runtime`'s account. */
+function deferredText(service: UsageService, runtime: RuntimeName, alias: string, now: number): string {
+  const admission = service.admission(runtime, { alias });
+  const title = accountTitle({ runtime, alias });
+  if (admission.state === 'deferred' && admission.reason.startsWith('usage limit reached')) {
+    const when = admission.resumesAt !== null ? `resumes at ${wallClock(admission.resumesAt)}` : 're-checked every 15 min';
+    return `Not claiming: ${title} reached its usage limit; ${when}.`;
+  }
+  return `Not claiming: ${title} ${admissionText(admission, now).replace(/^deferred: /, 'has ')}.`;
+}
+
+export function createUsage(options: UsageWiringOptions): UsageWiring {
+  const { log, book, usageLog, service } = createUsageService(options);
+  const { claimRuntimes, admits, claimRuntime } = runtimeChoice(options.capabilities, service);
 
   /** The heartbeat's model account state: the setting when it overrides, else the measured one of the profile's alias. */
   const accountState = (s: AccountStateSettings, overridden: boolean): string => {
@@ -120,14 +142,7 @@ export function createUsage(options: UsageWiringOptions): UsageWiring {
       const s = settings();
       const runtime = claimRuntime(s);
       if (runtime === null || admits(s)(runtime)) return null;
-      const admission = service.admission(runtime, { alias: s.modelAccountAlias });
-      const title = accountTitle({ runtime, alias: s.modelAccountAlias });
-      const now = options.clock.now();
-      if (admission.state === 'deferred' && admission.reason.startsWith('usage limit reached')) {
-        const when = admission.resumesAt !== null ? `resumes at ${wallClock(admission.resumesAt)}` : 're-checked every 15 min';
-        return `Not claiming: ${title} reached its usage limit; ${when}.`;
-      }
-      return `Not claiming: ${title} ${admissionText(admission, now).replace(/^deferred: /, 'has ')}.`;
+      return deferredText(service, runtime, s.modelAccountAlias, options.clock.now());
     },
     async start() {
       const loaded = await book.load();
