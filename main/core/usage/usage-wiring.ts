@@ -95,7 +95,7 @@ function runtimeChoice(capabilities: CapabilityDetector, service: UsageService) 
 }
 
 /** The status line of a profile whose claims wait on `runtime`'s account. */
-function deferredText(service: UsageService, runtime: RuntimeName, alias: string, now: number): string {
+function deferredText(service: UsageService, runtime: RuntimeId, alias: string, now: number): string {
   const admission = service.admission(runtime, { alias });
   const title = accountTitle({ runtime, alias });
   if (admission.state === 'deferred' && admission.reason.startsWith('usage limit reached')) {
