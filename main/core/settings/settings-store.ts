@@ -69,91 +69,126 @@ function compact(sparse: Sparse): Sparse {
   return out;
 }
 
-export function createSettingsStore(options: SettingsStoreOptions): PersistentSettingsStore {
-  const { backend, hostname } = options;
-  const migrations = options.migrations ?? SETTINGS_MIGRATIONS;
-  const currentVersion = migrations.length + 1;
-  const defaults = defaultSettings(hostname);
-  const warnings: string[] = [];
-  const listeners = new Set<(s: Settings) => void>();
+const ALL_RESET = 'every setting in it is back to its default';
 
-  const warn = (message: string): void => {
-    warnings.push(message);
-    options.onWarning?.(message);
-  };
-  const keepCopy = (): { path?: string; failed?: string } => {
-    if (!backend.backup) return { failed: 'this storage cannot keep copies' };
+/** The settings document on disk: read, migrated and checked key by key; set aside with a copy when it cannot be used. */
+class SettingsFile {
+  private readonly currentVersion: number;
+  private readonly name: string;
+
+  constructor(
+    private readonly backend: SettingsBackend,
+    private readonly migrations: NonNullable<SettingsStoreOptions['migrations']>,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.currentVersion = migrations.length + 1;
+    this.name = backend.path ? `Settings file ${backend.path}` : 'Settings file';
+  }
+
+  persist(sparse: Sparse): void {
+    this.backend.write({ schemaVersion: this.currentVersion, settings: compact(sparse) });
+  }
+
+  load(): Sparse {
+    let raw: unknown;
     try {
-      const path = backend.backup();
+      raw = this.backend.read();
+    } catch (error) {
+      this.repair(`could not be read (${errorText(error)})`, {}, ALL_RESET);
+      return {};
+    }
+    if (isEmptyDocument(raw)) return {};
+    const migrated = migrateSettingsDocument(raw, this.migrations);
+    if (!migrated.ok) {
+      this.repair(`was not usable: ${migrated.reason}`, {}, ALL_RESET);
+      return {};
+    }
+    const { sparse, invalid } = checkEach(migrated.settings);
+    if (invalid.length > 0) {
+      this.repair(
+        `had settings that are not valid: ${invalid.join(', ')}`,
+        sparse,
+        `${invalid.length === 1 ? 'that one is' : 'those are'} back to the default`,
+      );
+    } else if (migrated.fromVersion < this.currentVersion) this.saveUpgrade(sparse, migrated.fromVersion);
+    return sparse;
+  }
+
+  private saveUpgrade(sparse: Sparse, fromVersion: number): void {
+    const copy = this.keepCopy();
+    if (copy.failed !== undefined) {
+      this.warn(`Settings were upgraded from schema ${fromVersion} in memory only: no copy of the old file could be kept (${copy.failed}).`);
+      return;
+    }
+    try {
+      this.persist(sparse);
+    } catch (error) {
+      this.warn(`Upgraded settings could not be saved (${errorText(error)}); they will be saved on the next change.`);
+    }
+  }
+
+  /** Sets the file aside, then rewrites it, saying in one line which file, what was reset, and where the copy is. */
+  private repair(problem: string, sparse: Sparse, reset: string): void {
+    const copy = this.keepCopy();
+    if (copy.failed !== undefined) {
+      this.warn(`${this.name} ${problem}; ${reset} for now, but no copy could be kept (${copy.failed}), so the file was left as it is.`);
+      return;
+    }
+    const where = copy.path ? `a copy of the old file is at ${copy.path}` : 'there was no file to copy';
+    this.warn(`${this.name} ${problem}; ${reset}, and ${where}.`);
+    try {
+      this.persist(sparse);
+    } catch (error) {
+      this.warn(`Settings could not be rewritten (${errorText(error)}); they will be saved on the next change.`);
+    }
+  }
+
+  private keepCopy(): { path?: string; failed?: string } {
+    if (!this.backend.backup) return { failed: 'this storage cannot keep copies' };
+    try {
+      const path = this.backend.backup();
       return path === undefined ? {} : { path };
     } catch (error) {
       return { failed: errorText(error) };
     }
-  };
-  const persist = (sparse: Sparse): void => {
-    backend.write({ schemaVersion: currentVersion, settings: compact(sparse) });
-  };
-  const fileName = backend.path ? `Settings file ${backend.path}` : 'Settings file';
-  /** Sets the file aside, then rewrites it, saying in one line which file, what was reset, and where the copy is. */
-  const repair = (problem: string, sparse: Sparse, reset: string): void => {
-    const copy = keepCopy();
-    if (copy.failed !== undefined) {
-      warn(`${fileName} ${problem}; ${reset} for now, but no copy could be kept (${copy.failed}), so the file was left as it is.`);
-      return;
-    }
-    const where = copy.path ? `a copy of the old file is at ${copy.path}` : 'there was no file to copy';
-    warn(`${fileName} ${problem}; ${reset}, and ${where}.`);
-    try {
-      persist(sparse);
-    } catch (error) {
-      warn(`Settings could not be rewritten (${errorText(error)}); they will be saved on the next change.`);
-    }
-  };
-  const ALL_RESET = 'every setting in it is back to its default';
+  }
+}
 
-  const load = (): Sparse => {
-    let raw: unknown;
-    try {
-      raw = backend.read();
-    } catch (error) {
-      repair(`could not be read (${errorText(error)})`, {}, ALL_RESET);
-      return {};
+/** Each stored setting parsed on its own: the valid ones kept, the rest named. */
+function checkEach(settings: Record<string, unknown>): { sparse: Sparse; invalid: string[] } {
+  const sparse: Sparse = {};
+  const invalid: string[] = [];
+  for (const [key, value] of Object.entries(settings)) {
+    if (!(SETTING_KEYS as readonly string[]).includes(key)) {
+      invalid.push(`${key} (unknown)`);
+      continue;
     }
-    if (isEmptyDocument(raw)) return {};
-    const migrated = migrateSettingsDocument(raw, migrations);
-    if (!migrated.ok) {
-      repair(`was not usable: ${migrated.reason}`, {}, ALL_RESET);
-      return {};
-    }
-    const sparse: Sparse = {};
-    const invalid: string[] = [];
-    for (const [key, value] of Object.entries(migrated.settings)) {
-      if (!(SETTING_KEYS as readonly string[]).includes(key)) {
-        invalid.push(`${key} (unknown)`);
-        continue;
-      }
-      const parsed: ParseResult<unknown> = parseSetting(key as SettingKey, value);
-      if (parsed.ok) sparse[key as SettingKey] = parsed.value;
-      else invalid.push(key);
-    }
-    if (invalid.length > 0) {
-      repair(`had settings that are not valid: ${invalid.join(', ')}`, sparse, `${invalid.length === 1 ? 'that one is' : 'those are'} back to the default`);
-    } else if (migrated.fromVersion < currentVersion) {
-      const copy = keepCopy();
-      if (copy.failed !== undefined) {
-        warn(`Settings were upgraded from schema ${migrated.fromVersion} in memory only: no copy of the old file could be kept (${copy.failed}).`);
-      } else {
-        try {
-          persist(sparse);
-        } catch (error) {
-          warn(`Upgraded settings could not be saved (${errorText(error)}); they will be saved on the next change.`);
-        }
-      }
-    }
-    return sparse;
-  };
+    const parsed: ParseResult<unknown> = parseSetting(key as SettingKey, value);
+    if (parsed.ok) sparse[key as SettingKey] = parsed.value;
+    else invalid.push(key);
+  }
+  return { sparse, invalid };
+}
 
-  let stored = load();
+function applyPatch(stored: Sparse, patch: Partial<Record<SettingKey, unknown>>): Sparse {
+  const next: Sparse = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) delete next[key as SettingKey];
+    else next[key as SettingKey] = value as never;
+  }
+  return next;
+}
+
+export function createSettingsStore(options: SettingsStoreOptions): PersistentSettingsStore {
+  const defaults = defaultSettings(options.hostname);
+  const warnings: string[] = [];
+  const listeners = new Set<(s: Settings) => void>();
+  const warn = (message: string): void => {
+    warnings.push(message);
+    options.onWarning?.(message);
+  };
+  const file = new SettingsFile(options.backend, options.migrations ?? SETTINGS_MIGRATIONS, warn);
+  let stored = file.load();
   const overrides: Sparse = {};
   if (options.overrides) {
     const parsed = parseSettingsPatch(options.overrides);
@@ -162,7 +197,15 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
   }
   const effectiveOf = (sparse: Sparse): Settings => ({ ...defaults, ...compact(sparse), ...overrides }) as Settings;
   let effective = effectiveOf(stored);
-
+  const tell = () => {
+    for (const cb of [...listeners]) {
+      try {
+        cb({ ...effective });
+      } catch {
+        // A listener's failure is its own; the change is saved and others still hear it.
+      }
+    }
+  };
   return {
     warnings,
     get: () => ({ ...effective }),
@@ -176,28 +219,16 @@ export function createSettingsStore(options: SettingsStoreOptions): PersistentSe
     update(patch) {
       const parsed = parseSettingsPatch(patch);
       if (!parsed.ok) return { ok: false, error: { code: 'invalid_settings', ...parsed.error } };
-      const next: Sparse = { ...stored };
-      for (const [key, value] of Object.entries(parsed.value)) {
-        if (value === undefined) delete next[key as SettingKey];
-        else next[key as SettingKey] = value;
-      }
+      const next = applyPatch(stored, parsed.value);
       try {
-        persist(next);
+        file.persist(next);
       } catch (error) {
         return { ok: false, error: { code: 'settings_not_saved', message: `Settings could not be saved (${errorText(error)}).`, field: null } };
       }
       stored = next;
       const before = effective;
       effective = effectiveOf(stored);
-      if (SETTING_KEYS.some((k) => before[k] !== effective[k])) {
-        for (const cb of [...listeners]) {
-          try {
-            cb({ ...effective });
-          } catch {
-            // A listener's failure is its own; the change is saved and others still hear it.
-          }
-        }
-      }
+      if (SETTING_KEYS.some((k) => before[k] !== effective[k])) tell();
       return { ok: true, value: { ...effective } };
     },
   };
