@@ -6,14 +6,14 @@
 // file exactly as it was and puts the store back as it was; the answer says which step
 // failed and why, never the secret.
 import { timingSafeEqual } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { errorText } from '../../../../../shared/errors';
 import { redactText } from '../../../../../shared/redact';
 import type { SecretStore } from '../../../secrets/secret-store';
 import type { SettingsStore } from '../../../settings/settings-store';
-import { type RuntimeSessionEntry, parseRunnerStateText, stateFileNameMatches } from './runner-state-file';
+import { type RunnerStateSummary, type RuntimeSessionEntry, parseRunnerStateText, stateFileNameMatches } from './runner-state-file';
 
 export type StateFileWriter = (path: string, data: string, options: { mode: number; chown?: { uid: number; gid: number } }) => Promise<void>;
 
@@ -61,24 +61,23 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export async function importRunnerState(options: ImportRunnerStateOptions): Promise<ImportRunnerStateResult> {
-  const { file, secretStore: store, account } = options;
-  const known: string[] = [];
-  // Reasons quote error messages of other modules: scrub them of the secret, whatever they say.
-  const failed = (step: ImportStep, reason: string): ImportRunnerStateResult => ({ ok: false, step, reason: redactText(reason, known) });
+type Failed = Extract<ImportRunnerStateResult, { ok: false }>;
+type Fail = (step: ImportStep, reason: string) => Failed;
+type Stat = Stats;
 
-  // 1. Read: a regular file of this user that no one else can write (the CLI's default lives
-  // in the shared temp directory, where another user could plant a file with a secret of
-  // their own runner for us to take). Opened without following a symlink, then checked on
-  // the open handle, so the file read is the file checked.
-  let stat;
-  let text: string;
+/**
+ * Reads a regular file of this user that no one else can write (the CLI's default lives in
+ * the shared temp directory, where another user could plant a file with a secret of their own
+ * runner for us to take). Opened without following a symlink, then checked on the open
+ * handle, so the file read is the file checked.
+ */
+async function readOwnFile(file: string, ownerUid: number | undefined, failed: Fail): Promise<Failed | { stat: Stat; text: string }> {
   try {
     const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     try {
-      stat = await handle.stat();
+      const stat = await handle.stat();
       if (!stat.isFile()) return failed('read', `${file} is not a regular file; nothing was imported.`);
-      const owner = options.ownerUid ?? process.getuid?.();
+      const owner = ownerUid ?? process.getuid?.();
       if (process.platform !== 'win32' && owner !== undefined && stat.uid !== owner) {
         return failed('read', `${file} belongs to another user (uid ${stat.uid}); only your own state file is imported. Nothing was imported.`);
       }
@@ -88,7 +87,7 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
           `${file} can be changed by other users (mode 0${(stat.mode & 0o777).toString(8)}); run chmod go-w on it if it is yours. Nothing was imported.`,
         );
       }
-      text = await handle.readFile('utf8');
+      return { stat, text: await handle.readFile('utf8') };
     } finally {
       await handle.close();
     }
@@ -97,22 +96,17 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
     if (code === 'ELOOP' || code === 'EMLINK') return failed('read', `${file} is not a regular file (a symlink); nothing was imported.`);
     return failed('read', `The state file ${file} could not be read (${errorText(error)}); nothing was imported.`);
   }
+}
 
-  // 2. Parse.
-  const parsed = parseRunnerStateText(text);
-  if (!parsed.ok) return failed('parse', `The state file ${file} cannot be imported: ${parsed.reason}. It was left as it is.`);
-  const { summary, secret, document } = parsed;
-  known.push(secret.reveal());
-  const notes = [...parsed.notes];
-
-  // 3. Tenant.
+/** The checks after parsing: the tenant must match; a name or mode that looks off is a note. */
+function checkFile(options: ImportRunnerStateOptions, summary: RunnerStateSummary, stat: Stat, notes: string[], failed: Fail): Failed | null {
   if (options.expectedTenantId && summary.tenantId !== options.expectedTenantId) {
     return failed(
       'tenant',
       `The state file belongs to tenant ${summary.tenantId ?? '(none)'}, not the expected ${options.expectedTenantId}; it was left as it is.`,
     );
   }
-  if (options.controlPlaneUrl && stateFileNameMatches(file, options.controlPlaneUrl) === 'differs') {
+  if (options.controlPlaneUrl && stateFileNameMatches(options.file, options.controlPlaneUrl) === 'differs') {
     notes.push(`The file name suggests it was made for another control plane URL than ${options.controlPlaneUrl}; if pairing fails, pair again.`);
   }
   if ((stat.mode & 0o077) !== 0) {
@@ -120,15 +114,22 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
       `The old state file was readable or writable by others (mode 0${(stat.mode & 0o777).toString(8)}); its secret may have been exposed: consider pairing again.`,
     );
   }
+  return null;
+}
 
-  // 4. Store, remembering what was there to put it back on failure.
+/**
+ * Stores the secret, remembering what was there, and reads it back. Gives the way to put the
+ * store back as it was (for a later step's failure), or the failure.
+ */
+async function storeSecret(options: ImportRunnerStateOptions, secret: string, failed: Fail): Promise<Failed | { restore: () => Promise<string> }> {
+  const { secretStore: store, account } = options;
   let previous: string | null;
   try {
     previous = await store.get(account);
   } catch (error) {
     return failed('store', `The secret store could not be read (${errorText(error)}); the state file was left as it is.`);
   }
-  if (previous !== null && !sameSecret(previous, secret.reveal()) && !options.replaceExisting) {
+  if (previous !== null && !sameSecret(previous, secret) && !options.replaceExisting) {
     return failed('store', `A different runner secret is already stored for ${account}; unpair first (or replace it). The state file was left as it is.`);
   }
   const restore = async (): Promise<string> => {
@@ -141,49 +142,78 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
     }
   };
   try {
-    await store.set(account, secret.reveal());
+    await store.set(account, secret);
   } catch (error) {
     return failed('store', `The secret could not be stored (${errorText(error)}); the state file was left as it is.${await restore()}`);
   }
-
-  // 5. Read back and compare before anything is removed from the old file.
+  // Read back and compare before anything is removed from the old file.
   let back: string | null;
   try {
     back = await store.get(account);
   } catch (error) {
     return failed('verify', `The stored secret could not be read back (${errorText(error)}); the state file was left as it is.${await restore()}`);
   }
-  if (back === null || !sameSecret(back, secret.reveal())) {
+  if (back === null || !sameSecret(back, secret)) {
     return failed('verify', `The secret store returned a different value on read-back; the state file was left as it is.${await restore()}`);
   }
+  return { restore };
+}
 
-  // 6. Rewrite the old file without the secret, unless it changed meanwhile (a CLI still running).
+/** Rewrites the old file without the secret, unless it changed meanwhile (a CLI still running). */
+async function rewriteWithoutSecret(
+  options: ImportRunnerStateOptions,
+  read: { stat: Stat; text: string; document: Record<string, unknown> },
+  restore: () => Promise<string>,
+  failed: Fail,
+): Promise<Failed | null> {
+  const { file, secretStore: store, account } = options;
   try {
     const now = await readFile(file, 'utf8');
-    if (now !== text) {
+    if (now !== read.text) {
       return failed(
         'rewrite',
         `The state file changed during the import (is \`rost runner serve\` still running?); stop it and try again. The file was left as it is.${await restore()}`,
       );
     }
-    const { runner_secret: _secret, ...rest } = document;
+    const { runner_secret: _secret, ...rest } = read.document;
     const next = { ...rest, runner_secret_moved_to: `Runner Tray ${store.backend} (account ${account})` };
     // Same mode as before; same owner too when running as root (otherwise the owner is us, as it was).
     const asRoot = process.getuid?.() === 0;
     await (options.writeFile ?? defaultWriter)(file, `${JSON.stringify(next)}\n`, {
-      mode: stat.mode & 0o777,
-      ...(asRoot ? { chown: { uid: stat.uid, gid: stat.gid } } : {}),
+      mode: read.stat.mode & 0o777,
+      ...(asRoot ? { chown: { uid: read.stat.uid, gid: read.stat.gid } } : {}),
     });
+    return null;
   } catch (error) {
     return failed('rewrite', `The state file could not be rewritten without its secret (${errorText(error)}); it was left as it is.${await restore()}`);
   }
+}
 
-  // 7. Settings (optional): a failure here is a note, the import itself is done.
+export async function importRunnerState(options: ImportRunnerStateOptions): Promise<ImportRunnerStateResult> {
+  const { file, secretStore: store, account } = options;
+  const known: string[] = [];
+  // Reasons quote error messages of other modules: scrub them of the secret, whatever they say.
+  const failed: Fail = (step, reason) => ({ ok: false, step, reason: redactText(reason, known) });
+
+  const read = await readOwnFile(file, options.ownerUid, failed);
+  if ('ok' in read) return read;
+  const parsed = parseRunnerStateText(read.text);
+  if (!parsed.ok) return failed('parse', `The state file ${file} cannot be imported: ${parsed.reason}. It was left as it is.`);
+  const { summary, secret, document } = parsed;
+  known.push(secret.reveal());
+  const notes = [...parsed.notes];
+  const refused = checkFile(options, summary, read.stat, notes, failed);
+  if (refused) return refused;
+  const stored = await storeSecret(options, secret.reveal(), failed);
+  if ('ok' in stored) return stored;
+  const rewriteFailed = await rewriteWithoutSecret(options, { ...read, document }, stored.restore, failed);
+  if (rewriteFailed) return rewriteFailed;
+
+  // Settings (optional): a failure here is a note, the import itself is done.
   if (options.settingsStore && summary.name) {
     const r = options.settingsStore.update({ runnerName: summary.name });
     if (!r.ok) notes.push(`The runner name from the file was not applied: ${r.error.message}`);
   }
-
   return {
     ok: true,
     imported: {
