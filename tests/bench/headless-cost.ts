@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { RunningEmulator } from '../../emulator';
 import { CURRENT_SETTINGS_VERSION } from '../../main/core/settings/settings-migrations';
 import { measureWindow, type NextAddress, type WindowCost, type WindowOptions } from './window-cost';
-import { historyLog } from '../../main/core/work/turn-history-store';
+import { historyLog } from '../../main/core/work/turn-history-codec';
 import type { TurnView } from '../../shared/turns';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { RunningEmulator } from '../../emulator';
-import { historyLog } from '../../main/core/work/turn-history-store';
+import { historyLog } from '../../main/core/work/turn-history-codec';
 import type { TurnView } from '../../shared/turns';
 import { startHost, stop, type Host } from './headless-cost';
 import { openAddress, windowProtocols } from '../helpers/window-session';

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { historyLog, TurnHistoryStore } from '../../main/core/work/turn-history-store';
+import { historyLog } from '../../main/core/work/turn-history-codec';
+import { TurnHistoryStore } from '../../main/core/work/turn-history-store';
 import type { TurnView } from '../../shared/turns';
 import { testLogging } from './test-logger';
 

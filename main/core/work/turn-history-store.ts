@@ -2,23 +2,13 @@ import { errorText } from '../../../shared/errors';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { z } from 'zod';
-import { HISTORY_LIMIT, toTurnRow, TurnRowSchema, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
+import { HISTORY_LIMIT, TurnViewSchema, type TurnRow, type TurnView } from '../../../shared/turns';
 import type { Logger } from '../base/ports';
 
 import { checkJsonLines, type LogEnd } from '../base/json-lines';
 import { leanTurn } from './lean-turn';
+import { ADD, encodeLine, headOf, historyLog, parseHead, rowFields, SET, TAB, type Op } from './turn-history-codec';
 import { readLegacyHistory } from './turn-history-legacy';
-
-/**
- * One line of the log: a head, a tab, the whole record. The head says what the line does
- * (`add` puts a finished turn on top, replacing a row of its id; `set` replaces a row in
- * place) and holds the row's list fields, so loading the log parses the heads only; the
- * record is parsed when it is read. JSON never holds a raw tab, so the first one splits.
- */
-const HeadSchema = z.object({ op: z.enum(['add', 'set']), row: TurnRowSchema });
-type Op = z.infer<typeof HeadSchema>['op'];
-const TAB = 9;
 
 /** A row of the history as memory keeps it: what the list shows, and where its whole record is in the log. */
 interface Entry {
@@ -35,14 +25,6 @@ const SLACK_LINES = 1_000;
 const SLACK_SHARE = 0.25;
 /** Marks a row replaced by a later `add` line while the log is replayed. */
 const SUPERSEDED = -2;
-
-/** The log's text for `turns` (newest first): one `add` line each, oldest first. The bench writes its history with it. */
-export function historyLog(turns: readonly TurnView[]): string {
-  return [...turns]
-    .reverse()
-    .map((t) => encodeLine('add', leanTurn(t)))
-    .join('');
-}
 
 /**
  * The finished turns, newest first, in an append-only log in the data folder
@@ -289,34 +271,7 @@ export class TurnHistoryStore {
   }
 }
 
-const ADD = '{"op":"add"';
-const SET = '{"op":"set"';
-
-/** A line of the log: its head (op first), a tab, the whole record. */
-function encodeLine(op: Op, turn: TurnView): string {
-  return `${headOf(op, turn)}\t${JSON.stringify(turn)}\n`;
-}
-
-function headOf(op: Op, turn: TurnView): string {
-  return JSON.stringify({ op, row: toTurnRow(turn) });
-}
-
 /** The row from a head memory keeps (written by headOf from a parsed record, or checked when loaded). */
 function rowOf(entry: Entry): TurnRow {
   return (JSON.parse(entry.head) as { row: TurnRow }).row;
-}
-
-function parseHead(text: string): z.infer<typeof HeadSchema> | null {
-  try {
-    const head = HeadSchema.safeParse(JSON.parse(text));
-    return head.success ? head.data : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The fields of a patch the list shows (a new summary's headline waits for the whole record). */
-function rowFields(patch: Partial<TurnView>): Partial<TurnRow> {
-  const { outputTail: _tail, summary: _summary, ...rest } = patch;
-  return rest;
 }

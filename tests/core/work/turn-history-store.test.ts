@@ -2,7 +2,8 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { historyLog, TurnHistoryStore } from '../../../main/core/work/turn-history-store';
+import { historyLog } from '../../../main/core/work/turn-history-codec';
+import { TurnHistoryStore } from '../../../main/core/work/turn-history-store';
 import { finishedTurn } from '../../helpers/history-store';
 import { testLogging } from '../../helpers/test-logger';
 
