@@ -65,16 +65,16 @@ export class LazyOperatorService {
     return (await this.service()).signOut();
   }
   async list(limit?: number): Promise<RequestBoard> {
-    return (await this.service()).list(limit);
+    return (await this.service()).requests.list(limit);
   }
   async show(id: string): Promise<RequestDetailView> {
-    return (await this.service()).show(id);
+    return (await this.service()).requests.show(id);
   }
   async lifecycle(action: LifecycleAction, id: string, reason: string | undefined): Promise<LifecycleOutcome> {
-    return (await this.service()).lifecycle(action, id, reason);
+    return (await this.service()).requests.lifecycle(action, id, reason);
   }
   async confirmation(id: string): Promise<ConfirmationView> {
-    return (await this.service()).confirmation(id);
+    return (await this.service()).requests.confirmation(id);
   }
   async runnerPairingStart(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null> {
     return (await this.service()).runnerPairingStart(input);

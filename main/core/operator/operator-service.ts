@@ -1,16 +1,6 @@
 import type { HostEvent } from '../../../shared/contract';
-import {
-  isHttpUrl,
-  parseReason,
-  type ConfirmationView,
-  type LifecycleAction,
-  type LifecycleOutcome,
-  type OperatorStatus,
-  type RequestBoard,
-  type RequestDetailView,
-  type SignOutResult,
-} from '../../../shared/operator';
-import type { LifecycleCommandId, OperatorIdentity, RunnerPairingStartOutput, TokenResponse } from '../../../shared/protocol';
+import type { OperatorStatus, SignOutResult } from '../../../shared/operator';
+import type { OperatorIdentity, RunnerPairingStartOutput, TokenResponse } from '../../../shared/protocol';
 import type { TurnsSnapshot } from '../../../shared/turns';
 import type { FetchLike } from '../connectors/http-json';
 import { ConnectorError, isConnectorError } from '../connectors/errors';
@@ -21,7 +11,7 @@ import { ForgeClient } from './forge-client';
 import { OAuthClient } from '../sign-in/oauth-client';
 import { explainFailure, OperatorErrorCode } from './operator-errors';
 import { OperatorSession } from './operator-session';
-import { boardView, confirmationView, detailView, lifecycleResultView } from './request-views';
+import { RequestBoardCalls } from './request-board';
 import { SignInFlow } from '../sign-in/sign-in-flow';
 import { operatorStatus } from './status';
 import { TokenVault } from '../sign-in/token-vault';
@@ -29,13 +19,6 @@ import type { WorkLayerCalls } from '../planes/sechroom/work-layer-handlers';
 import { WorkLayerOperator, workLayerAccessFromEnv, type WorkLayerOperatorDeps } from '../planes/sechroom/work-layer-operator';
 
 export const OPERATOR_CLIENT_ID = 'runner-tray';
-const BOARD_LIMIT = 200;
-
-const LIFECYCLE_COMMANDS: Record<LifecycleAction, LifecycleCommandId> = {
-  pause: 'software_factory.request.pause',
-  resume: 'software_factory.request.resume',
-  cancel: 'software_factory.request.cancel',
-};
 
 export interface OperatorServiceDeps {
   clock: Clock;
@@ -79,10 +62,19 @@ export class OperatorService {
   private readonly flow: SignInFlow;
   private lastJson = '';
   private started = false;
+  /** Forge's build requests: the board, one request, their lifecycle and confirmations. */
+  readonly requests: RequestBoardCalls;
   /** The operator's Work view of a Sechroom Work Layer. */
   readonly workLayer: WorkLayerCalls;
 
   constructor(private readonly deps: OperatorServiceDeps) {
+    this.requests = new RequestBoardCalls({
+      call: (fn) => this.call(fn),
+      turns: () => deps.turns(),
+      now: () => deps.clock.now(),
+      log: deps.log,
+      roleMayHaveChanged: () => void this.refreshIdentity(),
+    });
     this.vault = deps.secrets ? new TokenVault(deps.secrets, deps.registerSecret) : null;
     const log = deps.log.child('work-layer');
     const operatorFor = async (profile: string | null | undefined): Promise<WorkLayerOperator> => {
@@ -183,50 +175,6 @@ export class OperatorService {
     await session.forget();
     this.deps.log.info('operator signed out', { revoked });
     return { status: this.status(), revoked, message };
-  }
-
-  async list(limit = BOARD_LIMIT): Promise<RequestBoard> {
-    const answer = await this.call((forge, token) => forge.command('software_factory.request.list', { limit }, token));
-    if (answer.kind !== 'output') throw unexpectedHandoff();
-    return boardView(answer.output, this.deps.turns(), this.deps.clock.now());
-  }
-
-  async show(id: string): Promise<RequestDetailView> {
-    const answer = await this.call((forge, token) => forge.command('software_factory.request.show', { build_request_id: id }, token));
-    if (answer.kind !== 'output') throw unexpectedHandoff();
-    return detailView(answer.output, this.deps.turns(), this.deps.clock.now());
-  }
-
-  async lifecycle(action: LifecycleAction, id: string, rawReason: string | undefined): Promise<LifecycleOutcome> {
-    const reason = parseReason(rawReason);
-    if (!reason.ok) throw new CommandFailure(OperatorErrorCode.invalidReason, reason.message, 'reason');
-    const commandId = LIFECYCLE_COMMANDS[action];
-    const input = { build_request_id: id, ...(reason.value ? { reason: reason.value } : {}) };
-    let answer;
-    try {
-      answer = await this.call((forge, token) => forge.command(commandId, input, token));
-    } catch (error) {
-      // A refusal for the role may mean the role changed on the server: learn it.
-      if (error instanceof CommandFailure && error.code === OperatorErrorCode.forbidden) void this.refreshIdentity();
-      this.deps.log.info('request lifecycle command refused', { action, request: id, code: error instanceof CommandFailure ? error.code : 'error' });
-      throw error;
-    }
-    if (answer.kind === 'handoff') {
-      const { id: confirmationId, url, expires_at } = answer.handoff.confirmation;
-      if (!isHttpUrl(url))
-        throw new CommandFailure(
-          OperatorErrorCode.badAnswer,
-          'The control plane asked for a confirmation at an address that is not http(s). Confirm on the control plane itself.',
-        );
-      this.deps.log.info('request lifecycle command needs a human confirmation', { action, request: id, confirmation: confirmationId });
-      return { kind: 'confirmation_required', confirmationId, url, expiresAt: expires_at };
-    }
-    this.deps.log.info('request lifecycle command done', { action, request: id, status: answer.output.status });
-    return { kind: 'done', result: lifecycleResultView(answer.output) };
-  }
-
-  async confirmation(id: string): Promise<ConfirmationView> {
-    return confirmationView(await this.call((forge, token) => forge.confirmation(id, token)));
   }
 
   /**
@@ -335,8 +283,4 @@ function originOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-function unexpectedHandoff(): CommandFailure {
-  return new CommandFailure(OperatorErrorCode.badAnswer, 'The control plane asked for a confirmation on a read. Try again later.');
 }
