@@ -173,6 +173,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     () => hostSettings.get().transcriptMemoryKb * 1024,
     () => hub.poke(),
     log.child('transcripts'),
+    () => clock.now(),
   );
   const registry = new TurnRegistry(() => hub.poke(), historyStore, transcripts);
   const historyService = {
