@@ -165,13 +165,19 @@ export interface Turns {
   service: { start(): Promise<void>; stop(): Promise<void> };
 }
 
-export function wireTurns({ paths, log, hub, hostSettings }: Foundation): Turns {
+export function wireTurns({ paths, log, hub, hostSettings, clock }: Foundation): Turns {
   // Finished turns outlive the process: the Turns view shows them (every profile's) after a restart.
   const dir = paths.dataDir;
   const historyStore = new TurnHistoryStore(path.join(dir, 'turn-history.jsonl'), log.child('history'), HISTORY_LIMIT, path.join(dir, 'turn-history.json'));
   // Live transcripts beside the history log: memory keeps the newest part of each running turn's.
   const budget = () => hostSettings.get().transcriptMemoryKb * 1024;
-  const transcripts = new TurnTranscripts(path.join(dir, 'transcripts'), budget, () => hub.poke(), log.child('transcripts'));
+  const transcripts = new TurnTranscripts(
+    path.join(dir, 'transcripts'),
+    budget,
+    () => hub.poke(),
+    log.child('transcripts'),
+    () => clock.now(),
+  );
   const registry = new TurnRegistry(() => hub.poke(), historyStore, transcripts);
   hub.addSource(() => {
     const update = registry.drain();

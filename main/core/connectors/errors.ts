@@ -47,3 +47,16 @@ export function faultOf(error: unknown): ControlPlaneFault {
       return 'refused';
   }
 }
+
+const FAULT_REASON: Record<ControlPlaneFault, string> = {
+  unreachable: 'Cannot reach the control plane',
+  timeout: 'The control plane did not answer in time',
+  server: 'The control plane is failing',
+  refused: 'The control plane refused the heartbeat',
+  malformed: 'The control plane answers nonsense (its answers do not fit the protocol)',
+};
+
+/** The status reason for a failed call to the control plane (either plane's), worded for what failed. */
+export function faultReason(fault: ControlPlaneFault, detail: string): string {
+  return `${FAULT_REASON[fault]}: ${detail}`;
+}

@@ -3,6 +3,7 @@ import { appendFile, mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../../../shared/errors';
 import { TranscriptLineSchema, type TranscriptLine, type TranscriptUpdate, type TranscriptView } from '../../../shared/transcript';
+import { checkJsonLines } from '../base/json-lines';
 import type { Logger } from '../base/ports';
 
 /**
@@ -15,6 +16,10 @@ import type { Logger } from '../base/ports';
  * Changes go to the window batched (one `turns:transcript` per event-hub window); when a
  * turn prints faster than the window can show, the oldest unsent lines of the batch are
  * counted as skipped (they are on disk) instead of queued without bound.
+ *
+ * Before the first append to a turn's file (a file a crash may have left, when the turn
+ * runs again) it is checked as every JSON-lines file is (main/core/base/json-lines.ts): a
+ * torn last line is cut off and a damaged line set aside, with a warning.
  */
 interface Live {
   /** Newest lines by number; an open line is updated in place. */
@@ -29,6 +34,8 @@ interface Live {
   writing: Promise<void> | null;
   diskBytes: number;
   finished: boolean;
+  /** The file was checked (and repaired) before this process appended to it. */
+  checked: boolean;
 }
 
 /** What one kept line costs beside its text (the object, the map entry). */
@@ -53,13 +60,25 @@ export class TurnTranscripts {
     private readonly memoryBytes: () => number,
     private readonly notify: () => void,
     private readonly log: Logger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** A line of a running turn (again, under the same number, when it grew). */
   add(id: string, line: TranscriptLine): void {
     let turn = this.live.get(id);
     if (!turn) {
-      turn = { lines: new Map(), bytes: 0, pending: new Map(), skipped: 0, queued: [], queuedBytes: 0, writing: null, diskBytes: 0, finished: false };
+      turn = {
+        lines: new Map(),
+        bytes: 0,
+        pending: new Map(),
+        skipped: 0,
+        queued: [],
+        queuedBytes: 0,
+        writing: null,
+        diskBytes: 0,
+        finished: false,
+        checked: false,
+      };
       this.live.set(id, turn);
     }
     if (turn.finished) return;
@@ -163,11 +182,14 @@ export class TurnTranscripts {
     try {
       this.dirReady ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined);
       await this.dirReady;
+      const file = path.join(this.dir, transcriptFileName(id));
+      if (!turn.checked) await this.check(file);
+      turn.checked = true;
       while (turn.queued.length > 0) {
         const text = turn.queued.join('');
         turn.queued = [];
         turn.queuedBytes = 0;
-        await appendFile(path.join(this.dir, transcriptFileName(id)), text, { mode: 0o600 });
+        await appendFile(file, text, { mode: 0o600 });
       }
     } catch (error) {
       this.dirReady = null;
@@ -176,6 +198,15 @@ export class TurnTranscripts {
       this.log.warn('could not write a turn transcript', { unit: id, error: errorText(error) });
     } finally {
       turn.writing = null;
+    }
+  }
+
+  /** A file left by an earlier run of the turn, repaired; a missing one is fine. */
+  private async check(file: string): Promise<void> {
+    try {
+      await checkJsonLines(file, { what: 'the turn transcript', log: this.log, now: this.now, onLine: isTranscriptLine, dropDamaged: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
 
@@ -211,4 +242,12 @@ export class TurnTranscripts {
 
 function cost(line: TranscriptLine): number {
   return line.text.length * 2 + LINE_OVERHEAD;
+}
+
+function isTranscriptLine(line: Buffer): boolean {
+  try {
+    return TranscriptLineSchema.safeParse(JSON.parse(line.toString('utf8'))).success;
+  } catch {
+    return false;
+  }
 }

@@ -95,4 +95,26 @@ describe('TurnTranscripts', () => {
     expect((await readdir(dir)).sort()).toEqual([transcriptFileName('kept'), 'not-ours.txt'].sort());
     expect(await store.view('gone')).toBeNull();
   });
+
+  it("checks a turn's file before appending to it: a torn last line is cut, a damaged line set aside, with a warning", async () => {
+    const logging = testLogging();
+    const store = new TurnTranscripts(
+      dir,
+      () => 64 * KB,
+      () => undefined,
+      logging.log,
+      () => 1234,
+    );
+    const file = path.join(dir, transcriptFileName('again'));
+    const good = JSON.stringify({ n: 0, kind: 'text', text: 'before the crash' });
+    await writeFile(file, `${good}\nnot json at all\n{"n":2,"kind":"te`);
+    store.add('again', { n: 3, kind: 'text', text: 'after the restart' });
+    await store.finish('again');
+    const rows = (await readFile(file, 'utf8')).trim().split('\n');
+    expect(rows.map((row) => (JSON.parse(row) as { text: string }).text)).toEqual(['before the crash', 'after the restart']);
+    const warnings = logging.entries.filter((e) => e.level === 'warn').map((e) => e.msg);
+    expect(warnings.some((m) => /last line of the turn transcript was torn/.test(m))).toBe(true);
+    expect(warnings.some((m) => /unreadable lines of the turn transcript/.test(m))).toBe(true);
+    expect((await readdir(dir)).some((name) => name.endsWith('.damaged-1234'))).toBe(true);
+  });
 });

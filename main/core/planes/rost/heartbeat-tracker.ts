@@ -5,7 +5,7 @@ import type { ClaimOptions, RunnerConnector, RunnerCredentials } from './connect
 import type { Clock, Logger } from '../../base/ports';
 import { HeartbeatLoop } from './heartbeat-loop';
 import { iso } from '../../runner/pause-state';
-import { faultReason } from './runner-status';
+import { faultReason } from '../../connectors/errors';
 
 type CarriedHeartbeat = NonNullable<ClaimOptions['heartbeat']>;
 

@@ -22,19 +22,6 @@ export interface StatusInputs {
   claimsDeferred?: string | null;
 }
 
-const FAULT_REASON: Record<ControlPlaneFault, string> = {
-  unreachable: 'Cannot reach the control plane',
-  timeout: 'The control plane did not answer in time',
-  server: 'The control plane is failing',
-  refused: 'The control plane refused the heartbeat',
-  malformed: 'The control plane answers nonsense (its answers do not fit the protocol)',
-};
-
-/** The status reason for a failed heartbeat, worded for what failed. */
-export function faultReason(fault: ControlPlaneFault, detail: string): string {
-  return `${FAULT_REASON[fault]}: ${detail}`;
-}
-
 /** Derives the one status line from the runner's facts; pure, so every state is testable. */
 export function deriveStatus(s: StatusInputs): RunnerStatus {
   if (!s.paired) {

@@ -1,3 +1,4 @@
+import type { ControlPlaneFault } from '../../../../shared/status';
 import type { InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import type { Clock, Logger } from '../../base/ports';
 import type { InflightJournal } from './inflight-journal';
@@ -46,6 +47,6 @@ export type SessionStatus =
   | { state: 'live'; instanceId: string }
   | { state: 'deferred'; instanceId: string; reason: string }
   | { state: 'paused'; instanceId: string }
-  | { state: 'backing_off'; instanceId: string | null; message: string; retryAt: string }
+  | { state: 'backing_off'; instanceId: string | null; message: string; retryAt: string; fault?: ControlPlaneFault }
   | { state: 'auth_expired'; message: string; remedy: AuthExpiredError['remedy'] }
   | { state: 'stopped' };

@@ -6,6 +6,7 @@ import { ClaimPath, type ClaimedTask } from './claim-path';
 import { laneOf } from '../../../../shared/sechroom-instance-settings';
 import { Advertisement } from './advertisement';
 import { ClaimGates } from './claim-gates';
+import { claimBackoffState } from './claim-failure';
 import { LeaseKeepers, type LeaseLoss } from './lease-keeper';
 import { taskTitle } from './prompt';
 import { AuthExpiredError } from './sechroom-auth';
@@ -235,12 +236,7 @@ export class ExecutorSession {
   private async claimBackoff(error: unknown): Promise<void> {
     const delay = backoffDelay(this.claimFailures++, CLAIM_BACKOFF, this.deps.random);
     this.deps.log.warn(`claim failed (${errorText(error)}) — backing off ${delay} ms and going on`);
-    this.state({
-      state: 'backing_off',
-      instanceId: this.advertisement.id,
-      message: `claim failed: ${errorText(error)}`,
-      retryAt: new Date(this.deps.clock.now() + delay).toISOString(),
-    });
+    this.state(claimBackoffState(this.advertisement.id, error, this.deps.clock.now() + delay));
     await this.sleeper.sleep(delay);
   }
 

@@ -49,7 +49,7 @@ export function sechroomStatus(input: SechroomStatusInput): RunnerStatus {
     case 'paused':
       return { state: 'paused', reason: 'Claims held.', until: null };
     case 'backing_off':
-      return { state: 'offline', reason: status.message, retryAt: status.retryAt };
+      return { state: 'offline', reason: status.message, retryAt: status.retryAt, ...(status.fault ? { fault: status.fault } : {}) };
     case 'stopped':
       return { state: 'idle', reason: `Sechroom instance ${config.instance.instanceKey} stopped.` };
   }

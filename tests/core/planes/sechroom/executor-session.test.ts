@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InflightJournal } from '../../../../main/core/planes/sechroom/inflight-journal';
 import { FakeClock } from '../../../helpers/fake-clock';
 import { MACHINE_FULL } from '../../../../main/core/planes/sechroom/machine-slot';
+import { sechroomStatus } from '../../../../main/core/planes/sechroom/sechroom-status';
 import { MachineSlots } from '../../../../main/core/sessions/machine-slots';
 import { closingTurn, gatedFetch, rig, ScriptedTurnRunner, type Rig } from './sechroom-harness';
 
@@ -114,6 +115,34 @@ describe('Sechroom executor session against the emulator', () => {
     expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
     expect(states.some((s) => s.state === 'backing_off')).toBe(true);
     expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toHaveLength(1);
+  });
+
+  it('says the Work Layer answers nonsense (fault malformed) when a claim answer does not fit the protocol', async () => {
+    r = await rig();
+    task(r);
+    r.emu.admin.addFault({ route: '/sechroom/me/executor-instances/*/dispatch-offers/claim-next', malformed: { rate: 1, kind: 'empty' }, remaining: 1 });
+    const { session, states } = await r.session({ turns: new ScriptedTurnRunner(closingTurn('completed')), once: true });
+    const done = session.run();
+    await r.logged(/^claim failed .*is empty/);
+    const backing = states.find((s) => s.state === 'backing_off');
+    expect(backing).toMatchObject({
+      fault: 'malformed',
+      message: expect.stringMatching(/^The control plane answers nonsense \(its answers do not fit the protocol\): /) as unknown,
+    });
+    const status = sechroomStatus({
+      config: { baseUrl: 'https://wl.test', instance: { instanceKey: 'codex-a' } } as never,
+      configProblem: null,
+      signedIn: true,
+      pairing: null,
+      snapshot: { status: backing } as never,
+      paused: null,
+      active: 0,
+      stopping: null,
+      started: true,
+    });
+    expect(status).toMatchObject({ state: 'offline', fault: 'malformed' });
+    await r.clock.advanceAsync(60_000, 1_000);
+    expect(await done).toEqual({ processed: 1, completed: 1, abandoned: 0 });
   });
 
   it('falls through to the direct claim on a stale head, and a 409 on one direct claim only moves on to the next offer (the seed dies, B15.5)', async () => {
