@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { slugOf } from '../../shared/profiles';
 import { FleetConfigError, readFleetConfig } from '../core/planes/sechroom/fleet-config';
 import { checkSechroomConfig, type SechroomProfileConfig } from '../core/planes/sechroom/sechroom-config';
@@ -40,6 +41,57 @@ const INSTANCE_FLAGS: Readonly<Record<string, string>> = {
 const WORK_LAYER_FLAGS = new Set(['--control-plane', '--tenant', '--account', '--fleet-config', '--capability', '--max-push-mib']);
 const SWITCHES = new Set(['--no-deliver', '--no-pr']);
 
+const PARSE_OPTIONS = Object.fromEntries([
+  ...['--plane', ...WORK_LAYER_FLAGS, ...Object.keys(INSTANCE_FLAGS)].map((flag) => [flag.slice(2), { type: 'string' as const }]),
+  ...[...SWITCHES].map((flag) => [flag.slice(2), { type: 'boolean' as const }]),
+]);
+
+type PlaneToken = ReturnType<typeof parseArgs>['tokens'] extends (infer T)[] | undefined ? T : never;
+
+/**
+ * argv's tokens from node's parseArgs (non-strict: the host's flags are not ours to refuse).
+ * A `--` ends parseArgs' options but not this module's: it goes to the host (which refuses it)
+ * and the words after it are read on.
+ */
+function* planeTokens(argv: readonly string[]): Generator<PlaneToken> {
+  let offset = 0;
+  for (;;) {
+    const { tokens } = parseArgs({ args: argv.slice(offset), options: PARSE_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+    const end = tokens.findIndex((token) => token.kind === 'option-terminator');
+    for (const token of end < 0 ? tokens : tokens.slice(0, end + 1)) yield { ...token, index: token.index + offset };
+    if (end < 0) return;
+    offset += (tokens[end] as PlaneToken).index + 1;
+  }
+}
+
+/** `--plane` and the Sechroom flags' values out of argv; every other argument is kept, in order, for the host. */
+function readPlaneFlags(argv: readonly string[]) {
+  const rest: string[] = [];
+  let plane: string | undefined;
+  const values = new Map<string, string>();
+  const capabilities: string[] = [];
+  const switches = new Set<string>();
+  let kept = -1;
+  for (const token of planeTokens(argv)) {
+    const name = token.kind === 'option' ? token.rawName : '';
+    if (token.kind !== 'option' || !name.startsWith('--') || !Object.hasOwn(PARSE_OPTIONS, token.name)) {
+      // One argument can give several tokens (`-abc`): keep it once.
+      if (token.index !== kept) rest.push(argv[token.index] as string);
+      kept = token.index;
+    } else if (SWITCHES.has(name)) {
+      if (token.inlineValue === true) return { ok: false as const, message: `${name} takes no value.` };
+      switches.add(name);
+    } else {
+      const value = token.value;
+      if (value === undefined || (token.inlineValue !== true && value.startsWith('--'))) return { ok: false as const, message: `${name} needs a value.` };
+      if (name === '--plane') plane = value;
+      else if (name === '--capability') capabilities.push(value);
+      else values.set(name, value);
+    }
+  }
+  return { ok: true as const, rest, plane, values, capabilities, switches };
+}
+
 export type SechroomPlane =
   | { ok: true; plane: 'rost'; rest: string[]; profiles: { id: string; config: SechroomProfileConfig }[] }
   | { ok: true; plane: 'sechroom'; rest: string[]; profiles: { id: string; config: SechroomProfileConfig }[] }
@@ -47,35 +99,9 @@ export type SechroomPlane =
 
 /** `--plane` and the Sechroom flags out of argv; the rest is the host's. A fleet config is read here. */
 export async function resolveSechroomPlane(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): Promise<SechroomPlane> {
-  const rest: string[] = [];
-  let plane: string | undefined;
-  const values = new Map<string, string>();
-  const capabilities: string[] = [];
-  const switches = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    const eq = token.startsWith('--') ? token.indexOf('=') : -1;
-    const name = eq > 0 ? token.slice(0, eq) : token;
-    const takes = name === '--plane' || WORK_LAYER_FLAGS.has(name) || INSTANCE_FLAGS[name] !== undefined;
-    if (SWITCHES.has(name)) {
-      if (eq > 0) return { ok: false, message: `${name} takes no value.` };
-      switches.add(name);
-      continue;
-    }
-    if (!takes) {
-      rest.push(token);
-      continue;
-    }
-    let value = eq > 0 ? token.slice(eq + 1) : argv[i + 1];
-    if (eq <= 0) {
-      if (value === undefined || value.startsWith('--')) return { ok: false, message: `${name} needs a value.` };
-      i += 1;
-    }
-    value = value!;
-    if (name === '--plane') plane = value;
-    else if (name === '--capability') capabilities.push(value);
-    else values.set(name, value);
-  }
+  const read = readPlaneFlags(argv);
+  if (!read.ok) return read;
+  const { rest, plane, values, capabilities, switches } = read;
   const chosen = plane ?? 'rost';
   if (chosen !== 'rost' && chosen !== 'sechroom') return { ok: false, message: '--plane must be rost or sechroom.' };
   if (chosen === 'rost') {

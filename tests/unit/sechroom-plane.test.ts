@@ -144,4 +144,21 @@ describe('headless --plane sechroom', () => {
       message: expect.stringContaining('--root cannot be used'),
     });
   });
+
+  // The cases where node's parseArgs alone would read argv otherwise than the seed.
+  it('keeps the host its arguments as they came, reads on past a --, and takes a value that starts with one dash', async () => {
+    expect(await resolveSechroomPlane({}, ['-abc', '--name=x', '--once'])).toEqual({
+      ok: true,
+      plane: 'rost',
+      rest: ['-abc', '--name=x', '--once'],
+      profiles: [],
+    });
+    expect(await resolveSechroomPlane({}, ['--', '--tenant', 'tn_1'])).toEqual({ ok: false, message: '--tenant is a Sechroom flag: add --plane sechroom.' });
+    expect(await resolveSechroomPlane({}, [...base, '--instance-key', 'k', '--root', '/r', '--ttl', '-5'])).toEqual({ ok: false, message: TTL_RANGE });
+    expect(await resolveSechroomPlane({}, ['--tenant', '--once'])).toEqual({ ok: false, message: '--tenant needs a value.' });
+  });
+
+  it('leaves argv words that name Object properties to the host', async () => {
+    expect(await resolveSechroomPlane({}, ['__proto__', 'x'])).toEqual({ ok: true, plane: 'rost', rest: ['__proto__', 'x'], profiles: [] });
+  });
 });

@@ -10,8 +10,10 @@
 // Messages name the flag or variable that supplied the bad value, in the seed's wording:
 // `--heartbeat-ms must be an integer >= 1000.`, `RUNNER_HEARTBEAT_MS must be …`.
 import { ProfileIdSchema } from '../../../shared/profiles';
-import { redactText } from '../../../shared/redact';
 import { type SettingKey, type SettingsPatch, parseSetting } from '../../../shared/settings';
+import { type Flags, type Raw, readFlags } from './override-flags';
+
+export { OVERRIDES_USAGE } from './override-flags';
 
 export interface ResolvedOverrides {
   ok: true;
@@ -49,27 +51,6 @@ export interface OverridesError {
 }
 export type OverridesResult = ResolvedOverrides | { ok: false; error: OverridesError };
 
-const SETTING_FLAGS: Readonly<Record<string, SettingKey>> = {
-  '--name': 'runnerName',
-  '--heartbeat-ms': 'heartbeatMs',
-  '--interactive-claim-ms': 'interactiveClaimMs',
-  '--runtime': 'runtime',
-  '--control-plane': 'controlPlaneUrl',
-  '--max-sessions': 'maxSessions',
-};
-const VALUE_FLAGS = new Set([
-  '--import-state',
-  '--state-file',
-  '--user-code',
-  '--port',
-  '--data-dir',
-  '--token-file',
-  '--health-port',
-  '--health-host',
-  '--profile',
-  '--profiles',
-]);
-const BOOLEAN_FLAGS = new Set(['--once', '--open', '--allow-file-secret-store', '--execute', '--no-execute']);
 const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions', 'quitDrainMs', 'usageReservePercent']);
 
 /** Env names per setting (every flag's setting is here too); the first one defined wins (`??` semantics). */
@@ -88,12 +69,6 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
   ['usageReservePercent', ['RUNNER_USAGE_RESERVE']],
 ];
 
-export const OVERRIDES_USAGE =
-  'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
-  '[--runtime auto|claude|codex] [--once] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
-  '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>] [--profile <id>] [--profiles <file>]\n' +
-  '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
-
 /**
  * `RUNNER_EXECUTE`: as the seed's, work runs only when it is exactly `1`; any other value
  * is heartbeat only. A seed-style command line (a state file: `--state-file` or
@@ -101,8 +76,6 @@ export const OVERRIDES_USAGE =
  * would be; otherwise running work is on by default (the desktop app's own).
  */
 const SEED_HEARTBEAT_ONLY = '--state-file without --execute';
-
-type Raw = { value: string; source: string };
 
 function fail(message: string, field: SettingKey | null = null): { ok: false; error: OverridesError } {
   return { ok: false, error: { code: 'invalid_option', message, field } };
@@ -119,40 +92,35 @@ function fromEnv(env: Record<string, string | undefined>, names: readonly string
 }
 
 export function resolveOverrides(env: Record<string, string | undefined>, argv: readonly string[]): OverridesResult {
-  const settingFlags = new Map<SettingKey, Raw>();
-  const values = new Map<string, string>();
-  const booleans = new Set<string>();
+  const read = readFlags(argv);
+  if (!read.ok) return fail(read.error.message, read.error.field);
+  const { flags } = read;
+  const settings = settingOverrides(env, flags);
+  if (!settings.ok) return settings;
+  const { overrides, sources } = settings;
+  const conflict = runWorkOverride(env, flags, overrides, sources);
+  if (conflict !== undefined) return conflict;
+  const result: ResolvedOverrides = {
+    ok: true,
+    overrides: overrides as SettingsPatch,
+    sources,
+    once: flags.booleans.has('--once'),
+    open: flags.booleans.has('--open'),
+    // The env form is for containers and service units, where the command line is fixed.
+    allowFileSecretStore: flags.booleans.has('--allow-file-secret-store') || /^(1|true|yes)$/i.test(env.RUNNER_TRAY_ALLOW_FILE_SECRET_STORE?.trim() ?? ''),
+  };
+  return addPathOptions(env, flags.values, result) ?? addListenOptions(env, flags.values, result) ?? result;
+}
 
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i] as string;
-    const eq = token.startsWith('--') ? token.indexOf('=') : -1;
-    const name = eq > 0 ? token.slice(0, eq) : token;
-    const inline = eq > 0 ? token.slice(eq + 1) : undefined;
-    if (BOOLEAN_FLAGS.has(name)) {
-      if (inline !== undefined) return fail(`${name} takes no value.`);
-      booleans.add(name);
-      continue;
-    }
-    const setting = SETTING_FLAGS[name];
-    if (setting === undefined && !VALUE_FLAGS.has(name)) {
-      if (!token.startsWith('-')) return fail(`Unexpected argument: ${redactText(token).slice(0, 80)}. ${OVERRIDES_USAGE}`);
-      return fail(`Unknown option: ${name}. ${OVERRIDES_USAGE}`);
-    }
-    let value = inline;
-    if (value === undefined) {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) return fail(`${name} needs a value.`, setting ?? null);
-      value = next;
-      i += 1;
-    }
-    if (setting !== undefined) settingFlags.set(setting, { value, source: name });
-    else values.set(name, value);
-  }
-
+/** Each setting from its flag, else its env variable, parsed in the seed's terms. */
+function settingOverrides(
+  env: Record<string, string | undefined>,
+  flags: Flags,
+): { ok: true; overrides: Record<string, unknown>; sources: Partial<Record<SettingKey, string>> } | { ok: false; error: OverridesError } {
   const overrides: Record<string, unknown> = {};
   const sources: Partial<Record<SettingKey, string>> = {};
   for (const [key, names] of SETTING_ENV) {
-    const raw = settingFlags.get(key) ?? fromEnv(env, names);
+    const raw = flags.settings.get(key) ?? fromEnv(env, names);
     if (raw === undefined) continue;
     const input = NUMERIC.has(key) ? Number(raw.value) : raw.value;
     const parsed = parseSetting(key, input, raw.source);
@@ -160,33 +128,42 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     overrides[key] = parsed.value;
     sources[key] = raw.source;
   }
+  return { ok: true, overrides, sources };
+}
+
+/** `runWork` from `--execute`/`--no-execute`, `RUNNER_EXECUTE` or a seed-style state file (see SEED_HEARTBEAT_ONLY). */
+function runWorkOverride(
+  env: Record<string, string | undefined>,
+  { booleans, values }: Flags,
+  overrides: Record<string, unknown>,
+  sources: Partial<Record<SettingKey, string>>,
+): { ok: false; error: OverridesError } | undefined {
   if (booleans.has('--execute') && booleans.has('--no-execute')) return fail('--execute and --no-execute cannot be used together.', 'runWork');
   if (booleans.has('--execute') || booleans.has('--no-execute')) {
     overrides.runWork = booleans.has('--execute');
     sources.runWork = booleans.has('--execute') ? '--execute' : '--no-execute';
-  } else {
-    const raw = fromEnv(env, ['RUNNER_EXECUTE']);
-    if (raw !== undefined) {
-      overrides.runWork = raw.value.trim() === '1';
-      sources.runWork = `RUNNER_EXECUTE=${raw.value.trim()}`;
-    } else if (values.has('--state-file') || values.has('--import-state')) {
-      overrides.runWork = false;
-      sources.runWork = SEED_HEARTBEAT_ONLY;
-    } else if (fromEnv(env, ['RUNNER_STATE_FILE']) !== undefined) {
-      overrides.runWork = false;
-      sources.runWork = 'RUNNER_STATE_FILE without RUNNER_EXECUTE=1';
-    }
+    return undefined;
   }
-  const result: ResolvedOverrides = {
-    ok: true,
-    overrides: overrides as SettingsPatch,
-    sources,
-    once: booleans.has('--once'),
-    open: booleans.has('--open'),
-    // The env form is for containers and service units, where the command line is fixed.
-    allowFileSecretStore: booleans.has('--allow-file-secret-store') || /^(1|true|yes)$/i.test(env.RUNNER_TRAY_ALLOW_FILE_SECRET_STORE?.trim() ?? ''),
-  };
+  const raw = fromEnv(env, ['RUNNER_EXECUTE']);
+  if (raw !== undefined) {
+    overrides.runWork = raw.value.trim() === '1';
+    sources.runWork = `RUNNER_EXECUTE=${raw.value.trim()}`;
+  } else if (values.has('--state-file') || values.has('--import-state')) {
+    overrides.runWork = false;
+    sources.runWork = SEED_HEARTBEAT_ONLY;
+  } else if (fromEnv(env, ['RUNNER_STATE_FILE']) !== undefined) {
+    overrides.runWork = false;
+    sources.runWork = 'RUNNER_STATE_FILE without RUNNER_EXECUTE=1';
+  }
+  return undefined;
+}
 
+/** The state file, pairing code, data dir, token file and profiles, onto result. */
+function addPathOptions(
+  env: Record<string, string | undefined>,
+  values: Map<string, string>,
+  result: ResolvedOverrides,
+): { ok: false; error: OverridesError } | undefined {
   const stateFlag = values.has('--state-file') ? '--state-file' : '--import-state';
   const stateFile = values.get('--state-file') ?? values.get('--import-state') ?? fromEnv(env, ['RUNNER_STATE_FILE'])?.value;
   if (stateFile !== undefined) {
@@ -219,6 +196,15 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     if (profilesFile.trim() === '') return fail('--profiles needs a file path.');
     result.profilesFile = profilesFile;
   }
+  return undefined;
+}
+
+/** The UI port and the health listener, onto result. */
+function addListenOptions(
+  env: Record<string, string | undefined>,
+  values: Map<string, string>,
+  result: ResolvedOverrides,
+): { ok: false; error: OverridesError } | undefined {
   const port = values.get('--port');
   if (port !== undefined) {
     const n = Number(port);
@@ -237,5 +223,5 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     if (!/^[A-Za-z0-9.:[\]-]{1,255}$/.test(healthHost.trim())) return fail('--health-host must be an address to listen on, e.g. 0.0.0.0 or 127.0.0.1.');
     result.healthHost = healthHost.trim();
   }
-  return result;
+  return undefined;
 }

@@ -177,4 +177,18 @@ describe('resolveOverrides', () => {
     expect(ok({}, ['--health-port', '0', '--health-host', '127.0.0.1'])).toMatchObject({ healthPort: 0, healthHost: '127.0.0.1' });
     expect(ok({ RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '0' }, []).allowFileSecretStore).toBe(false);
   });
+
+  // The cases where node's parseArgs, in strict mode, would answer otherwise than the seed.
+  it('takes a value that starts with one dash, and refuses a lone --, short options and -abc groups as the seed does', () => {
+    expect(ok({}, ['--name', '-x']).overrides.runnerName).toBe('-x');
+    expect(message({}, ['--heartbeat-ms', '-5'])).toBe('--heartbeat-ms must be an integer >= 1000.');
+    expect(message({}, ['--name=edge', '--'])).toMatch(/^Unknown option: --\. Usage: /);
+    expect(message({}, ['-abc'])).toMatch(/^Unknown option: -abc\. /);
+    expect(message({}, ['-'])).toMatch(/^Unknown option: -\. /);
+  });
+
+  it('treats argv words that name Object properties as plain arguments', () => {
+    expect(message({}, ['__proto__'])).toMatch(/^Unexpected argument: __proto__\. /);
+    expect(resolveOverrides({}, ['__proto__'])).toMatchObject({ ok: false, error: { field: null } });
+  });
 });
