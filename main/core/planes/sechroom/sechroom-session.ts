@@ -1,68 +1,27 @@
-import type { HostEvent } from '../../../../shared/contract';
 import { errorText } from '../../../../shared/errors';
 import type { Profile, ProfileSummary } from '../../../../shared/profiles';
-import { redactText } from '../../../../shared/redact';
-import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../../shared/runner';
+import type { PairingState, RunnerSnapshot } from '../../../../shared/runner';
 import type { RunnerStatus } from '../../../../shared/status';
-import type { SechroomCredential, SechroomSettingsView } from '../../../../shared/sechroom-profile-contract';
-import type { TurnView } from '../../../../shared/turns';
+import type { SechroomSettingsView } from '../../../../shared/sechroom-profile-contract';
 import { CommandFailure } from '../../base/dispatch';
-import type { FetchLike } from '../../connectors/http-json';
-import { SechroomRunnerSession, type SechroomSessionSnapshot } from './runner-session';
-import type { MachineSlotPort } from './machine-slot';
-import type { TaskWorkspacePort } from './task-workspace';
-import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from './turn-runner';
-import { WorkLayerClient } from './work-layer-client';
-import type { WorkLayerOperatorDeps } from './work-layer-operator';
-import type { Clock, Logger } from '../../base/ports';
 import { PauseState } from '../../runner/pause-state';
-import type { RunnerIdentity, RunnerStateStore } from '../../runner/runner-state-store';
-import type { SecretStore } from '../../secrets/secret-store';
-import type { TurnRegistry } from '../../work/turn-registry';
+import type { RunnerIdentity } from '../../runner/runner-state-store';
+import type { WorkLayerOperatorDeps } from './work-layer-operator';
 import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import type { SechroomSessionDeps } from './sechroom-session-deps';
+import { SechroomSessionExecutor } from './sechroom-session-executor';
+import {
+  sessionIdentity,
+  sessionSettingsView,
+  sessionSnapshot,
+  sessionStatus,
+  sessionSummary,
+  sessionWorkLayerAccess,
+  type SechroomSessionState,
+} from './sechroom-session-views';
 import { SechroomSignIn } from './sechroom-sign-in';
-import { sechroomStatus, sechroomTelemetry } from './sechroom-status';
-import type { TokenScope } from './sechroom-token-scope';
 import type { RunOneOutcome, RunnerSession } from '../../sessions/session';
 import { SessionEvents } from '../../sessions/session-events';
-
-/** What one Sechroom profile's turns run on: built by the host for its settings. */
-export interface SechroomPlumbing {
-  turns: SechroomTurnRunner & { stop?(): Promise<void> };
-  workspace?: TaskWorkspacePort;
-  root?: RootReadyPort;
-  admission?: AdmissionPort;
-  /** The host's machine-wide cap, this profile's share of it. */
-  machine?: MachineSlotPort;
-}
-
-export interface SechroomSessionDeps {
-  profile: Profile;
-  /** The profile's folder: sechroom.json, the outbox, the in-flight journal. */
-  dir: string;
-  clock: Clock;
-  log: Logger;
-  random?: () => number;
-  registry: TurnRegistry;
-  emit(event: HostEvent): void;
-  onChange(): void;
-  secrets: SecretStore | null;
-  secretStorage: SecretStorageInfo;
-  registerSecret(secret: string): void;
-  knownSecrets(): readonly string[];
-  fetch?: FetchLike;
-  /** `SECHROOM_TOKEN` when it applies to this profile (sechroom-token-scope.ts), and where its credential comes from. */
-  tokenScope(): TokenScope;
-  /** The profile's state file: its pause is kept there. */
-  state: RunnerStateStore;
-  /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
-  initial?: SechroomProfileConfig;
-  plumbing(config: SechroomProfileConfig): SechroomPlumbing;
-  /** false: claim only for `runOne` (the headless `--once`). */
-  autoClaim: boolean;
-  /** [v1] How long an empty offers read is held (0: poll like the seed). */
-  offerWaitMs?: number;
-}
 
 /**
  * A Sechroom profile as a host's RunnerSession (the registry knows nothing of the connector):
@@ -73,12 +32,9 @@ export interface SechroomSessionDeps {
 export class SechroomSession implements RunnerSession {
   private config: SechroomProfileConfig | null = null;
   private configProblem: string | null = null;
-  private runner: SechroomRunnerSession | null = null;
-  private plumbing: SechroomPlumbing | null = null;
   private readonly signIn: SechroomSignIn;
-  private last: SechroomSessionSnapshot | null = null;
-  private readonly turnIds = new Set<string>();
-  private readonly idleWaiters = new Set<() => void>();
+  /** The executor while started and signed in, its last snapshot, and its tasks as Turns rows. */
+  private readonly executor: SechroomSessionExecutor;
   private readonly events: SessionEvents;
   private started = false;
   private readonly pauseState: PauseState;
@@ -89,13 +45,14 @@ export class SechroomSession implements RunnerSession {
   constructor(private readonly deps: SechroomSessionDeps) {
     this.name = deps.profile.name;
     this.events = new SessionEvents({ profile: deps.profile.id, emit: (event) => deps.emit(event), onChange: () => deps.onChange() });
+    this.executor = new SechroomSessionExecutor(deps, { live: () => this.events.beat(), changed: () => this.changed() });
     this.pauseState = new PauseState({
       clock: deps.clock,
       log: deps.log,
       state: deps.state,
       onChange: (paused) => {
-        if (paused) this.runner?.pause();
-        else if (!this.holding) this.runner?.resume();
+        if (paused) this.executor.current?.pause();
+        else if (!this.holding) this.executor.current?.resume();
         this.changed();
       },
     });
@@ -119,9 +76,7 @@ export class SechroomSession implements RunnerSession {
   }
 
   get identity(): RunnerIdentity | null {
-    const instance = this.instanceId;
-    if (!instance || !this.config) return null;
-    return { runnerId: instance, tenantId: this.config.tenant, name: this.config.instance.instanceKey, controlPlaneUrl: this.config.baseUrl, pairedAt: '' };
+    return sessionIdentity(this.view());
   }
 
   get paused(): boolean {
@@ -129,16 +84,11 @@ export class SechroomSession implements RunnerSession {
   }
 
   get activeCount(): number {
-    return this.turnIds.size;
+    return this.executor.turns.size;
   }
 
   get undelivered(): number {
-    return this.last?.outboxPending ?? 0;
-  }
-
-  private get instanceId(): string | null {
-    const status = this.last?.status;
-    return status && 'instanceId' in status ? status.instanceId : null;
+    return this.executor.snapshot?.outboxPending ?? 0;
   }
 
   /** Nothing to stop: a crashed host's task turns are reported by the executor session's in-flight journal, their leases left to expire. */
@@ -181,7 +131,7 @@ export class SechroomSession implements RunnerSession {
   /** The device flow against the Work Layer's OAuth; with `SECHROOM_TOKEN` set there is nothing to sign in to. */
   startPairing(): Promise<PairingState> {
     return this.signIn.start(this.requireConfig(), () => {
-      if (this.started && !this.runner) void this.open(this.deps.autoClaim).then(() => this.changed());
+      if (this.started && !this.executor.current) void this.open(this.deps.autoClaim).then(() => this.changed());
     });
   }
 
@@ -227,37 +177,29 @@ export class SechroomSession implements RunnerSession {
   }
 
   ownsTurn(id: string): boolean {
-    return this.turnIds.has(id);
+    return this.executor.turns.has(id);
   }
 
   /** The operator cancels a task here: its turn is interrupted, nothing is completed, its lease is left to expire (the Work view cancels on the Work Layer). */
   cancelTurn(id: string): boolean {
-    return this.runner?.interrupt(id) ?? false;
+    return this.executor.current?.interrupt(id) ?? false;
   }
 
-  /** Quitting now: the loop stops with no drain time (the turn's lease is left to expire). */
   /** Quitting now: every task here is interrupted (nothing completed, leases left to expire). */
   cancelAll(): number {
-    const running = [...this.turnIds];
-    for (const id of running) this.runner?.interrupt(id);
-    return running.length;
-  }
-
-  whenIdle(): Promise<void> {
-    if (this.turnIds.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.add(resolve));
+    return this.executor.interruptAll();
   }
 
   holdClaims(): void {
     this.holding = true;
-    this.runner?.pause();
+    this.executor.current?.pause();
     this.changed();
   }
 
   releaseClaims(): void {
     if (!this.holding) return;
     this.holding = false;
-    if (!this.paused) this.runner?.resume();
+    if (!this.paused) this.executor.current?.resume();
     this.changed();
   }
 
@@ -269,13 +211,9 @@ export class SechroomSession implements RunnerSession {
   /** The last step of a quit: up to `limitMs` for the task in flight, then it is interrupted; the loop deregisters. */
   async drain(limitMs: number): Promise<{ canceled: number }> {
     this.holding = true;
-    this.runner?.pause();
+    this.executor.current?.pause();
     this.changed();
-    if (this.turnIds.size > 0 && limitMs > 0) {
-      let timer: ReturnType<Clock['setTimeout']> | null = null;
-      await Promise.race([this.whenIdle(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, limitMs)))]);
-      if (timer !== null) this.deps.clock.clearTimeout(timer);
-    }
+    await this.executor.idleWithin(limitMs);
     const canceled = this.cancelAll();
     await this.close();
     return { canceled };
@@ -285,16 +223,12 @@ export class SechroomSession implements RunnerSession {
   async runOne(): Promise<RunOneOutcome> {
     await this.close();
     await this.open(true, true);
-    const runner = this.runner;
-    if (!runner) return { claimed: false, error: this.status().reason };
-    const summary = await runner.finished;
-    const status = this.last?.status;
-    if (status?.state === 'auth_expired') return { claimed: summary.processed > 0, error: `auth expired: ${status.message}` };
-    const pending = this.last?.outboxPending ?? 0;
-    return {
-      claimed: summary.processed > 0,
-      error: summary.abandoned > 0 ? 'the task was abandoned' : pending > 0 ? 'the completion could not be delivered yet (it stays queued)' : null,
-    };
+    if (!this.executor.current) return { claimed: false, error: this.status().reason };
+    return this.executor.ranOnce();
+  }
+
+  whenIdle(): Promise<void> {
+    return this.executor.whenIdle();
   }
 
   onHeartbeat(listener: () => void): () => void {
@@ -302,121 +236,39 @@ export class SechroomSession implements RunnerSession {
   }
 
   status(): RunnerStatus {
-    const status = sechroomStatus({
-      config: this.config,
-      configProblem: this.configProblem,
-      signedIn: this.signIn.signedIn,
-      pairing: this.signIn.pairing,
-      snapshot: this.last,
-      paused: this.pauseState.current,
-      active: this.turnIds.size,
-      stopping: this.stopping,
-      started: this.started,
-    });
-    return { ...status, reason: redactText(status.reason, this.deps.knownSecrets()) };
+    return sessionStatus(this.view());
   }
 
   snapshot(): RunnerSnapshot {
-    const config = this.config;
-    const identity = this.identity;
-    return {
-      profile: this.deps.profile.id,
-      status: this.status(),
-      pairing: this.signIn.pairing,
-      identity: identity
-        ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
-        : null,
-      secretStorage: this.deps.secretStorage,
-      ...sechroomTelemetry(config, this.last),
-      sessions: { active: this.turnIds.size, max: 1 },
-      results: { undelivered: this.undelivered },
-      paused: this.pauseState.view(),
-    };
+    return sessionSnapshot(this.view());
   }
 
   /** This profile's Work Layer for the Work view: its settings and its credential, or why there is none. */
-  async workLayerAccess(): Promise<WorkLayerOperatorDeps['access']> {
-    const config = this.config;
-    if (!config) {
-      const why = this.configProblem ? `Its Sechroom settings cannot be used: ${this.configProblem}` : 'Set its Work Layer in Settings (Sechroom instance).';
-      return { ok: false, message: `This profile has no Work Layer to show yet. ${why}` };
-    }
-    // The executor's own bearer when it has one (the Work view polls: no secret store read each time).
-    const tokens = this.signIn.current ?? (await this.signIn.source(config));
-    if (!tokens) return { ok: false, message: `Sign this profile in to the Work Layer at ${config.baseUrl} to see its work here.` };
-    return { ok: true, access: { baseUrl: config.baseUrl, tenant: config.tenant, tokens } };
+  workLayerAccess(): Promise<WorkLayerOperatorDeps['access']> {
+    return sessionWorkLayerAccess(this.view());
   }
 
   /** The saved settings for the Settings view (no secret is in them) and where the credential comes from. */
   settingsView(): SechroomSettingsView {
-    return {
-      profile: this.deps.profile.id,
-      config: this.config,
-      problem: this.configProblem,
-      credential: this.credential(),
-      signedIn: this.signIn.signedIn,
-    };
-  }
-
-  /** Where the credential comes from: what the executor uses now, and what its next start will use when that differs. */
-  private credential(): SechroomCredential {
-    const { credential } = this.deps.tokenScope();
-    if (!this.signIn.usingEnvToken || credential.source === 'env') return credential;
-    return { source: 'env', note: `Token from SECHROOM_TOKEN since this profile's executor started; at its next start it is not used (${credential.note})` };
+    return sessionSettingsView(this.view());
   }
 
   summary(): ProfileSummary {
-    return {
-      ...this.profile,
-      controlPlaneUrl: this.config?.baseUrl ?? '',
-      status: this.status(),
-      runnerId: this.instanceId,
-      paused: this.paused,
-      active: this.turnIds.size,
-    };
+    return sessionSummary(this.view());
   }
 
   // ---- the executor session's life ----
 
   private async open(autoClaim: boolean, once = false): Promise<void> {
     const config = this.config;
-    if (!config || this.runner || (!autoClaim && !once)) return;
+    if (!config || this.executor.current || (!autoClaim && !once)) return;
     const tokens = await this.signIn.source(config);
     if (!tokens) return;
-    this.plumbing = this.deps.plumbing(config);
-    const runner = new SechroomRunnerSession({
-      settings: config.instance,
-      client: new WorkLayerClient({ baseUrl: config.baseUrl, tenant: config.tenant, tokens, ...this.fetchOption(), knownSecrets: this.deps.knownSecrets }),
-      // The turns, and the workspace, root, admission and machine ports the host made for this profile.
-      ...this.plumbing,
-      dataDir: this.deps.dir,
-      clock: this.deps.clock,
-      log: this.deps.log,
-      ...(this.deps.random ? { random: this.deps.random } : {}),
-      ...(once ? { once: true } : {}),
-      ...(this.deps.offerWaitMs ? { offerWaitMs: this.deps.offerWaitMs } : {}),
-    });
-    runner.onEvent((event) => {
-      if (event.event === 'turn') this.turnChanged(event.turn);
-      else {
-        const wasLive = this.last?.status.state === 'live';
-        this.last = event.snapshot;
-        if (event.snapshot.status.state === 'live' && !wasLive) this.events.beat();
-        this.changed();
-      }
-    });
-    this.runner = runner;
-    if (this.paused || this.holding) runner.pause();
-    await runner.start();
+    await this.executor.open(config, tokens, once, this.paused || this.holding);
   }
 
-  private async close(): Promise<void> {
-    const runner = this.runner;
-    const plumbing = this.plumbing;
-    this.runner = null;
-    this.plumbing = null;
-    if (runner) await runner.stop();
-    await plumbing?.turns.stop?.().catch((error: unknown) => this.deps.log.warn(`could not stop the codex app-server: ${errorText(error)}`));
+  private close(): Promise<void> {
+    return this.executor.close();
   }
 
   private requireConfig(): SechroomProfileConfig {
@@ -424,28 +276,20 @@ export class SechroomSession implements RunnerSession {
     return this.config;
   }
 
-  private fetchOption(): { fetch?: FetchLike } {
-    return this.deps.fetch ? { fetch: this.deps.fetch } : {};
-  }
-
-  private turnChanged(turn: TurnView): void {
-    const view: TurnView = { ...turn, profile: this.deps.profile.id };
-    const { registry } = this.deps;
-    if (view.endedAt === null) {
-      this.turnIds.add(view.id);
-      if (registry.get(view.id)) registry.patch(view.id, view);
-      else registry.add(view);
-    } else {
-      this.turnIds.delete(view.id);
-      if (registry.get(view.id)) registry.finish(view.id, view);
-      else registry.patchHistory(view.id, view, view);
-      if (this.turnIds.size === 0) {
-        const waiters = [...this.idleWaiters];
-        this.idleWaiters.clear();
-        waiters.forEach((done) => done());
-      }
-    }
-    this.changed();
+  private view(): SechroomSessionState {
+    return {
+      deps: this.deps,
+      profile: this.profile,
+      config: this.config,
+      configProblem: this.configProblem,
+      signIn: this.signIn,
+      last: this.executor.snapshot,
+      instanceId: this.executor.instanceId,
+      pauseState: this.pauseState,
+      active: this.executor.turns.size,
+      stopping: this.stopping,
+      started: this.started,
+    };
   }
 
   private changed(): void {

@@ -1,0 +1,58 @@
+import type { HostEvent } from '../../../../shared/contract';
+import type { Profile } from '../../../../shared/profiles';
+import type { SecretStorageInfo } from '../../../../shared/runner';
+import type { FetchLike } from '../../connectors/http-json';
+import type { Clock, Logger } from '../../base/ports';
+import type { RunnerStateStore } from '../../runner/runner-state-store';
+import type { SecretStore } from '../../secrets/secret-store';
+import type { TurnRegistry } from '../../work/turn-registry';
+import type { MachineSlotPort } from './machine-slot';
+import type { SechroomProfileConfig } from './sechroom-config';
+import type { TaskWorkspacePort } from './task-workspace';
+import type { TokenScope } from './sechroom-token-scope';
+import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from './turn-runner';
+
+/*
+ * What a Sechroom profile's session is built from: the host's side of it (its folder, clock,
+ * log, secret store, Turns registry, events, the state file its pause is kept in) and the
+ * plumbing the host makes for its settings (the turn runner and the workspace, root,
+ * admission and machine ports). The factory fills these in; the session only reads them.
+ */
+
+/** What one Sechroom profile's turns run on: built by the host for its settings. */
+export interface SechroomPlumbing {
+  turns: SechroomTurnRunner & { stop?(): Promise<void> };
+  workspace?: TaskWorkspacePort;
+  root?: RootReadyPort;
+  admission?: AdmissionPort;
+  /** The host's machine-wide cap, this profile's share of it. */
+  machine?: MachineSlotPort;
+}
+
+export interface SechroomSessionDeps {
+  profile: Profile;
+  /** The profile's folder: sechroom.json, the outbox, the in-flight journal. */
+  dir: string;
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  registry: TurnRegistry;
+  emit(event: HostEvent): void;
+  onChange(): void;
+  secrets: SecretStore | null;
+  secretStorage: SecretStorageInfo;
+  registerSecret(secret: string): void;
+  knownSecrets(): readonly string[];
+  fetch?: FetchLike;
+  /** `SECHROOM_TOKEN` when it applies to this profile (sechroom-token-scope.ts), and where its credential comes from. */
+  tokenScope(): TokenScope;
+  /** The profile's state file: its pause is kept there. */
+  state: RunnerStateStore;
+  /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
+  initial?: SechroomProfileConfig;
+  plumbing(config: SechroomProfileConfig): SechroomPlumbing;
+  /** false: claim only for `runOne` (the headless `--once`). */
+  autoClaim: boolean;
+  /** [v1] How long an empty offers read is held (0: poll like the seed). */
+  offerWaitMs?: number;
+}
