@@ -13,7 +13,7 @@ import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
-import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions } from './sechroom-plane';
+import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions, type SechroomPlane } from './sechroom-plane';
 import { RunLines } from './run-lines';
 import { SeedLines, watchModeLine } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
@@ -79,10 +79,7 @@ async function main(argv: string[]): Promise<number> {
   const mainProfile = core.runner.profile.id;
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: mainProfile });
   const offTerminal = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
-  // The seed's `[run]` lines for every Sechroom profile (one: as `executor run`; a fleet: `[<key>] …` as its supervisor relays them).
-  const sechroomProfiles = plane.profiles.map((p) => ({ id: p.id, instanceKey: p.config.instance.instanceKey }));
-  if (plane.plane === 'sechroom' && sechroomProfiles.length === 1) sechroomProfiles[0]!.id = mainProfile;
-  const runLines = sechroomProfiles.length > 0 ? new RunLines(core.logFeed, sechroomProfiles, process.stderr) : null;
+  const runLines = sechroomRunLines(core, plane, mainProfile);
 
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
@@ -106,10 +103,7 @@ async function main(argv: string[]): Promise<number> {
     return code;
   }
 
-  const newAddressHint =
-    process.platform === 'win32'
-      ? 'Restart the host for a new address.'
-      : `Ask the host for a new one: kill -USR2 ${process.pid}${resolved.tokenFile ? ` (it is written to ${resolved.tokenFile})` : ' (it prints it in its terminal)'}.`;
+  const newAddressHint = addressHint(resolved.tokenFile);
   const listening = await listen(core, resolved, { windowDir, maxConnections: connections.data, newAddressHint });
   if (!listening.ok) {
     // One line, and an exit code the service unit does not restart on: another start would find the port as taken.
@@ -124,6 +118,18 @@ async function main(argv: string[]): Promise<number> {
   alive.release();
   await serve({ core, resolved, signals, alive, lines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
   return -1;
+}
+
+/** The seed's `[run]` lines for every Sechroom profile (one: as `executor run`; a fleet: `[<key>] …` as its supervisor relays them). */
+function sechroomRunLines(core: Core, plane: Extract<SechroomPlane, { ok: true }>, mainProfile: string): RunLines | null {
+  const profiles = plane.profiles.map((p) => ({ id: p.id, instanceKey: p.config.instance.instanceKey }));
+  if (plane.plane === 'sechroom' && profiles.length === 1) profiles[0]!.id = mainProfile;
+  return profiles.length > 0 ? new RunLines(core.logFeed, profiles, process.stderr) : null;
+}
+
+function addressHint(tokenFile: string | null | undefined): string {
+  if (process.platform === 'win32') return 'Restart the host for a new address.';
+  return `Ask the host for a new one: kill -USR2 ${process.pid}${tokenFile ? ` (it is written to ${tokenFile})` : ' (it prints it in its terminal)'}.`;
 }
 
 interface Serving {
