@@ -5,7 +5,7 @@ import type { EmulatorContext } from './context';
 import { openDatabase } from './db/database';
 import { Trickle } from './demo/trickle';
 import { EventLog } from './events';
-import { Router } from './http/router';
+import { Router, type RouteDef } from './http/router';
 import { EmulatorHttpServer } from './http/server';
 import { forgeRoutes } from './routes/forge-routes';
 import { mcpRoutes } from './routes/mcp-routes';
@@ -14,7 +14,7 @@ import { pageRoutes } from './routes/page-routes';
 import { pairingRoutes } from './routes/pairing-routes';
 import { runnerRoutes } from './routes/runner-routes';
 import { createSechroomPlane, SECHROOM_BASE, type SechroomAdmin, type SechroomConfig } from './sechroom/index';
-import { createServices } from './services';
+import { createServices, type Services } from './services';
 
 export { EmulatorAdmin } from './admin/admin-api';
 export type { ConfigPatch } from './config';
@@ -59,21 +59,8 @@ export interface RunningEmulator {
 }
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const now = options.now ?? Date.now;
-  const db = openDatabase(options.db ?? ':memory:');
-  const config = mergeConfig(DEFAULT_CONFIG, {
-    ...options.config,
-    ...(options.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: options.accessTokenTtlMs } : {}),
-  });
-  const ctx: EmulatorContext = {
-    db,
-    config,
-    now,
-    random: options.random ?? Math.random,
-    events: new EventLog(db, now),
-    baseUrl: '',
-    notifyWork: () => {},
-  };
+  const ctx = createContext(options);
+  const { db } = ctx;
   const services = createServices(ctx);
   services.identity.ensureDefaultTenant();
   const trickle = new Trickle(services);
@@ -83,19 +70,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     afterSeedDemo: () => void sechroom.admin.seedDemo(),
   });
   const sweepAll = () => services.runtime.sweep() + sechroom.sweep();
-  const router = new Router();
-  router.add(
-    ...pairingRoutes(services),
-    ...runnerRoutes(services),
-    ...forgeRoutes(services),
-    ...oauthRoutes(services),
-    ...mcpRoutes(services),
-    ...pageRoutes(services),
-    ...sechroom.routes,
-    ...adminRoutes(admin, () => router.list()),
-  );
   const http = new EmulatorHttpServer({
-    router,
+    router: buildRouter(services, sechroom.routes, admin),
     faults: services.faults,
     bodyLimitBytes: () => ctx.config.bodyLimitBytes,
     log: options.log ?? false,
@@ -116,17 +92,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     admin.setTrickle(trickleOpts);
     sechroom.admin.setTrickle(trickleOpts);
   }
-
-  let sweeper: NodeJS.Timeout | null = null;
-  const sweepEvery = options.sweepIntervalMs ?? 1000;
-  const scheduleSweep = () => {
-    sweeper = setTimeout(() => {
-      sweepAll();
-      scheduleSweep();
-    }, sweepEvery);
-    sweeper.unref();
-  };
-  if (sweepEvery > 0) scheduleSweep();
+  const stopSweeper = startSweeper(sweepAll, options.sweepIntervalMs ?? 1000);
 
   let closed: Promise<void> | null = null;
   return {
@@ -137,7 +103,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     sechroomUrl: `${ctx.baseUrl}${SECHROOM_BASE}`,
     close() {
       closed ??= (async () => {
-        if (sweeper) clearTimeout(sweeper);
+        stopSweeper();
         trickle.stop();
         sechroom.stop();
         services.waiters.releaseAll();
@@ -147,5 +113,56 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       })();
       return closed;
     },
+  };
+}
+
+/** The database, merged config and clock every part of the emulator shares; the base URL is set once the port is known. */
+function createContext(options: StartEmulatorOptions): EmulatorContext {
+  const now = options.now ?? Date.now;
+  const db = openDatabase(options.db ?? ':memory:');
+  const config = mergeConfig(DEFAULT_CONFIG, {
+    ...options.config,
+    ...(options.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: options.accessTokenTtlMs } : {}),
+  });
+  return {
+    db,
+    config,
+    now,
+    random: options.random ?? Math.random,
+    events: new EventLog(db, now),
+    baseUrl: '',
+    notifyWork: () => {},
+  };
+}
+
+/** Every plane's routes, then the admin routes (which list them all). */
+function buildRouter(services: Services, sechroomRoutes: RouteDef[], admin: EmulatorAdmin): Router {
+  const router = new Router();
+  router.add(
+    ...pairingRoutes(services),
+    ...runnerRoutes(services),
+    ...forgeRoutes(services),
+    ...oauthRoutes(services),
+    ...mcpRoutes(services),
+    ...pageRoutes(services),
+    ...sechroomRoutes,
+    ...adminRoutes(admin, () => router.list()),
+  );
+  return router;
+}
+
+/** Runs lease expiry every `every` ms (0: never on its own); returns the stop. */
+function startSweeper(sweepAll: () => unknown, every: number): () => void {
+  let sweeper: NodeJS.Timeout | null = null;
+  const scheduleSweep = () => {
+    sweeper = setTimeout(() => {
+      sweepAll();
+      scheduleSweep();
+    }, every);
+    sweeper.unref();
+  };
+  if (every > 0) scheduleSweep();
+  return () => {
+    if (sweeper) clearTimeout(sweeper);
   };
 }

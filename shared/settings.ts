@@ -204,6 +204,22 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
       return z.boolean({ error });
     case 'quitDrainMs':
       return int(0, MAX_QUIT_DRAIN_MS);
+    case 'codexDriver':
+      return z.enum(CODEX_DRIVERS, { error });
+    case 'turnNetwork':
+      return z.enum(TURN_NETWORKS, { error });
+    case 'usageReservePercent':
+      return z.number({ error }).min(0, { error }).max(50, { error });
+    default:
+      return listFieldSchema(key, error);
+  }
+}
+
+type ListKey = 'runtimeEnvAllow' | 'turnEgressHosts' | 'usageAlertPercents';
+
+/** The settings typed as a comma-separated list: parsed, checked item by item, stored normalised. */
+function listFieldSchema(key: ListKey, error: string): z.ZodType<unknown> {
+  switch (key) {
     case 'runtimeEnvAllow':
       return z
         .string({ error })
@@ -211,10 +227,6 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .transform((v) => v.split(/[\s,]+/).filter((n) => n.length > 0))
         .refine((names) => names.every(canAddEnvName), { error })
         .transform((names) => names.join(', '));
-    case 'codexDriver':
-      return z.enum(CODEX_DRIVERS, { error });
-    case 'turnNetwork':
-      return z.enum(TURN_NETWORKS, { error });
     case 'turnEgressHosts':
       return z
         .string({ error })
@@ -222,8 +234,6 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
         .transform((v) => [...new Set(egressHostEntries(v))])
         .refine((hosts) => hosts.length <= MAX_EGRESS_HOSTS && hosts.every((h) => EGRESS_HOST.test(h) && validEgressHost(h)), { error })
         .transform((hosts) => hosts.join(', '));
-    case 'usageReservePercent':
-      return z.number({ error }).min(0, { error }).max(50, { error });
     case 'usageAlertPercents':
       return z
         .string({ error })

@@ -43,33 +43,38 @@ const noInput = (ctx: RequestCtx) => parseWith(NoInputSchema, ctx.body);
 
 const query = <T extends z.ZodType>(schema: T, ctx: RequestCtx): z.infer<T> => parseWith(schema, Object.fromEntries(ctx.query), 'query');
 
+const A = '/_emulator';
+const get = (pattern: string, handler: (ctx: RequestCtx) => unknown): RouteDef => ({
+  method: 'GET',
+  pattern: `${A}${pattern}`,
+  handler: (ctx) => json(200, handler(ctx)),
+});
+const post = (pattern: string, handler: (ctx: RequestCtx) => unknown, status = 200, method: RouteDef['method'] = 'POST'): RouteDef => ({
+  method,
+  pattern: `${A}${pattern}`,
+  handler: (ctx) => json(status, handler(ctx) ?? { ok: true }),
+});
+const id = (ctx: RequestCtx) => ctx.params.id!;
+
 /** `/_emulator/*`: JSON, no auth, loopback only (checked by the server). Mirrors EmulatorAdmin. */
 export function adminRoutes(admin: EmulatorAdmin, listRoutes: () => ReadonlyArray<{ method: string; pattern: string }>): RouteDef[] {
-  const A = '/_emulator';
-  const get = (pattern: string, handler: (ctx: RequestCtx) => unknown): RouteDef => ({
-    method: 'GET',
-    pattern: `${A}${pattern}`,
-    handler: (ctx) => json(200, handler(ctx)),
-  });
-  const post = (pattern: string, handler: (ctx: RequestCtx) => unknown, status = 200, method: RouteDef['method'] = 'POST'): RouteDef => ({
-    method,
-    pattern: `${A}${pattern}`,
-    handler: (ctx) => json(status, handler(ctx) ?? { ok: true }),
-  });
-  const id = (ctx: RequestCtx) => ctx.params.id!;
-  const unit = (ctx: RequestCtx) => {
-    const found = admin.getUnit(id(ctx));
-    if (!found) throw new HttpError(404, 'not_found', 'unknown unit');
-    return found;
-  };
-
   return [
     get('', () => ({ routes: listRoutes() })),
     get('/state', () => admin.state()),
     post('/reset', (ctx) => admin.reset(parseWith(ResetInputSchema, ctx.body))),
     get('/config', () => admin.config()),
     post('/config', (ctx) => admin.setConfig(parseWith(ConfigPatchSchema, ctx.body)), 200, 'PATCH'),
+    ...identityRoutes(admin),
+    ...runnerRoutes(admin),
+    ...unitRoutes(admin),
+    ...forgeRoutes(admin),
+    ...controlRoutes(admin),
+  ];
+}
 
+/** Tenants, operators and their tokens, OAuth device codes. */
+function identityRoutes(admin: EmulatorAdmin): RouteDef[] {
+  return [
     get('/tenants', () => admin.listTenants()),
     post('/tenants', (ctx) => admin.createTenant(parseWith(TenantInputSchema, ctx.body)), 201),
     get('/operators', () => admin.listOperators()),
@@ -80,7 +85,12 @@ export function adminRoutes(admin: EmulatorAdmin, listRoutes: () => ReadonlyArra
       const input = parseWith(OAuthDecisionInputSchema, ctx.body);
       return admin.decideOAuthDeviceCode(input.user_code, input.operator_id, input.decision);
     }),
+  ];
+}
 
+/** Pairings and runners. */
+function runnerRoutes(admin: EmulatorAdmin): RouteDef[] {
+  return [
     get('/pairings', () => admin.listPairings()),
     post('/pairings/approve', (ctx) => {
       const input = parseWith(PairingDecisionInputSchema, ctx.body);
@@ -90,7 +100,17 @@ export function adminRoutes(admin: EmulatorAdmin, listRoutes: () => ReadonlyArra
     get('/runners', () => admin.listRunners()),
     post('/runners', (ctx) => admin.createRunner(parseWith(RunnerInputSchema, ctx.body)), 201),
     post('/runners/:id/revoke', (ctx) => (noInput(ctx), admin.revokeRunner(id(ctx)))),
+  ];
+}
 
+/** Units of work and what the runners reported about them. */
+function unitRoutes(admin: EmulatorAdmin): RouteDef[] {
+  const unit = (ctx: RequestCtx) => {
+    const found = admin.getUnit(id(ctx));
+    if (!found) throw new HttpError(404, 'not_found', 'unknown unit');
+    return found;
+  };
+  return [
     post('/turn-executions', (ctx) => admin.enqueueTurnExecution(parseWith(EnqueueUnitInputSchema, ctx.body)), 201),
     post('/work-orders', (ctx) => admin.enqueueWorkOrder(parseWith(EnqueueUnitInputSchema, ctx.body)), 201),
     get('/units', (ctx) => admin.listUnits(query(UnitQuerySchema, ctx))),
@@ -102,7 +122,12 @@ export function adminRoutes(admin: EmulatorAdmin, listRoutes: () => ReadonlyArra
     get('/mcp-calls', (ctx) => admin.listMcpCalls(query(McpQuerySchema, ctx))),
     get('/events', (ctx) => admin.listEvents(query(EventQuerySchema, ctx))),
     post('/sweep', (ctx) => (noInput(ctx), { expired: admin.sweep() })),
+  ];
+}
 
+/** The forge: projects, build requests and their parts. */
+function forgeRoutes(admin: EmulatorAdmin): RouteDef[] {
+  return [
     get('/projects', () => admin.listProjects()),
     post('/projects', (ctx) => admin.createProject(parseWith(CreateProjectInputSchema, ctx.body)), 201),
     get('/build-requests', () => admin.listBuildRequests()),
@@ -116,7 +141,12 @@ export function adminRoutes(admin: EmulatorAdmin, listRoutes: () => ReadonlyArra
     post('/build-requests/:id/changesets', (ctx) => admin.addChangeset(id(ctx), parseWith(AddChangesetInputSchema, ctx.body)), 201),
     post('/tasks/:id', (ctx) => admin.updateTask(id(ctx), parseWith(UpdateTaskInputSchema, ctx.body)), 200, 'PATCH'),
     post('/gates/:id', (ctx) => admin.updateGate(id(ctx), parseWith(UpdateGateInputSchema, ctx.body)), 200, 'PATCH'),
+  ];
+}
 
+/** Confirmations, faults, trickle and the demo seed. */
+function controlRoutes(admin: EmulatorAdmin): RouteDef[] {
+  return [
     get('/confirmation-mode', () => ({ enabled: admin.confirmationMode() })),
     post('/confirmation-mode', (ctx) => {
       admin.setConfirmationMode(parseWith(ConfirmationModeInputSchema, ctx.body).enabled);

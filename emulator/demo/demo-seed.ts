@@ -32,7 +32,25 @@ export function seedDemo(s: Services): DemoSeedSummary {
   const req = (title: string, extra: Partial<CreateBuildRequestInput>) =>
     s.forge.createBuildRequest({ tenant_id: tenant.id, software_project_id: project.id, title, with_phase_run: false, ...extra }).id;
 
-  // The in-progress request carries the whole history and the trickle's turns.
+  const active = seedActiveRequest(s, req);
+  const others = seedOtherRequests(s, req);
+
+  const summary: DemoSeedSummary = {
+    tenant_id: tenant.id,
+    operators: operators.map((o) => ({ id: o.id, name: o.name, role: o.role })),
+    project_id: project.id,
+    requests: { in_progress: active, ...others },
+  };
+  setMeta(s.ctx.db, 'demo_trickle_request_id', active);
+  setMeta(s.ctx.db, 'demo_seed', JSON.stringify(summary));
+  s.ctx.events.emit('demo.seeded', { tenant_id: tenant.id });
+  return summary;
+}
+
+type NewRequest = (title: string, extra: Partial<CreateBuildRequestInput>) => string;
+
+/** The in-progress request carries the whole history and the trickle's turns. */
+function seedActiveRequest(s: Services, req: NewRequest): string {
   const active = req('Add invoice export to the billing page', {
     status: 'in_progress',
     current_phase: 'build',
@@ -77,7 +95,11 @@ export function seedDemo(s: Services): DemoSeedSummary {
     deletions: 12,
   });
   s.forge.addGate(active, { kind: 'code_review', title: 'Review the export service changes', status: 'open', phase_run_id: build.id });
+  return active;
+}
 
+/** One request in each of the other statuses, with a little history each. */
+function seedOtherRequests(s: Services, req: NewRequest) {
   const open = req('Fix flaky login test on CI', { status: 'open', current_phase: 'intake', inferred_risk: 'low', source_channel: 'cli' });
   s.forge.addPhaseRun(open, { phase: 'intake', status: 'queued' });
 
@@ -115,15 +137,5 @@ export function seedDemo(s: Services): DemoSeedSummary {
   const closed = req('Bump dependencies (June)', { status: 'closed', current_phase: 'release', iterations_used: 4 });
   for (const phase of ['intake', 'planning', 'build', 'verify', 'release'] as const) s.forge.addPhaseRun(closed, { phase, status: 'succeeded' });
   s.forge.addChangeset(closed, { title: 'chore(deps): June bumps', status: 'merged', branch: 'forge/deps-june', additions: 88, deletions: 91 });
-
-  const summary: DemoSeedSummary = {
-    tenant_id: tenant.id,
-    operators: operators.map((o) => ({ id: o.id, name: o.name, role: o.role })),
-    project_id: project.id,
-    requests: { in_progress: active, open, paused, blocked, canceled, closed },
-  };
-  setMeta(s.ctx.db, 'demo_trickle_request_id', active);
-  setMeta(s.ctx.db, 'demo_seed', JSON.stringify(summary));
-  s.ctx.events.emit('demo.seeded', { tenant_id: tenant.id });
-  return summary;
+  return { open, paused, blocked, canceled, closed };
 }

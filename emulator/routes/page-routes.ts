@@ -34,8 +34,8 @@ function safeNext(next: string | undefined): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\') ? next : '/';
 }
 
-/** Server-rendered pages: dev sign-in, runner pairing approval, operator device approval, confirmations. */
-export function pageRoutes(s: Services): RouteDef[] {
+/** What every page route shares: the session, the page frame, the form-post checks and the wrong-code limiter. */
+function pageKit(s: Services) {
   const session = (ctx: RequestCtx) => s.identity.session(ctx.cookies[COOKIE]);
   const page = (status: number, title: string, body: SafeHtml, sess: BrowserSession | null, headers?: Record<string, string>): Reply =>
     htmlReply(status, layout(title, body, { operator: sess?.operator ?? null, csrf: sess?.csrf }), headers);
@@ -64,72 +64,18 @@ export function pageRoutes(s: Services): RouteDef[] {
       },
     );
   };
+  return { session, page, toSignIn, foreignOrigin, checkPost, limiterKeys, rateLimited };
+}
+type PageKit = ReturnType<typeof pageKit>;
 
-  /** One approval page (runner pairing or operator sign-in): code entry, details, decision. */
-  function approvalPage<R extends { status: string; user_code: string }>(cfg: {
-    name: string;
-    path: string;
-    title: string;
-    hint: string;
-    find: (code: string) => R | undefined;
-    details: (record: R, csrf: string) => SafeHtml;
-    decide: (code: string, sess: BrowserSession, decision: 'approve' | 'deny') => unknown;
-    done: (decision: 'approve' | 'deny') => [string, string];
-  }): RouteDef[] {
-    const wrongCode = (ctx: RequestCtx, sess: BrowserSession, code: string): Reply => {
-      s.limiter.recordFailure(limiterKeys(cfg.name, ctx));
-      s.ctx.events.emit('page.wrong_code', { page: cfg.name });
-      return page(400, cfg.title, codeEntryView(cfg.title, cfg.path, cfg.hint, 'That code is not valid or has expired. Check it and try again.', code), sess);
-    };
-    return [
-      {
-        method: 'GET',
-        pattern: cfg.path,
-        handler: (ctx) => {
-          const sess = session(ctx);
-          if (!sess) return toSignIn(ctx);
-          const limited = rateLimited(ctx, cfg.name, sess);
-          if (limited) return limited;
-          const code = (ctx.query.get('code') ?? '').slice(0, 40);
-          if (!code) return page(200, cfg.title, codeEntryView(cfg.title, cfg.path, cfg.hint), sess);
-          const record = cfg.find(code);
-          if (!record || record.status === 'expired') return wrongCode(ctx, sess, code);
-          if (record.status !== 'pending') {
-            return page(
-              200,
-              cfg.title,
-              messageView(cfg.title, 'info', `This code was already used (${record.status}).`, { href: cfg.path, label: 'Enter another code' }),
-              sess,
-            );
-          }
-          return page(200, cfg.title, cfg.details(record, sess.csrf), sess);
-        },
-      },
-      {
-        method: 'POST',
-        pattern: `${cfg.path}/decision`,
-        body: 'form',
-        handler: (ctx) => {
-          const sess = session(ctx);
-          if (!sess) return redirect(`/signin?next=${encodeURIComponent(cfg.path)}`);
-          const form = DecisionFormSchema.safeParse(ctx.body);
-          if (!form.success) throw new HttpError(400, 'invalid_request', 'form needs code, decision (approve|deny) and csrf');
-          checkPost(ctx, sess, form.data.csrf);
-          const limited = rateLimited(ctx, cfg.name, sess);
-          if (limited) return limited;
-          const record = cfg.find(form.data.code);
-          if (!record || record.status === 'expired') return wrongCode(ctx, sess, form.data.code);
-          if (record.status !== 'pending') {
-            return page(409, cfg.title, messageView(cfg.title, 'info', `This code was already used (${record.status}).`), sess);
-          }
-          cfg.decide(form.data.code, sess, form.data.decision);
-          const [title, text] = cfg.done(form.data.decision);
-          return page(200, title, messageView(title, form.data.decision === 'approve' ? 'ok' : 'info', text), sess);
-        },
-      },
-    ];
-  }
+/** Server-rendered pages: dev sign-in, runner pairing approval, operator device approval, confirmations. */
+export function pageRoutes(s: Services): RouteDef[] {
+  const k = pageKit(s);
+  return [...basicRoutes(k), ...signInRoutes(s, k), ...approvalRoutes(s, k), ...runnerCodeRoutes(s, k), ...confirmRoutes(s, k)];
+}
 
+/** Home, health, favicon and the stylesheet. */
+function basicRoutes({ session, page }: PageKit): RouteDef[] {
   return [
     { method: 'GET', pattern: '/', handler: (ctx) => page(200, 'Home', homeView(session(ctx)?.operator ?? null), session(ctx)) },
     { method: 'GET', pattern: '/healthz', handler: () => json(200, { ok: true }) },
@@ -139,6 +85,12 @@ export function pageRoutes(s: Services): RouteDef[] {
       pattern: '/_assets/emulator.css',
       handler: () => ({ kind: 'raw', status: 200, text: STYLESHEET, contentType: 'text/css; charset=utf-8' }),
     },
+  ];
+}
+
+/** Dev sign-in and sign-out. */
+function signInRoutes(s: Services, { session, page, foreignOrigin, checkPost }: PageKit): RouteDef[] {
+  return [
     {
       method: 'GET',
       pattern: '/signin',
@@ -175,7 +127,13 @@ export function pageRoutes(s: Services): RouteDef[] {
         return redirect('/signin', { 'set-cookie': `${COOKIE}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0` });
       },
     },
-    ...approvalPage({
+  ];
+}
+
+/** The two approval pages: runner pairing and operator device sign-in. */
+function approvalRoutes(s: Services, k: PageKit): RouteDef[] {
+  return [
+    ...approvalPage(s, k, {
       name: 'device',
       path: '/device',
       title: 'Pair a runner',
@@ -188,7 +146,7 @@ export function pageRoutes(s: Services): RouteDef[] {
           ? ['Runner paired', 'The runner is paired. It will pick up its credentials within seconds.']
           : ['Pairing denied', 'The runner was refused.'],
     }),
-    ...approvalPage({
+    ...approvalPage(s, k, {
       name: 'oauth-device',
       path: '/oauth/device',
       title: 'Approve a sign-in',
@@ -198,6 +156,12 @@ export function pageRoutes(s: Services): RouteDef[] {
       decide: (code, sess, decision) => s.oauth.decide(code, sess.operator, decision),
       done: (d) => (d === 'approve' ? ['Signed in', 'The application is now signed in as you.'] : ['Sign-in denied', 'The application was refused.']),
     }),
+  ];
+}
+
+/** An operator issues a pairing code for a new runner. */
+function runnerCodeRoutes(s: Services, { session, page, toSignIn, checkPost }: PageKit): RouteDef[] {
+  return [
     {
       method: 'GET',
       pattern: '/runners/new',
@@ -221,6 +185,81 @@ export function pageRoutes(s: Services): RouteDef[] {
         return page(200, 'Your runner code', issuedCodeView(record), sess);
       },
     },
+  ];
+}
+
+/** One approval page (runner pairing or operator sign-in): code entry, details, decision. */
+function approvalPage<R extends { status: string; user_code: string }>(
+  s: Services,
+  { session, page, toSignIn, checkPost, limiterKeys, rateLimited }: PageKit,
+  cfg: {
+    name: string;
+    path: string;
+    title: string;
+    hint: string;
+    find: (code: string) => R | undefined;
+    details: (record: R, csrf: string) => SafeHtml;
+    decide: (code: string, sess: BrowserSession, decision: 'approve' | 'deny') => unknown;
+    done: (decision: 'approve' | 'deny') => [string, string];
+  },
+): RouteDef[] {
+  const wrongCode = (ctx: RequestCtx, sess: BrowserSession, code: string): Reply => {
+    s.limiter.recordFailure(limiterKeys(cfg.name, ctx));
+    s.ctx.events.emit('page.wrong_code', { page: cfg.name });
+    return page(400, cfg.title, codeEntryView(cfg.title, cfg.path, cfg.hint, 'That code is not valid or has expired. Check it and try again.', code), sess);
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: cfg.path,
+      handler: (ctx) => {
+        const sess = session(ctx);
+        if (!sess) return toSignIn(ctx);
+        const limited = rateLimited(ctx, cfg.name, sess);
+        if (limited) return limited;
+        const code = (ctx.query.get('code') ?? '').slice(0, 40);
+        if (!code) return page(200, cfg.title, codeEntryView(cfg.title, cfg.path, cfg.hint), sess);
+        const record = cfg.find(code);
+        if (!record || record.status === 'expired') return wrongCode(ctx, sess, code);
+        if (record.status !== 'pending') {
+          return page(
+            200,
+            cfg.title,
+            messageView(cfg.title, 'info', `This code was already used (${record.status}).`, { href: cfg.path, label: 'Enter another code' }),
+            sess,
+          );
+        }
+        return page(200, cfg.title, cfg.details(record, sess.csrf), sess);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: `${cfg.path}/decision`,
+      body: 'form',
+      handler: (ctx) => {
+        const sess = session(ctx);
+        if (!sess) return redirect(`/signin?next=${encodeURIComponent(cfg.path)}`);
+        const form = DecisionFormSchema.safeParse(ctx.body);
+        if (!form.success) throw new HttpError(400, 'invalid_request', 'form needs code, decision (approve|deny) and csrf');
+        checkPost(ctx, sess, form.data.csrf);
+        const limited = rateLimited(ctx, cfg.name, sess);
+        if (limited) return limited;
+        const record = cfg.find(form.data.code);
+        if (!record || record.status === 'expired') return wrongCode(ctx, sess, form.data.code);
+        if (record.status !== 'pending') {
+          return page(409, cfg.title, messageView(cfg.title, 'info', `This code was already used (${record.status}).`), sess);
+        }
+        cfg.decide(form.data.code, sess, form.data.decision);
+        const [title, text] = cfg.done(form.data.decision);
+        return page(200, title, messageView(title, form.data.decision === 'approve' ? 'ok' : 'info', text), sess);
+      },
+    },
+  ];
+}
+
+/** A human confirms or declines a held action. */
+function confirmRoutes(s: Services, { session, page, toSignIn, checkPost }: PageKit): RouteDef[] {
+  return [
     {
       method: 'GET',
       pattern: '/confirm/:id',

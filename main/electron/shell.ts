@@ -55,13 +55,8 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
   const { app } = electron;
 
   // Before anything else exists: a packaged build never runs with a debugging door open.
-  const debugSwitch = app.isPackaged ? refusedDebugSwitch(options.argv, platform) : null;
-  if (debugSwitch) {
-    const reason = `Runner Tray does not start with ${debugSwitch}: it would let any program on this computer control the app.`;
-    console.error(reason);
-    app.exit(1);
-    return { kind: 'refused', reason };
-  }
+  const refused = refuseDebugSwitch(app, options.argv, platform);
+  if (refused) return refused;
 
   const dataDir = configureDataDir(app, options.env);
   if (!app.requestSingleInstanceLock()) {
@@ -124,6 +119,32 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
   // tray's Quit items) goes out through Electron's quit path, which waits for the core.
   core.onQuit(() => app.quit());
 
+  const { mainWindow, ipc, tray, stop } = startSurfaces(options, core, shellLog);
+  window = mainWindow;
+  stopShell = stop;
+
+  shellLog.info('desktop shell started', { dataDir, packaged: app.isPackaged });
+  if (showWhenReady && !quit.stopping) mainWindow.show();
+  return { kind: 'running', shell: { dataDir, core, window: mainWindow, tray, ipc } };
+}
+
+/** A packaged build never runs with a debugging door open: refused before anything else exists. */
+function refuseDebugSwitch(app: ElectronApi['app'], argv: readonly string[], platform: string): ShellStart | null {
+  const debugSwitch = app.isPackaged ? refusedDebugSwitch(argv, platform) : null;
+  if (debugSwitch) {
+    const reason = `Runner Tray does not start with ${debugSwitch}: it would let any program on this computer control the app.`;
+    console.error(reason);
+    app.exit(1);
+    return { kind: 'refused', reason };
+  }
+  return null;
+}
+
+/** Hardening, the app protocol, then the window, the IPC door, the tray and the login item, started; returns them and their stop. */
+function startSurfaces(options: ShellOptions, core: ShellCore, shellLog: Logger) {
+  const { electron, platform } = options;
+  const { app } = electron;
+
   // Hardening first: before the first webContents or request can exist.
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, shellLog));
   denyAllPermissions(electron.session.defaultSession, shellLog);
@@ -153,14 +174,10 @@ export async function startShell(options: ShellOptions): Promise<ShellStart> {
   ipc.start();
   tray.start();
   loginItem.start(core.host);
-  window = mainWindow;
-  stopShell = () => {
+  const stop = () => {
     loginItem.stop();
     tray.stop();
     ipc.stop();
   };
-
-  shellLog.info('desktop shell started', { dataDir, packaged: app.isPackaged });
-  if (showWhenReady && !quit.stopping) mainWindow.show();
-  return { kind: 'running', shell: { dataDir, core, window: mainWindow, tray, ipc } };
+  return { mainWindow, ipc, tray, stop };
 }

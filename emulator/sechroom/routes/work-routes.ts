@@ -20,44 +20,16 @@ import { SECHROOM_BASE, authed, body, query } from './base';
 const AnyObject = z.object({});
 const DEFAULT_PAGE_SIZE = 50;
 
+const id = (p: Record<string, string>) => p.id!;
+
 /** Cards, context packs, run telemetry, and the operator's brief and work-plan verbs (seed B4 E6/E7/E11, B13). */
 export function workRoutes(s: SechroomServices): RouteDef[] {
-  const id = (p: Record<string, string>) => p.id!;
-  const lifecycle = (action: LifecycleAction) =>
-    authed(s, 'POST', `/work-briefs/:id/${action}`, (ctx, caller) =>
-      s.lifecycle.act(caller.tenantId, id(ctx.params), action, body(BriefLifecycleInputSchema, ctx)),
-    );
+  return [...discoveryRoutes(s), ...taskRoutes(s), ...decompositionRoutes(s), ...briefRoutes(s)];
+}
+
+/** OAuth metadata at both well-known URLs, and who the caller is. */
+function discoveryRoutes(s: SechroomServices): RouteDef[] {
   const metadata = () => ({ ...s.base.oauth.metadata(), issuer: `${s.base.ctx.baseUrl}${SECHROOM_BASE}`, scopes_supported: [SECHROOM_SCOPE] });
-  const taskWire = (t: TaskRow) => ({
-    memoryId: t.memory_id,
-    title: t.title,
-    status: t.status,
-    decompositionId: t.decomposition_id,
-    laneId: t.lane,
-    verdict: t.verdict,
-    generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null,
-    createdAt: iso(t.created_at),
-    // [v1] for an operator's view: who holds the task now, and how it last ended.
-    lease: leaseOf(t),
-    lastCompletion: lastCompletionOf(t),
-  });
-  const leaseOf = (t: TaskRow) => {
-    const lease = s.leases.activeFor([t.memory_id])[0];
-    if (!lease) return null;
-    const instance = s.instances.get(lease.instance_id);
-    return {
-      id: lease.id,
-      executorInstanceId: lease.instance_id,
-      instanceKey: instance?.instance_key ?? null,
-      laneId: instance?.lane_id ?? null,
-      expiresAt: iso(lease.expires_at),
-      cancelRequested: lease.cancel_requested_at !== null,
-    };
-  };
-  const lastCompletionOf = (t: TaskRow) => {
-    const last = s.leases.listCompletions({ memory_id: t.memory_id }).at(-1);
-    return last ? { completionMemoryId: last.id, verdict: last.verdict, title: last.title, source: last.source, receivedAt: iso(last.received_at) } : null;
-  };
   return [
     // Under the base URL (what a client that appends the well-known path to its base finds) and at the RFC 8414 path-inserted URL.
     { method: 'GET', pattern: `${SECHROOM_BASE}/.well-known/oauth-authorization-server`, handler: () => json(200, metadata()) },
@@ -69,6 +41,12 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
       tenantName: caller.tenant.name,
       scope: caller.scope,
     })),
+  ];
+}
+
+/** Task cards, context-pack packages and the task list. */
+function taskRoutes(s: SechroomServices): RouteDef[] {
+  return [
     authed(s, 'GET', '/tasks/:id/card', (ctx, caller) => {
       const t = s.work.requireTask(id(ctx.params), caller.tenantId);
       return {
@@ -98,8 +76,14 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
         offset: (page - 1) * pageSize,
         limit: pageSize,
       });
-      return { items: items.map(taskWire), count, page, pageSize };
+      return { items: items.map((t) => taskWire(s, t)), count, page, pageSize };
     }),
+  ];
+}
+
+/** Run telemetry and the work-plan (decomposition) verbs. */
+function decompositionRoutes(s: SechroomServices): RouteDef[] {
+  return [
     authed(s, 'POST', '/decompositions/:id/run/telemetry', (ctx, caller) =>
       s.telemetry.ingest(caller.tenantId, id(ctx.params), body(RunTelemetryInputSchema, ctx).events),
     ),
@@ -123,6 +107,16 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
     authed(s, 'POST', '/decompositions/:id/return-for-revision', (ctx, caller) =>
       s.lifecycle.returnForRevision(caller.tenantId, id(ctx.params), body(ReturnForRevisionInputSchema, ctx).notes),
     ),
+  ];
+}
+
+/** Work briefs: list, show, status and the lifecycle verbs. */
+function briefRoutes(s: SechroomServices): RouteDef[] {
+  const lifecycle = (action: LifecycleAction) =>
+    authed(s, 'POST', `/work-briefs/:id/${action}`, (ctx, caller) =>
+      s.lifecycle.act(caller.tenantId, id(ctx.params), action, body(BriefLifecycleInputSchema, ctx)),
+    );
+  return [
     authed(s, 'GET', '/work-briefs', (ctx, caller) => {
       const q = query(WorkBriefListQuerySchema, ctx);
       const page = q.page ?? 1;
@@ -140,4 +134,40 @@ export function workRoutes(s: SechroomServices): RouteDef[] {
     lifecycle('resume'),
     lifecycle('cancel'),
   ];
+}
+
+/** A task as the operator's list shows it. */
+function taskWire(s: SechroomServices, t: TaskRow) {
+  return {
+    memoryId: t.memory_id,
+    title: t.title,
+    status: t.status,
+    decompositionId: t.decomposition_id,
+    laneId: t.lane,
+    verdict: t.verdict,
+    generationId: t.status === 'ready' || t.status === 'leased' ? t.generation_id : null,
+    createdAt: iso(t.created_at),
+    // [v1] for an operator's view: who holds the task now, and how it last ended.
+    lease: leaseOf(s, t),
+    lastCompletion: lastCompletionOf(s, t),
+  };
+}
+
+function leaseOf(s: SechroomServices, t: TaskRow) {
+  const lease = s.leases.activeFor([t.memory_id])[0];
+  if (!lease) return null;
+  const instance = s.instances.get(lease.instance_id);
+  return {
+    id: lease.id,
+    executorInstanceId: lease.instance_id,
+    instanceKey: instance?.instance_key ?? null,
+    laneId: instance?.lane_id ?? null,
+    expiresAt: iso(lease.expires_at),
+    cancelRequested: lease.cancel_requested_at !== null,
+  };
+}
+
+function lastCompletionOf(s: SechroomServices, t: TaskRow) {
+  const last = s.leases.listCompletions({ memory_id: t.memory_id }).at(-1);
+  return last ? { completionMemoryId: last.id, verdict: last.verdict, title: last.title, source: last.source, receivedAt: iso(last.received_at) } : null;
 }

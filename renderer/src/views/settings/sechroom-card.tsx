@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { SechroomSettingsView } from '../../../../shared/sechroom-profile-contract';
 import { getBridge } from '../../bridge/instance';
 import { ConfirmDialog } from '../common/confirm-dialog';
@@ -97,7 +97,8 @@ function SechroomForm({ profile, view, onSaved }: { profile: string; view: Sechr
     setDone(false);
   };
 
-  const submit = async () => {
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
     setShowAll(true);
     if (invalid || !dirty) return;
     await send();
@@ -132,66 +133,116 @@ function SechroomForm({ profile, view, onSaved }: { profile: string; view: Sechr
 
   const formError = (configure.error && !configure.error.field ? configure.error : null) ?? challenge.error ?? null;
   return (
-    <form
-      className="settings-form sechroom-form"
-      data-testid="sechroom-form"
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        void submit();
-      }}
-    >
+    <form className="settings-form sechroom-form" data-testid="sechroom-form" noValidate onSubmit={(event) => void submit(event)}>
+      <SechroomFormHead view={view} />
+      <SechroomSections draft={draft} errorFor={errorFor} setField={setField} />
+      <SechroomSaveBar invalid={showAll && invalid} dirty={dirty} unset={view.config === null} done={done} formError={formError} pending={configure.pending} />
+      <SechroomWideningDialog
+        message={widening}
+        busy={challenge.pending || configure.pending}
+        onCancel={() => setWidening(null)}
+        onConfirm={() => void confirmWidening()}
+      />
+    </form>
+  );
+}
+
+/** Where the credential comes from, a saved configuration that cannot be used, and what saving does. */
+function SechroomFormHead({ view }: { view: SechroomSettingsView }) {
+  return (
+    <>
       <Credential view={view} />
       {view.problem ? <p className="callout callout-warn">The saved settings cannot be used: {view.problem}</p> : null}
       <p className="hint" data-testid="sechroom-restart">
         Saving restarts this profile’s executor with the new settings (it registers again); a task already running goes on.
       </p>
-      <div className="settings-grid">
-        {SECHROOM_SECTIONS.map((section) => (
-          <fieldset key={section.title} className="card fieldset">
-            <legend>{section.title}</legend>
-            {section.fields.map((field) => (
-              <SechroomInput
-                key={field.key}
-                field={field}
-                value={draft[field.key] ?? ''}
-                error={errorFor(field.key)}
-                onChange={(v) => setField(field.key, v)}
-              />
-            ))}
-          </fieldset>
-        ))}
-      </div>
-      <div className="save-bar">
-        <span className="save-status" role="status" data-testid="sechroom-status">
-          {showAll && invalid
-            ? 'Fix the fields marked above to save.'
-            : dirty
-              ? view.config === null
-                ? 'Not set yet.'
-                : 'Unsaved changes.'
-              : done
-                ? 'Saved; the executor started again with them.'
-                : 'All changes saved.'}
-        </span>
-        {formError ? <ErrorLine error={formError} testId="sechroom-error" /> : null}
-        <button type="submit" className="button button-primary" disabled={!dirty || configure.pending} data-testid="sechroom-save">
-          {configure.pending ? 'Saving…' : 'Save Sechroom settings'}
-        </button>
-      </div>
-      <ConfirmDialog
-        open={widening !== null}
-        title="Let turns run without codex's sandbox?"
-        confirmLabel="Turn it on"
-        destructive
-        busy={challenge.pending || configure.pending}
-        onCancel={() => setWidening(null)}
-        onConfirm={() => void confirmWidening()}
-      >
-        <p data-testid="sechroom-widening-message">{widening}</p>
-        <p>With danger-full-access, the commands a task's model runs are not confined by codex. The change is recorded in the log.</p>
-      </ConfirmDialog>
-    </form>
+    </>
+  );
+}
+
+function SechroomSections({
+  draft,
+  errorFor,
+  setField,
+}: {
+  draft: SechroomDraft;
+  errorFor: (key: string) => string | null;
+  setField: (key: string, value: string | boolean) => void;
+}) {
+  return (
+    <div className="settings-grid">
+      {SECHROOM_SECTIONS.map((section) => (
+        <fieldset key={section.title} className="card fieldset">
+          <legend>{section.title}</legend>
+          {section.fields.map((field) => (
+            <SechroomInput key={field.key} field={field} value={draft[field.key] ?? ''} error={errorFor(field.key)} onChange={(v) => setField(field.key, v)} />
+          ))}
+        </fieldset>
+      ))}
+    </div>
+  );
+}
+
+function SechroomSaveBar({
+  invalid,
+  dirty,
+  unset,
+  done,
+  formError,
+  pending,
+}: {
+  invalid: boolean;
+  dirty: boolean;
+  unset: boolean;
+  done: boolean;
+  formError: Parameters<typeof ErrorLine>[0]['error'] | null;
+  pending: boolean;
+}) {
+  return (
+    <div className="save-bar">
+      <span className="save-status" role="status" data-testid="sechroom-status">
+        {invalid
+          ? 'Fix the fields marked above to save.'
+          : dirty
+            ? unset
+              ? 'Not set yet.'
+              : 'Unsaved changes.'
+            : done
+              ? 'Saved; the executor started again with them.'
+              : 'All changes saved.'}
+      </span>
+      {formError ? <ErrorLine error={formError} testId="sechroom-error" /> : null}
+      <button type="submit" className="button button-primary" disabled={!dirty || pending} data-testid="sechroom-save">
+        {pending ? 'Saving…' : 'Save Sechroom settings'}
+      </button>
+    </div>
+  );
+}
+
+function SechroomWideningDialog({
+  message,
+  busy,
+  onCancel,
+  onConfirm,
+}: {
+  message: string | null;
+  busy: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  return (
+    <ConfirmDialog
+      open={message !== null}
+      title="Let turns run without codex's sandbox?"
+      confirmLabel="Turn it on"
+      destructive
+      busy={busy}
+      onCancel={onCancel}
+      onConfirm={onConfirm}
+    >
+      <p data-testid="sechroom-widening-message">{message}</p>
+      <p>With danger-full-access, the commands a task's model runs are not confined by codex. The change is recorded in the log.</p>
+    </ConfirmDialog>
   );
 }
 
