@@ -10,7 +10,7 @@ import { processStartToken } from '../../exec/process-start';
 import type { Logger } from '../../base/ports';
 import type { Capabilities } from '../../runner/capabilities';
 import type { RunningJournal, RunningRecord } from './running-journal';
-import type { UnitRunDeps } from './unit-run';
+import type { UnitRunDeps } from './unit-run-deps';
 import type { UnitLauncherDeps } from './unit-launcher-deps';
 
 /** The turn row of a unit that starts now. */
