@@ -3,7 +3,8 @@ import type { RunnerPairingStartOutput } from '../../../../shared/protocol';
 import type { UsageWiring } from '../../usage/usage-wiring';
 import type { SessionContext } from '../../sessions/open-profile';
 import { profileSecretAccount } from '../../sessions/profile-store';
-import { RostSession, type RostSessionDeps } from './rost-session';
+import { RostSession } from './rost-session';
+import type { RostSessionDeps } from './rost-session-deps';
 import type { RunnerSession } from '../../sessions/session';
 
 /** What every Rost session of the host shares: the machine's runtimes, slots, turns, secrets and events. */

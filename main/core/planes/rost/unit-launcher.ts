@@ -1,56 +1,15 @@
 import { errorText } from '../../../../shared/errors';
-import type { Delivery, TurnView } from '../../../../shared/turns';
-import type { ClaimedWork, RunnerConnector, RunnerCredentials } from './connector';
-import { processStartToken } from '../../exec/process-start';
-import type { Clock, Logger } from '../../base/ports';
-import { isAuthFailure, type CapabilityDetector, type RuntimePreference } from '../../runner/capabilities';
-import type { RuntimeBreaker } from '../../runner/runtime-breaker';
-import type { ClaimAdmission } from '../../work/claim-admission';
-import type { UnitExecutor } from '../../exec/executor-port';
+import type { Delivery } from '../../../../shared/turns';
+import type { ClaimedWork } from './connector';
 import path from 'node:path';
 import { ResultOutbox, type DeliveryEvent } from './outbox';
 import { reportInterrupted, stopOrphans } from './recovery';
-import type { ResumeCache } from './resume-cache';
 import { RunningJournal, type RunningRecord } from './running-journal';
-import type { TurnRegistry } from '../../work/turn-registry';
 import { failedView } from './unit-result';
 import { UnitRun } from './unit-run';
-
-/** What launching needs from the profile's session. */
-export interface LauncherHost {
-  profile: string;
-  current(): { connector: RunnerConnector; credentials: RunnerCredentials } | null;
-  tenantId(): string | null;
-  controlPlaneUrl(): string | null;
-  runtime(): RuntimePreference;
-  markRevoked(): void;
-  /** A runtime's readiness changed (first auth failure, breaker tripped): status and heartbeat follow. */
-  readinessChanged(notice: string | null): void;
-  /** The number of this profile's turns changed. */
-  activeChanged(active: number): void;
-}
-
-export interface UnitLauncherDeps {
-  /** The profile's folder: its outbox and running journal live there. */
-  dir: string;
-  clock: Clock;
-  log: Logger;
-  random?: () => number;
-  host: LauncherHost;
-  registry: TurnRegistry;
-  resume: ResumeCache;
-  /** The number of results the control plane does not have yet changed. */
-  onUndelivered(pending: number): void;
-  executor: UnitExecutor;
-  capabilities: CapabilityDetector;
-  breaker?: RuntimeBreaker;
-  knownSecrets(): readonly string[];
-  /** Registers a unit's own secret (its MCP token) with the logger until the release is called. */
-  registerTurnSecret?(secret: string): () => void;
-  /** Extra env for runtime processes (tests point the CLIs at model stubs). */
-  runtimeEnv?: Record<string, string>;
-  admission?: ClaimAdmission;
-}
+import type { UnitLauncherDeps } from './unit-launcher-deps';
+import { RunningNotes, startingView, unitRunDeps } from './unit-launch-start';
+import { deliveryOf, learnFromOutcome } from './unit-launch-outcome';
 
 /**
  * Runs claimed units of one profile: the turn row, the running journal, the result into
@@ -189,23 +148,7 @@ export class UnitLauncher {
     // Only a loss seen before the try was sent makes it late (a cancel answered after the
     // control plane took our result is just the unit being over).
     const late = this.lostBeforeReport.get(event.key) ?? null;
-    const delivery: Delivery =
-      event.state === 'delivered'
-        ? {
-            state: 'delivered',
-            attempts: event.attempts,
-            since: event.enqueuedAt,
-            reason: late ? `late: the control plane had already ended the unit (${late})` : null,
-            ...(late ? { late: true } : {}),
-          }
-        : event.state === 'refused'
-          ? {
-              state: 'refused',
-              attempts: event.attempts,
-              since: event.enqueuedAt,
-              reason: late ? `${event.reason}; the control plane had already ended the unit (${late})` : event.reason,
-            }
-          : { state: 'waiting', attempts: event.attempts, since: event.enqueuedAt, reason: event.error };
+    const delivery = deliveryOf(event, late);
     if (event.state !== 'waiting') {
       run?.releaseLease();
       this.awaitingDelivery.delete(event.key);
@@ -229,79 +172,15 @@ export class UnitLauncher {
     const { connector, credentials } = target;
     this.pending++;
     const now = new Date(this.deps.clock.now()).toISOString();
-    const view: TurnView = {
-      id: unit.id,
-      profile: host.profile,
-      kind: unit.kind,
-      runtime: null,
-      seat: unit.seat ? { id: unit.seat.id, name: unit.seat.name ?? null } : null,
-      buildRequestId: unit.build_request_id ?? null,
-      startedAt: now,
-      endedAt: null,
-      phase: 'starting',
-      pid: null,
-      tokens: null,
-      costUsd: null,
-      outputTail: '',
-      summary: null,
-      lease: null,
-      reason: null,
-    };
+    const view = startingView(unit, host.profile, now);
     this.deps.registry.add(view);
-    let note: RunningRecord = {
-      runnerId: credentials.runnerId,
-      unit: { id: unit.id, kind: unit.kind },
-      attempt: unit.attempt ?? 1,
-      runtime: null,
-      startedAt: now,
-      pid: null,
-      seat: view.seat,
-      buildRequestId: view.buildRequestId,
-    };
-    let spawnNoted: Promise<void> = Promise.resolve();
-    // Settles once the first note is written (or failed): the note of the process goes after it.
-    let firstNoted: () => void = () => undefined;
-    const recorded = new Promise<void>((resolve) => (firstNoted = resolve));
+    const notes = new RunningNotes(this.journal, this.deps.log, unit, credentials, view);
     let releaseToken: (() => void) | undefined;
     let refused: string | null = null;
     let run: UnitRun | null = null;
     try {
       const capabilities = await this.deps.capabilities.get();
-      run = new UnitRun(unit, {
-        clock: this.deps.clock,
-        log: this.deps.log.child('unit'),
-        connector,
-        credentials,
-        tenantId: host.tenantId(),
-        controlPlaneUrl,
-        runtimePreference: host.runtime(),
-        capabilities,
-        tripped: this.deps.breaker?.state ?? {},
-        executor: this.deps.executor,
-        resume: this.deps.resume,
-        knownSecrets: this.deps.knownSecrets,
-        ...(this.deps.runtimeEnv ? { env: this.deps.runtimeEnv } : {}),
-        ...(this.deps.admission ? { admits: (runtime: 'claude' | 'codex') => this.deps.admission!.admits(runtime) } : {}),
-        patch: (patch) => this.deps.registry.patch(unit.id, patch),
-        transcript: (line) => this.deps.registry.transcript(unit.id, line),
-        onRevoked: () => host.markRevoked(),
-        recordRunning: (runtime) => {
-          note = { ...note, runtime };
-          return this.journal.record(note).finally(firstNoted);
-        },
-        // The note learns the process (pid and start time): a restart can then stop that very process.
-        // The runtime may start while the first note is being written: this one lands after it.
-        onSpawn: (pid) => {
-          spawnNoted = spawnNoted
-            .then(() => recorded)
-            .then(async () => {
-              const processStart = await processStartToken(pid);
-              note = { ...note, pid, processStart };
-              await this.journal.record(note);
-            })
-            .catch((error: unknown) => this.deps.log.warn('could not note the runtime process in the journal', { unit: unit.id, error: errorText(error) }));
-        },
-      });
+      run = new UnitRun(unit, unitRunDeps(this.deps, unit, { connector, credentials, controlPlaneUrl }, capabilities, notes));
       this.runs.set(unit.id, run);
       host.activeChanged(this.runs.size);
       releaseToken = unit.mcp ? this.deps.registerTurnSecret?.(unit.mcp.token) : undefined;
@@ -314,7 +193,7 @@ export class UnitLauncher {
         delivery = { state: 'sending', attempts: 0, since: new Date(this.deps.clock.now()).toISOString(), reason: null };
         const queued = this.outbox.enqueue({ runnerId: credentials.runnerId, unit: { id: unit.id, kind: unit.kind }, result: outcome.result });
         // What the turn says about its runtime (the breaker) is known before the next claim.
-        this.learnFromOutcome({ result: outcome.result, view: outcome.view }, Date.parse(now));
+        learnFromOutcome(this.deps, { result: outcome.result, view: outcome.view }, Date.parse(now));
         this.turnDone(unit.id, slotFree);
         await queued;
         this.deps.log.info('unit finished', { unit: unit.id, status: outcome.result.status });
@@ -325,7 +204,7 @@ export class UnitLauncher {
       // The turn folder's removal and the resume cache's write went on beside the result.
       await run.settled();
       // A note of the process still being written must land before the note is removed.
-      await spawnNoted;
+      await notes.written();
       await this.journal.clear(unit.id);
       delivery = this.deliveries.get(run.key) ?? delivery;
       this.deliveries.delete(run.key);
@@ -350,31 +229,5 @@ export class UnitLauncher {
     if (!this.runs.delete(unitId)) return;
     this.deps.host.activeChanged(this.runs.size);
     slotFree();
-  }
-
-  /**
-   * What a finished turn says about its runtime: a failure for want of credentials means
-   * "not signed in" until the next check; quick failures for one reason feed the breaker.
-   */
-  private learnFromOutcome(
-    outcome: { result: { status: string; runtime?: string | undefined }; view: { reason?: string | null; summary?: string | null; outputTail?: string } },
-    startedAt: number,
-  ): void {
-    const runtime = outcome.result.runtime === 'claude-cli' ? 'claude' : outcome.result.runtime === 'codex-cli' ? 'codex' : null;
-    if (!runtime) return;
-    const failed = outcome.result.status === 'failed' && !(outcome.view.reason ?? '').startsWith('timed out after');
-    let notice: string | null = null;
-    let changed = false;
-    if (failed && isAuthFailure(`${outcome.view.summary ?? ''}\n${outcome.view.outputTail ?? ''}`)) {
-      const before = this.deps.capabilities.peek()?.[runtime].signedIn;
-      this.deps.capabilities.markNotSignedIn(runtime, outcome.view.reason ?? 'authentication failed');
-      changed = before !== false;
-      if (changed) this.deps.log.warn('a turn failed for want of credentials; not claiming for this runtime until it is signed in', { runtime });
-    }
-    if (this.deps.breaker) {
-      notice = this.deps.breaker.record(runtime, { startedAt, endedAt: this.deps.clock.now(), failed, reason: outcome.view.reason ?? null });
-      if (notice) this.deps.log.warn('circuit breaker: claiming paused for a runtime', { runtime, reason: notice });
-    }
-    if (changed || notice) this.deps.host.readinessChanged(notice);
   }
 }

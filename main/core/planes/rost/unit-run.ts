@@ -1,54 +1,14 @@
 import { errorText } from '../../../../shared/errors';
 import { redactText } from '../../../../shared/redact';
-import { wireRuntime } from '../../../../shared/runtimes';
-import { unitMcpUrl } from '../../../../shared/transport-security';
-import type { TranscriptLine } from '../../../../shared/transcript';
-import type { TurnView } from '../../../../shared/turns';
-import type { ClaimedWork, RunnerConnector, RunnerCredentials } from './connector';
+import type { ClaimedWork } from './connector';
 import { isConnectorError } from '../../connectors/errors';
-import type { Clock, Logger } from '../../base/ports';
-import { cannotRunMessage, chooseRuntime, type Capabilities, type RuntimePreference, type TrippedRuntimes } from '../../runner/capabilities';
-import { readyRuntimes } from '../../runner/runtime-readiness';
-import type { ExecutionOutcome, UnitExecutor } from '../../exec/executor-port';
-import { admittedCapabilities } from '../../work/claim-admission';
-import { checkContextPacket, composePrompt } from '../../work/prompt';
-import type { ResumeCache } from './resume-cache';
-import { resumeKey } from './resume-cache';
-import { clipSummary as clip, failedUnit, firstLine, resultKey, type UnitRunResult } from './unit-result';
-
+import type { ExecutionOutcome } from '../../exec/executor-port';
+import { checkContextPacket } from '../../work/prompt';
+import { firstLine, resultKey, type UnitRunResult } from './unit-result';
 import { UnitLeaseTimer } from './unit-lease';
-export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
-
-export interface UnitRunDeps {
-  clock: Clock;
-  log: Logger;
-  connector: RunnerConnector;
-  credentials: RunnerCredentials;
-  tenantId: string | null;
-  controlPlaneUrl: string;
-  runtimePreference: RuntimePreference;
-  capabilities: Capabilities;
-  /** Runtimes the circuit breaker paused. */
-  tripped?: TrippedRuntimes | undefined;
-  executor: UnitExecutor;
-  resume: ResumeCache;
-  knownSecrets(): readonly string[];
-  env?: Record<string, string>;
-  patch(patch: Partial<TurnView>): void;
-  /** A line of the turn's live transcript (redacted). */
-  transcript?(line: TranscriptLine): void;
-  onRevoked(): void;
-  /**
-   * Writes the running note. Called BEFORE the start call: a unit the server saw start
-   * must be in the journal whatever happens next (a unit noted but never started is
-   * harmless: the restart reports it failed once).
-   */
-  recordRunning(runtime: 'claude' | 'codex' | null): Promise<void>;
-  /** The runtime's process started (its pid leads the process group). */
-  onSpawn?(pid: number): void;
-  /** Usage admission per runtime (absent: every runtime is admitted). */
-  admits?(runtime: 'claude' | 'codex'): boolean;
-}
+import { DEFAULT_TURN_TIMEOUT_MS, type UnitRunDeps } from './unit-run-deps';
+import { chooseFor, planRun, type Plan } from './unit-run-plan';
+import { isStaleResume, runResult, updateResume } from './unit-run-outcome';
 
 /**
  * One unit, start to result: start at the server, check the context packet, pick the
@@ -101,18 +61,11 @@ export class UnitRun {
   async run(): Promise<UnitRunResult | null> {
     const { deps, unit } = this;
     const packet = checkContextPacket(unit.context_packet);
-    const brain = brainOf(unit.brain);
-    // A unit without a brain of its own goes to a runtime whose account is not deferred.
-    const choosable =
-      brain === 'auto' && deps.runtimePreference === 'auto' && deps.admits ? admittedCapabilities(deps.capabilities, deps.admits) : deps.capabilities;
-    const ready = readyRuntimes({ capabilities: choosable, preference: deps.runtimePreference, tripped: deps.tripped });
-    const choice = brain
-      ? chooseRuntime(brain, deps.runtimePreference, ready)
-      : ({ ok: false, reason: cannotRunMessage(ready[0] ?? deps.runtimePreference, String(unit.brain).slice(0, 40)) } as const);
+    const choice = chooseFor(deps, unit);
     // What the turn needs is known before the start call: its folder, its sandboxed command
     // and (where the runtime dies with this host) its process are made beside the journal
     // and the start; the prompt waits for the control plane to take the start.
-    const plan = this.plan(packet, choice);
+    const plan = planRun(deps, unit, packet, choice);
     let accept: (taken: boolean) => void = () => undefined;
     const startAccepted = new Promise<boolean>((resolve) => (accept = resolve));
     const first = plan.ok ? this.execute(plan, plan.resume, startAccepted) : null;
@@ -154,43 +107,8 @@ export class UnitRun {
     // a result outage must not let the control plane fail a unit that succeeded.
     this.processEnded = true;
 
-    if (key && runtime === 'claude') {
-      const update =
-        outcome.status === 'succeeded' && outcome.sessionId
-          ? deps.resume.remember(key, outcome.sessionId)
-          : outcome.status !== 'succeeded' && resumeSessionId
-            ? deps.resume.forget(key)
-            : null;
-      // The cache answers with the new id at once; its write to disk goes on beside the result.
-      if (update) this.after.push(update.catch((error: unknown) => deps.log.warn('resume cache update failed (continuing)', { error: errorText(error) })));
-    }
-
-    const reason =
-      outcome.status === 'canceled'
-        ? (this.cancelReason ?? 'canceled')
-        : outcome.status === 'failed'
-          ? outcome.reason === 'timeout'
-            ? `timed out after ${Math.round((unit.timeout_ms ?? DEFAULT_TURN_TIMEOUT_MS) / 1000)} s`
-            : firstLine(outcome.summary)
-          : null;
-    return {
-      result: {
-        status: outcome.status,
-        summary: clip(outcome.summary || 'completed'),
-        log_ref: `runner-local:${unit.id}`,
-        runtime: wireRuntime(runtime),
-        ...(outcome.usage ? { usage: outcome.usage } : {}),
-        idempotency_key: this.key,
-      },
-      view: {
-        phase: outcome.status,
-        summary: clip(outcome.summary),
-        outputTail: outcome.outputTail,
-        tokens: outcome.usage ? { input: outcome.usage.input_tokens, output: outcome.usage.output_tokens } : null,
-        costUsd: outcome.usage?.cost_usd ?? null,
-        reason,
-      },
-    };
+    updateResume(deps, plan, outcome, resumeSessionId, this.after);
+    return runResult(unit, this.key, runtime, outcome, this.cancelReason);
   }
 
   /** The journal note, then the start call. Undefined: the control plane took the start; else what to answer instead. */
@@ -218,21 +136,6 @@ export class UnitRun {
     }
   }
 
-  /** The runtime, its binary, the resume id and the MCP address; or the failure to report once the start is taken. */
-  private plan(packet: ReturnType<typeof checkContextPacket>, choice: ReturnType<typeof chooseRuntime>): Plan {
-    const { deps, unit } = this;
-    if (!packet.ok) return { ok: false, failure: this.failed(packet.reason, null) };
-    if (!choice.ok) return { ok: false, failure: this.failed(choice.reason, null) };
-    const runtime = choice.runtime;
-    const binary = deps.capabilities[runtime].path;
-    if (!binary) return { ok: false, failure: this.failed(`${runtime} is not installed on this machine.`, runtime) };
-    const key = runtime === 'claude' && unit.kind === 'turn_execution' ? resumeKey(deps.tenantId, unit) : null;
-    const mcpUrl = unit.mcp ? unitMcpUrl(deps.controlPlaneUrl, unit.mcp.url) : null;
-    if (mcpUrl && !mcpUrl.ok) return { ok: false, failure: this.failed(`The unit's MCP URL was refused: ${mcpUrl.reason}.`, runtime) };
-    const mcp = unit.mcp && mcpUrl?.ok ? { serverUrl: mcpUrl.url, token: unit.mcp.token } : null;
-    return { ok: true, runtime, binary, key, resume: deps.resume.get(key), mcp, prompt: composePrompt(unit.prompt, packet.packet) };
-  }
-
   private execute(plan: Extract<Plan, { ok: true }>, resume: string | null, startAccepted?: Promise<boolean>): Promise<ExecutionOutcome> {
     const { deps, unit } = this;
     const lent = deps.connector.unitTools?.(deps.credentials, unit) ?? null;
@@ -258,10 +161,6 @@ export class UnitRun {
       ...(deps.transcript ? { onTranscript: deps.transcript } : {}),
       ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
     });
-  }
-
-  private failed(reason: string, runtime: 'claude' | 'codex' | null): UnitRunResult {
-    return failedUnit(this.unit, reason, runtime, this.deps.knownSecrets());
   }
 
   /** Lease heartbeats while the runtime runs (on the lease's own clock, unit-lease.ts); the server may ask us to pause or cancel. */
@@ -313,26 +212,4 @@ export class UnitRun {
     this.leaseTimer?.stop();
     this.leaseTimer = null;
   }
-}
-
-type Plan =
-  | { ok: false; failure: UnitRunResult }
-  | {
-      ok: true;
-      runtime: 'claude' | 'codex';
-      binary: string;
-      key: string | null;
-      resume: string | null;
-      mcp: { serverUrl: string; token: string } | null;
-      prompt: string;
-    };
-
-/** claude's answer to a `--resume` id it has no conversation for. */
-function isStaleResume(outcome: ExecutionOutcome): boolean {
-  return /no conversation found/i.test(`${outcome.summary}\n${outcome.outputTail}`);
-}
-
-function brainOf(brain: string | undefined): 'claude' | 'codex' | 'auto' | null {
-  if (brain === undefined || brain === 'auto') return 'auto';
-  return brain === 'claude' || brain === 'codex' ? brain : null;
 }

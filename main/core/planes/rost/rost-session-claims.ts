@@ -1,0 +1,43 @@
+/**
+ * The Rost session's claim loop: the deps it claims through (the current identity's connector, the
+ * claimable runtimes, the heartbeat carried on a held long-poll where the plane offers it), the launch of a
+ * claimed unit, and the choice between the adaptive loop and the seed CLI's serial cadence.
+ */
+import { effectiveCadence } from '../../../../shared/settings';
+import type { ClaimOptions } from './connector';
+import type { UnitLauncher } from './unit-launcher';
+import { ClaimLoop, type ClaimStrategy } from '../../sessions/claim-loop';
+import { SerialClaimLoop } from './serial-claim-loop';
+import type { RostSessionDeps, SessionHooks, SessionParts } from './rost-session-deps';
+
+export function claimLoop(deps: RostSessionDeps, hooks: SessionHooks, get: () => SessionParts): ClaimStrategy {
+  const log = deps.log;
+  const loopDeps = {
+    clock: deps.clock,
+    log: log.child('claim'),
+    ...(deps.random ? { random: deps.random } : {}),
+    profile: deps.profile.id,
+    machine: deps.machine,
+    maxSessions: () => deps.settings().maxSessions,
+    blocked: () => hooks.blocked(),
+    longPollMaxMs: () => get().heartbeat.longPoll,
+    interactiveClaimMs: () => effectiveCadence(deps.settings()).interactiveClaimMs,
+    claim: async (options: { interactiveOnly: boolean; waitMs?: number; signal?: AbortSignal }) => {
+      const { identityKeeper, runtimes: gate, heartbeat } = get();
+      const target = identityKeeper.current;
+      const runtimes = gate.claimable();
+      if (!target || runtimes.length === 0) return null;
+      const claim = (carried?: ClaimOptions['heartbeat']) =>
+        target.connector.claim(target.credentials, { ...options, runtimes, ...(carried ? { heartbeat: carried } : {}) });
+      // [v1] Where offered, the held claim carries the heartbeat: one request per long-poll while idle.
+      const unit = options.waitMs !== undefined && heartbeat.carriesHeartbeat ? await heartbeat.carrying(claim) : await claim();
+      if (unit) log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
+      return unit;
+    },
+    launch: async (unit: Parameters<UnitLauncher['launch']>[0], slotFree?: () => void) => {
+      await get().launcher.launch(unit, slotFree);
+    },
+    revoked: () => void get().identityKeeper.markRevoked(),
+  };
+  return deps.strategy === 'seed' ? new SerialClaimLoop(loopDeps) : new ClaimLoop(loopDeps);
+}

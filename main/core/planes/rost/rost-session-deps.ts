@@ -1,0 +1,98 @@
+/**
+ * The Rost session's inputs and its parts: what the registry hands a profile's session (its settings,
+ * stores, connectors and host callbacks), the components the session is assembled from, and the few
+ * hooks through which those components reach back into the session's own state (a change, the claim
+ * gate, the heartbeat's body, the active and undelivered counts).
+ */
+import type { HostEvent } from '../../../../shared/contract';
+import type { Profile } from '../../../../shared/profiles';
+import type { HeartbeatRequest, RunnerPairingStartOutput } from '../../../../shared/protocol';
+import type { SecretStorageInfo } from '../../../../shared/runner';
+import type { Settings } from '../../../../shared/settings';
+import type { RunnerConnector } from './connector';
+import type { Clock, Logger, PlatformInfo } from '../../base/ports';
+import type { CapabilityDetector } from '../../runner/capabilities';
+import type { HeartbeatTracker } from './heartbeat-tracker';
+import type { IdentityKeeper, RunnerSecretStore } from './identity-keeper';
+import type { PauseState } from '../../runner/pause-state';
+import type { RunnerIdentity, RunnerStateStore } from '../../runner/runner-state-store';
+import type { RuntimeBreaker } from '../../runner/runtime-breaker';
+import type { CapacityHistory } from '../../runner/telemetry';
+import type { ClaimAdmission } from '../../work/claim-admission';
+import type { UnitExecutor } from '../../exec/executor-port';
+import type { TurnRegistry } from '../../work/turn-registry';
+import type { UnitLauncher } from './unit-launcher';
+import type { ClaimStrategy } from '../../sessions/claim-loop';
+import type { MachineSlots } from '../../sessions/machine-slots';
+import type { RuntimeGate } from './runtime-gate';
+import type { AnswerWatch } from './answer-watch';
+
+export interface RostSessionDeps {
+  profile: Profile;
+  /** The profile's folder: its state file, outbox and running journal. */
+  dir: string;
+  clock: Clock;
+  log: Logger;
+  random?: () => number;
+  /** The profile's effective settings (its own over the host's). */
+  settings(): Settings;
+  /** The heartbeat's model account state (measured, unless the setting overrides it). */
+  accountState(): string;
+  secrets: RunnerSecretStore | null;
+  secretStorage: SecretStorageInfo;
+  /** The profile's secret-store account for a control plane. */
+  account(controlPlaneUrl: string): string;
+  state: RunnerStateStore;
+  connectorFor(baseUrl: string): RunnerConnector;
+  capabilities: CapabilityDetector;
+  breaker: RuntimeBreaker;
+  history: CapacityHistory;
+  machine: MachineSlots;
+  registry: TurnRegistry;
+  executor: UnitExecutor;
+  admission?: ClaimAdmission;
+  platform: PlatformInfo;
+  appVersion: string;
+  cpuCount: number;
+  emit(event: HostEvent): void;
+  registerSecret(secret: string): void;
+  knownSecrets(): readonly string[];
+  registerTurnSecret?(secret: string): () => void;
+  runtimeEnv?: Record<string, string>;
+  operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
+  /** Why claims wait on a usage reserve or limit, or null. */
+  claimsDeferred?(): string | null;
+  /** `seed`: the seed CLI's serial cadence (the benchmark's baseline). */
+  strategy: 'adaptive' | 'seed';
+  /** false: claim only when asked (`runOne`, for `--once`). */
+  autoClaim: boolean;
+  /** The status or the snapshot changed (the registry tells the switcher and the tray). */
+  onChange(): void;
+  /** A runtime's readiness changed here (auth failure, breaker): every profile looks again. */
+  onRuntimes(notice: string | null): void;
+}
+
+/** The components a session is assembled from. */
+export interface SessionParts {
+  identityKeeper: IdentityKeeper;
+  heartbeat: HeartbeatTracker;
+  answers: AnswerWatch;
+  pauseState: PauseState;
+  launcher: UnitLauncher;
+  loop: ClaimStrategy;
+  runtimes: RuntimeGate;
+}
+
+/** How the parts reach back into the session's own state. */
+export interface SessionHooks {
+  /** Every change of state (the session's `changed`). */
+  changed(): void;
+  /** Why this profile may not claim now, or null. */
+  blocked(): string | null;
+  heartbeatBody(): Promise<HeartbeatRequest>;
+  identity(): RunnerIdentity | null;
+  /** The launcher's count of results not yet delivered. */
+  undelivered(pending: number): void;
+  /** The launcher's count of running turns. */
+  active(active: number): void;
+}
