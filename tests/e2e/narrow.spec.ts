@@ -4,12 +4,14 @@ import { openView, pairThroughEmulator, startStack, type Stack } from './stack';
 /**
  * Narrow windows: at 1000 px the history's headline column keeps room for a sentence's
  * start, and at 480 px the header and the tabs wrap instead of running off the right
- * edge. Screenshots of both go to docs/screenshots/narrow-*.png.
+ * edge. RUNNER_TRAY_SCREENSHOTS=1 also writes docs/screenshots/narrow-*.png (a test run
+ * leaves the tree as it was).
  */
 test.describe.configure({ mode: 'serial' });
 test.setTimeout(60_000);
 
 const OUT = 'docs/screenshots';
+const shots = process.env.RUNNER_TRAY_SCREENSHOTS === '1';
 let stack: Stack;
 
 test.beforeAll(async () => {
@@ -62,7 +64,7 @@ test('at 1000 px the history keeps a readable headline column', async ({ page })
   await page.getByTestId('history-row').first().click();
   expect(await headlineChars(page)).toBeGreaterThanOrEqual(30);
   await nothingOverflows(page);
-  await page.screenshot({ path: `${OUT}/narrow-1000-turns.png`, caret: 'hide' });
+  if (shots) await page.screenshot({ path: `${OUT}/narrow-1000-turns.png`, caret: 'hide' });
   await everyTabReachable(page);
 });
 
@@ -71,11 +73,11 @@ test('at 480 px the header and the tabs wrap, and nothing runs off the edge', as
   await stack.host.open(page, '#turns');
   await expect(page.getByTestId('history-row').first()).toBeVisible();
   await nothingOverflows(page);
-  await page.screenshot({ path: `${OUT}/narrow-480-turns.png`, caret: 'hide' });
+  if (shots) await page.screenshot({ path: `${OUT}/narrow-480-turns.png`, caret: 'hide' });
   await everyTabReachable(page);
   for (const view of ['dashboard', 'settings'] as const) {
     await openView(page, view);
     await nothingOverflows(page);
-    await page.screenshot({ path: `${OUT}/narrow-480-${view}.png`, caret: 'hide' });
+    if (shots) await page.screenshot({ path: `${OUT}/narrow-480-${view}.png`, caret: 'hide' });
   }
 });
