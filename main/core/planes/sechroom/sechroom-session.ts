@@ -1,4 +1,3 @@
-import { errorText } from '../../../../shared/errors';
 import type { Profile, ProfileSummary } from '../../../../shared/profiles';
 import type { PairingState, RunnerSnapshot } from '../../../../shared/runner';
 import type { RunnerStatus } from '../../../../shared/status';
@@ -7,7 +6,8 @@ import { CommandFailure } from '../../base/dispatch';
 import { PauseState } from '../../runner/pause-state';
 import type { RunnerIdentity } from '../../runner/runner-state-store';
 import type { WorkLayerOperatorDeps } from './work-layer-operator';
-import { loadSechroomConfig, saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { SechroomConfigLoader } from './sechroom-config-loader';
 import type { SechroomSessionDeps } from './sechroom-session-deps';
 import { SechroomSessionExecutor } from './sechroom-session-executor';
 import {
@@ -38,12 +38,14 @@ export class SechroomSession implements RunnerSession {
   private readonly events: SessionEvents;
   private started = false;
   private readonly pauseState: PauseState;
+  private readonly loader: SechroomConfigLoader;
   private holding = false;
   private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private name: string;
 
   constructor(private readonly deps: SechroomSessionDeps) {
     this.name = deps.profile.name;
+    this.loader = SechroomConfigLoader.for(deps, (config) => this.configRecovered(config));
     this.events = new SessionEvents({ profile: deps.profile.id, emit: (event) => deps.emit(event), onChange: () => deps.onChange() });
     this.executor = new SechroomSessionExecutor(deps, { live: () => this.events.beat(), changed: () => this.changed() });
     this.pauseState = new PauseState({
@@ -74,15 +76,12 @@ export class SechroomSession implements RunnerSession {
   get profile(): Profile {
     return { ...this.deps.profile, name: this.name };
   }
-
   get identity(): RunnerIdentity | null {
     return sessionIdentity(this.view());
   }
-
   get paused(): boolean {
     return this.pauseState.current !== null;
   }
-
   get activeCount(): number {
     return this.executor.turns.size;
   }
@@ -98,21 +97,22 @@ export class SechroomSession implements RunnerSession {
     if (this.started) return;
     this.started = true;
     this.pauseState.restore();
-    try {
-      if (this.deps.initial) await saveSechroomConfig(this.deps.dir, this.deps.initial);
-      this.config = this.deps.initial ?? (await loadSechroomConfig(this.deps.dir));
-    } catch (error) {
-      this.configProblem = errorText(error);
-      this.deps.log.error(`the Sechroom settings of this profile cannot be used: ${this.configProblem}`);
-    }
+    ({ config: this.config, problem: this.configProblem } = await this.loader.load());
     await this.open(this.deps.autoClaim);
     this.changed();
+  }
+
+  /** The settings file works again after a fault: use what it holds. */
+  private configRecovered(config: SechroomProfileConfig | null): void {
+    [this.config, this.configProblem] = [config, null];
+    void (this.started && !this.executor.current ? this.open(this.deps.autoClaim) : Promise.resolve()).then(() => this.changed());
   }
 
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
     this.pauseState.stop();
+    this.loader.stop();
     this.signIn.cancel();
     await this.close();
   }
@@ -120,6 +120,7 @@ export class SechroomSession implements RunnerSession {
   /** New settings (the `sechroom:configure` command): saved, then the loop starts again with them. */
   async configure(config: SechroomProfileConfig): Promise<void> {
     await saveSechroomConfig(this.deps.dir, config);
+    this.loader.stop();
     this.config = config;
     this.configProblem = null;
     this.signIn.reset();
