@@ -5,7 +5,7 @@
 import type { Settings } from '../../shared/settings';
 import type { OpenSecretStoreResult } from './secrets/open-secret-store';
 import { OperatorService } from './operator';
-import { addWantedProfiles, createProfiles, keepForPlane, planeFactories, runtimesChangedFor } from './planes/profile-wiring';
+import { addWantedProfiles, createProfiles, keepForPlane, planeFactories, runtimesChangedFor, type PlaneTable } from './planes/profile-wiring';
 import { RostRunnerConnector } from './planes/rost/rost-runner-connector';
 import type { SharedSessionDeps } from './planes/rost/rost-factory';
 import { SechroomHost, workViewAccess } from './planes/sechroom/sechroom-factory';
@@ -27,7 +27,8 @@ export function machineCap(settings: Settings, cpuCount: number): number {
 export interface Profiles {
   store: ProfileStore;
   profiles: SessionRegistry;
-  install: ReturnType<typeof createProfiles>['planes'];
+  /** The planes' factory table, installed once the parts every plane needs are made. */
+  planes: PlaneTable;
   /** The machine-wide cap on turns at once: every profile's loop takes its slots here, Rost and Sechroom alike. */
   machine: MachineSlots;
   mainSettings(): Settings;
@@ -63,7 +64,7 @@ export async function wireProfileRegistry(f: Foundation, runtimes: Runtimes): Pr
   return {
     store,
     profiles,
-    install: planes,
+    planes,
     machine,
     mainSettings: () => profiles.settingsOf(f.mainProfile).get(),
     onSettingsChange: (listener) => settingsListeners.push(listener),
@@ -193,7 +194,7 @@ function rostShared(f: Foundation, p: Profiles, parts: PlaneParts): Omit<SharedS
 /** Installs the planes' factories and opens every profile the store and the command line name. */
 export async function openProfiles(f: Foundation, p: Profiles, parts: PlaneParts): Promise<(notice: string | null) => void> {
   const { options, mainProfile } = f;
-  p.install.install(planeFactories(p.profiles, { rost: rostShared(f, p, parts), sechroom: parts.sechroom.factory }));
+  p.planes.install(planeFactories(p.profiles, { rost: rostShared(f, p, parts), sechroom: parts.sechroom.factory }));
   await p.profiles.openAll(keepForPlane(options.profileConnector));
   await addWantedProfiles(p.profiles, p.store, [
     ...(options.profiles ?? []),

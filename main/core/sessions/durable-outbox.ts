@@ -123,20 +123,28 @@ export class DurableOutbox<E, T = true> {
     const written = mkdir(this.o.dir, { recursive: true, mode: 0o700 }).then(() =>
       writeFileAtomic(path.join(this.o.dir, fileName(key)), JSON.stringify(entry), { mode: 0o600 }),
     );
-    if (!this.o.deliverBesideWrite) await written;
+    if (!this.o.deliverBesideWrite) {
+      await written;
+      this.put(key, entry);
+      if (this.failures === 0) this.kick(0);
+      return;
+    }
+    // Its delivery starts now, beside the write: the file is removed only once it is down.
     this.writes.set(key, written);
-    this.entries.set(key, entry);
-    this.o.onChange?.(this.entries.size);
-    if (this.o.deliverBesideWrite) {
-      this.failures = 0;
-      this.clearTimer();
-      if (this.running && !this.suspended) void this.deliverAll();
-    } else if (this.failures === 0) this.kick(0);
+    this.put(key, entry);
+    this.failures = 0;
+    this.clearTimer();
+    if (this.running && !this.suspended) void this.deliverAll();
     try {
       await written;
     } finally {
       if (this.writes.get(key) === written) this.writes.delete(key);
     }
+  }
+
+  private put(key: string, entry: E): void {
+    this.entries.set(key, entry);
+    this.o.onChange?.(this.entries.size);
   }
 
   /** The plane takes our credentials again (a good heartbeat, a new sign-in): deliver now. */
