@@ -89,7 +89,7 @@ export class SechroomSession extends SessionBase {
   /** The settings file works again after a fault: use what it holds. */
   private configRecovered(config: SechroomProfileConfig | null): void {
     [this.config, this.configProblem] = [config, null];
-    void (this.started && !this.executor.current ? this.open(this.deps.autoClaim) : Promise.resolve()).then(() => this.changed());
+    void (this.started && !this.executor.isOpen ? this.open(this.deps.autoClaim) : Promise.resolve()).then(() => this.changed());
   }
 
   async stop(): Promise<void> {
@@ -116,7 +116,7 @@ export class SechroomSession extends SessionBase {
   /** The device flow against the Work Layer's OAuth; with `SECHROOM_TOKEN` set there is nothing to sign in to. */
   private startPairing(): Promise<PairingState> {
     return this.signIn.start(this.requireConfig(), () => {
-      if (this.started && !this.executor.current) void this.open(this.deps.autoClaim).then(() => this.changed());
+      if (this.started && !this.executor.isOpen) void this.open(this.deps.autoClaim).then(() => this.changed());
     });
   }
 
@@ -129,14 +129,14 @@ export class SechroomSession extends SessionBase {
 
   /** A pause holds the executor's claims; its end lets them go unless the host is quitting. */
   protected override pauseChanged(paused: boolean): void {
-    if (paused) this.executor.current?.pause();
-    else if (!this.holding) this.executor.current?.resume();
+    if (paused) this.executor.pause();
+    else if (!this.holding) this.executor.resume();
   }
 
   /** Quitting holds the executor's claims; calling it off lets them go unless paused. */
   protected override claimsHeld(held: boolean): void {
-    if (held) this.executor.current?.pause();
-    else if (!this.paused) this.executor.current?.resume();
+    if (held) this.executor.pause();
+    else if (!this.paused) this.executor.resume();
   }
 
   reconfigure(): void {
@@ -153,7 +153,7 @@ export class SechroomSession extends SessionBase {
 
   /** The operator cancels a task here: its turn is interrupted, nothing is completed, its lease is left to expire (the Work view cancels on the Work Layer). */
   cancelTurn(id: string): boolean {
-    return this.executor.current?.interrupt(id) ?? false;
+    return this.executor.interrupt(id);
   }
 
   /** Quitting now: every task here is interrupted (nothing completed, leases left to expire). */
@@ -164,7 +164,7 @@ export class SechroomSession extends SessionBase {
   /** The last step of a quit: up to `limitMs` for the task in flight, then it is interrupted; the loop deregisters. */
   async drain(limitMs: number): Promise<{ canceled: number }> {
     this.holding = true;
-    this.executor.current?.pause();
+    this.executor.pause();
     this.changed();
     await this.executor.idleWithin(limitMs);
     const canceled = this.cancelAll();
@@ -176,7 +176,7 @@ export class SechroomSession extends SessionBase {
   async runOne(): Promise<RunOneOutcome> {
     await this.close();
     await this.open(true, true);
-    if (!this.executor.current) return { claimed: false, error: this.status().reason };
+    if (!this.executor.isOpen) return { claimed: false, error: this.status().reason };
     return this.executor.ranOnce();
   }
 
@@ -210,7 +210,7 @@ export class SechroomSession extends SessionBase {
 
   private async open(autoClaim: boolean, once = false): Promise<void> {
     const config = this.config;
-    if (!config || this.executor.current || (!autoClaim && !once)) return;
+    if (!config || this.executor.isOpen || (!autoClaim && !once)) return;
     const tokens = await this.signIn.source(config);
     if (!tokens) return;
     await this.executor.open(config, tokens, once, this.paused || this.holding);
