@@ -54,6 +54,7 @@ export class SechroomSession extends SessionBase {
     this.signIn = new SechroomSignIn({
       profile: deps.profile.id,
       envToken: () => deps.tokenScope().token,
+      envRefreshToken: () => deps.tokenScope().refreshToken,
       secrets: deps.secrets,
       secretStorage: deps.secretStorage,
       registerSecret: deps.registerSecret,
