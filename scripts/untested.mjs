@@ -1,7 +1,7 @@
 // Which files of main/core no test imports directly: `node scripts/untested.mjs [folder...]`
 // reads every file under tests/, resolves its relative imports, and lists the core files none
 // of them names (optionally only those under the folders given, e.g. `sessions planes/rost`).
-// A test that imports a module only with `import type` does not count as testing it. Modules
+// A test that imports a module only with `import type`, or only mocks it (`vi.mock`), does not count as testing it. Modules
 // that export only types are flagged `(types only)`: they hold no logic to test.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,8 +11,7 @@ const CORE = 'main/core';
 const SOURCE = /\.(ts|tsx|mts|mjs)$/;
 // An import or re-export with a relative specifier; group 1 is the text before the specifier
 // (to tell `import type` from a value import), group 2 the specifier.
-const IMPORT =
-  /(\bimport\s+type\b[^'"]*?\bfrom\s*|\bexport\s+type\b[^'"]*?\bfrom\s*|\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\bvi\.mock\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm;
+const IMPORT = /(\bimport\s+type\b[^'"]*?\bfrom\s*|\bexport\s+type\b[^'"]*?\bfrom\s*|\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
 const RUNTIME_EXPORT = /^\s*export\s+(?:default|async|const|let|var|function|class|enum|abstract)\b|^\s*export\s+\*/m;
 const EXPORT_LIST = /^\s*export\s+(type\s+)?\{([^}]*)\}/gm;
 

@@ -20,7 +20,7 @@ function repo(files: Record<string, string>): string {
 }
 
 describe('scripts/untested.mjs', () => {
-  it('counts a value import from tests/ (helpers too, index folders, .js specifiers), not a type-only one or one in a comment', () => {
+  it('counts a value import from tests/ (helpers too, index folders, .js specifiers), not a type-only one, a mock or one in a comment', () => {
     const dir = repo({
       'main/core/sessions/a.ts': 'export const a = 1;\n',
       'main/core/sessions/b.ts': 'export function b() {}\n',
@@ -31,7 +31,7 @@ describe('scripts/untested.mjs', () => {
       'main/core/work/f.d.ts': 'export declare const f: number;\n',
       'tests/core/a.test.ts': "import { a } from '../../main/core/sessions/a';\nimport type { C } from '../../main/core/sessions/c';\n",
       'tests/helpers/h.ts': "import { b } from '../../main/core/sessions/b.js';\n// import { e } from '../../main/core/work/e';\n",
-      'tests/core/w.test.ts': "const w = await import('../../main/core/work');\n",
+      'tests/core/w.test.ts': "const w = await import('../../main/core/work');\nvi.mock('../../main/core/work/e', () => ({}));\n",
     });
     const rows = Object.fromEntries(untestedCore(dir).map((r) => [r.file, r.imported]));
     expect(rows).toEqual({
