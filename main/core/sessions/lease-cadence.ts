@@ -40,18 +40,21 @@ export function requestTimeoutMs(leftMs: number): number {
 }
 
 /** Error codes saying the lease is over for us for good: retrying cannot bring it back. */
-const GONE_CODES: Record<string, 'expired' | 'canceled' | 'unknown'> = {
-  lease_expired: 'expired',
-  lease_canceled: 'canceled',
-  lease_not_active: 'unknown',
-  unknown_lease: 'unknown',
-  invalid_claim_token: 'unknown',
-  foreign_lease: 'unknown',
-};
+const GONE_CODES = new Map<string, 'expired' | 'canceled' | 'unknown'>([
+  ['lease_expired', 'expired'],
+  ['lease_canceled', 'canceled'],
+  ['lease_not_active', 'unknown'],
+  ['unknown_lease', 'unknown'],
+  ['invalid_claim_token', 'unknown'],
+  ['foreign_lease', 'unknown'],
+]);
 
-/** How a refused lease request says the lease is gone (404, or a 4xx with a lease-gone code); null when it may still come back. */
+/**
+ * How a refused lease request says the lease is gone (404, or a 4xx with a lease-gone code); null when it may still come back.
+ * The code is the server's text: a Map, so a code such as `constructor` is no key of an object's prototype.
+ */
 export function leaseGone(error: unknown): 'expired' | 'canceled' | 'unknown' | null {
   if (isConnectorError(error, 'not_found')) return 'unknown';
   if (!isConnectorError(error, 'rejected') || !error.code) return null;
-  return GONE_CODES[error.code] ?? null;
+  return GONE_CODES.get(error.code) ?? null;
 }
