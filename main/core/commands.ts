@@ -93,6 +93,14 @@ function sessionHandlers(s: CommandServices): HandlersOf<'runner:' | 'pairing:' 
     'runner:snapshot': ({ profile }) => session(profile).snapshot(),
     'pairing:start': ({ profile }) => session(profile).startPairing(),
     'pairing:start-with-code': ({ code, profile }) => session(profile).startPairing({ userCode: code }),
+    // A session's startPairing makes a waiting try at once instead of starting over.
+    'pairing:retry-now': ({ profile }) => {
+      const pairing = session(profile).snapshot().pairing;
+      if (pairing?.phase !== 'retrying' && !(pairing?.phase === 'waiting' && pairing.trouble)) {
+        throw new CommandFailure('nothing_to_retry', 'Nothing is waiting to be tried again.');
+      }
+      return session(profile).startPairing();
+    },
     'pairing:cancel': ({ profile }) => {
       session(profile).cancelPairing();
       return null;

@@ -120,6 +120,8 @@ export class IdentityKeeper {
   async startPairing(options: { userCode?: string } = {}): Promise<PairingState> {
     if (this.identity) throw new CommandFailure('already_paired', 'This profile is already paired. Unpair it first.');
     if (!this.deps.secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+    // A try waiting for its time (the control plane could not be reached): make it now, keeping the code.
+    if (this.pairing.retryPending && options.userCode === undefined) return this.pairing.retryNow();
     const config = this.deps.config();
     let userCode: string | undefined;
     if (options.userCode !== undefined) {
