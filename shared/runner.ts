@@ -54,6 +54,8 @@ export const RunnerSnapshotSchema = z.object({
     .object({
       runnerId: z.string(),
       tenantId: z.string().nullable(),
+      /** [v1] The tenant's name where the control plane gives one (shown first, the id beside it). */
+      tenantName: z.string().nullable().optional(),
       name: z.string(),
       controlPlane: z.string(),
       pairedAt: z.string(),

@@ -247,10 +247,9 @@ export class IdentityKeeper {
   }
 
   view(): RunnerSnapshot['identity'] {
-    const identity = this.identity;
-    return identity
-      ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
-      : null;
+    if (!this.identity) return null;
+    const { controlPlaneUrl, ...identity } = this.identity;
+    return { ...identity, tenantName: identity.tenantName ?? null, controlPlane: controlPlaneUrl };
   }
 
   private async adopt(credentials: PairingClaimResponse): Promise<{ runnerName: string }> {
@@ -267,6 +266,7 @@ export class IdentityKeeper {
     const identity: RunnerIdentity = {
       runnerId: credentials.runner_id,
       tenantId: credentials.tenant_id ?? config.expectedTenantId ?? null,
+      tenantName: credentials.tenant_name ?? null,
       name: credentials.name ?? config.runnerName,
       controlPlaneUrl: config.controlPlaneUrl,
       pairedAt: new Date(this.deps.clock.now()).toISOString(),
