@@ -53,13 +53,15 @@ export class RetryingAttempt {
     return this.wake !== null;
   }
 
-  async run<T>(attempt: () => Promise<T>): Promise<T> {
+  /** `failedFirst`: the first try was made already and failed so (the tries start with a wait). */
+  async run<T>(attempt: () => Promise<T>, failedFirst?: { error: unknown }): Promise<T> {
     this.cancel();
     const generation = this.generation;
     const retryable = this.deps.retryable ?? isTransportFailure;
     const describe = this.deps.describe ?? ((error: unknown) => (error instanceof Error ? error.message : String(error)));
     for (let attempts = 1; ; attempts++) {
       try {
+        if (attempts === 1 && failedFirst) throw failedFirst.error;
         return await attempt();
       } catch (error) {
         if (generation !== this.generation) throw new RetryCanceled();
