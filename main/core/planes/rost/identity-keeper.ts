@@ -11,7 +11,7 @@ import { importStateFile, type StateImportResult } from './state-import';
 import { StateTakeover } from './state-takeover';
 import type { IdentityKeeperDeps } from './identity-keeper-deps';
 
-export type { IdentityConfig, IdentityKeeperDeps, RunnerSecretStore } from './identity-keeper-deps';
+export type { IdentityKeeperDeps, RunnerSecretStore } from './identity-keeper-deps';
 
 /**
  * Who a profile is to its control plane: pairing (device code, a pasted code, the signed-in
