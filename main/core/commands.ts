@@ -11,6 +11,7 @@ import type { CapacityHistory } from './runner/telemetry';
 import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { SessionRegistry } from './sessions/session-registry';
+import { requireCapability } from './sessions/session';
 import type { QuitPolicy } from './quit-policy';
 import { createSechroomProfileHandlers } from './planes/sechroom/sechroom-commands';
 import { wideningOf, type WideningGate } from './settings/widening';
@@ -88,26 +89,27 @@ function appHandlers(s: CommandServices): HandlersOf<'app:'> {
 /** The profiles and their sessions: status, pairing, pause, the profile list, quitting, the runtimes. */
 function sessionHandlers(s: CommandServices): HandlersOf<'runner:' | 'pairing:' | 'profiles:' | 'runtimes:'> {
   const session = (profile: string) => s.profiles.get(profile);
+  const pairing = (profile: string) => requireCapability(session(profile), 'pairing');
   return {
     'runner:status': ({ profile }) => session(profile).status(),
     'runner:snapshot': ({ profile }) => session(profile).snapshot(),
-    'pairing:start': ({ profile }) => session(profile).startPairing(),
-    'pairing:start-with-code': ({ code, profile }) => session(profile).startPairing({ userCode: code }),
-    // A session's startPairing makes a waiting try at once instead of starting over.
+    'pairing:start': ({ profile }) => pairing(profile).start(),
+    'pairing:start-with-code': ({ code, profile }) => pairing(profile).start({ userCode: code }),
+    // A pairing's start makes a waiting try at once instead of starting over.
     'pairing:retry-now': ({ profile }) => {
-      const pairing = session(profile).snapshot().pairing;
-      if (pairing?.phase !== 'retrying' && !(pairing?.phase === 'waiting' && pairing.trouble)) {
+      const state = session(profile).snapshot().pairing;
+      if (state?.phase !== 'retrying' && !(state?.phase === 'waiting' && state.trouble)) {
         throw new CommandFailure('nothing_to_retry', 'Nothing is waiting to be tried again.');
       }
-      return session(profile).startPairing();
+      return pairing(profile).start();
     },
     'pairing:cancel': ({ profile }) => {
-      session(profile).cancelPairing();
+      pairing(profile).cancel();
       return null;
     },
-    'runner:import': ({ file, profile }) => session(profile).importState(file),
+    'runner:import': ({ file, profile }) => requireCapability(session(profile), 'stateImport').importState(file),
     'runner:unpair': async ({ force, profile }) => {
-      await session(profile).unpair(force);
+      await pairing(profile).unpair(force);
       return null;
     },
     'runner:pause': async ({ minutes, note, profile }) => {

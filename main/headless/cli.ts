@@ -214,6 +214,7 @@ function quitHandlers(serving: Serving): (signal: string) => void {
   const { core, alive, offEvents, lines, terminal, health, server } = serving;
   let exiting = false;
   core.onQuit(() => {
+    terminal.quitBegan();
     void core.quit('after-turns').then(async (outcome) => {
       if (outcome.kind === 'canceled') process.stdout.write('Quit called off: taking work again.\n');
       if (outcome.kind === 'canceled' || exiting) return;
