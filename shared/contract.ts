@@ -87,6 +87,8 @@ export const commands = {
   'runner:snapshot': command(OptionalProfileRefSchema, RunnerSnapshotSchema),
   'pairing:start': command(OptionalProfileRefSchema, PairingStateSchema),
   'pairing:cancel': command(OptionalProfileRefSchema, z.null()),
+  /** Makes a try that waits for its time (pairing or a state-file takeover the control plane could not take) at once. */
+  'pairing:retry-now': command(OptionalProfileRefSchema, PairingStateSchema),
   /** Pair with a code an operator got elsewhere (the control plane's web page): the seed's `--user-code`. */
   'pairing:start-with-code': command(withProfile({ code: z.string().trim().min(1).max(64) }), PairingStateSchema),
   /** Take over an existing `rost runner serve` state file (the secret moves to the secret store). */

@@ -7,6 +7,17 @@ import { RunnerStatusSchema } from './status';
 export const PairingStateSchema = z.discriminatedUnion('phase', [
   ...deviceCodeStateSchemas,
   z.object({ phase: z.literal('approved'), runnerName: z.string() }),
+  /**
+   * The control plane could not be reached to start pairing (or to take over a state file):
+   * the next attempt is timed with backoff, and `pairing:retry-now` makes it at once.
+   */
+  z.object({
+    phase: z.literal('retrying'),
+    what: z.enum(['pairing', 'import']),
+    lastError: z.string(),
+    nextAttemptAt: z.string(),
+    attempts: z.number().int().min(1),
+  }),
 ]);
 export type PairingState = z.infer<typeof PairingStateSchema>;
 
@@ -43,6 +54,8 @@ export const RunnerSnapshotSchema = z.object({
     .object({
       runnerId: z.string(),
       tenantId: z.string().nullable(),
+      /** [v1] The tenant's name where the control plane gives one (shown first, the id beside it). */
+      tenantName: z.string().nullable().optional(),
       name: z.string(),
       controlPlane: z.string(),
       pairedAt: z.string(),

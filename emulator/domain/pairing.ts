@@ -206,7 +206,9 @@ export class PairingService {
     this.ctx.db.prepare("UPDATE pairings SET status = 'claimed', runner_id = ? WHERE id = ?").run(runner.id, row.id);
     this.ctx.events.emit('pairing.claimed', { pairing_id: row.id, runner_id: runner.id, tenant_id: tenantId });
     if (this.ctx.config.pairingClaimCredentialsOnly) return { runner_id: runner.id, runner_secret: secret };
-    return { runner_id: runner.id, runner_secret: secret, tenant_id: tenantId, name: runner.name };
+    // [v1] The tenant's name too, so the runner can show it rather than an id.
+    const tenant = this.ctx.db.prepare('SELECT name FROM tenants WHERE id = ?').get(tenantId) as { name: string } | undefined;
+    return { runner_id: runner.id, runner_secret: secret, tenant_id: tenantId, name: runner.name, ...(tenant ? { tenant_name: tenant.name } : {}) };
   }
 
   private uniqueCode(now: number): string {

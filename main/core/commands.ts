@@ -95,6 +95,14 @@ function sessionHandlers(s: CommandServices): HandlersOf<'runner:' | 'pairing:' 
     'runner:snapshot': ({ profile }) => session(profile).snapshot(),
     'pairing:start': ({ profile }) => pairing(profile).start(),
     'pairing:start-with-code': ({ code, profile }) => pairing(profile).start({ userCode: code }),
+    // A pairing's start makes a waiting try at once instead of starting over.
+    'pairing:retry-now': ({ profile }) => {
+      const state = session(profile).snapshot().pairing;
+      if (state?.phase !== 'retrying' && !(state?.phase === 'waiting' && state.trouble)) {
+        throw new CommandFailure('nothing_to_retry', 'Nothing is waiting to be tried again.');
+      }
+      return pairing(profile).start();
+    },
     'pairing:cancel': ({ profile }) => {
       pairing(profile).cancel();
       return null;

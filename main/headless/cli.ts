@@ -16,7 +16,6 @@ import { runOnce } from './once';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions, type SechroomPlane } from './sechroom-plane';
 import { RunLines } from './run-lines';
 import { SeedLines, watchModeLine } from './seed-lines';
-import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
 import { installLastResort } from './last-resort';
@@ -24,6 +23,7 @@ import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } from './server';
 import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
 import { TerminalReporter } from './terminal-reporter';
+import { writeStartLines } from './start-lines';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
@@ -80,9 +80,7 @@ async function main(argv: string[]): Promise<number> {
   const terminal = new TerminalReporter(process.stdout, resolved.userCode ?? null, Date.now, { list: core.profiles.list(), main: mainProfile });
   const offTerminal = core.host.subscribe((batch: HostEvent[]) => terminal.onEvents(batch));
   const runLines = sechroomRunLines(core, plane, mainProfile);
-
-  if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
-  else await mentionDefaultSeedFile(core, process.stdout);
+  await writeStartLines(core, resolved.importStateFile, process.stdout);
   await core.capabilities.get();
   const offMode = watchModeLine(core, resolved.sources, process.stdout, plane.plane === 'sechroom' ? 'sechroom' : 'rost');
   const offEvents = () => {

@@ -71,7 +71,7 @@ export class TerminalReporter {
   }
 
   private pairing(profile: string, state: PairingState): void {
-    const key = state.phase === 'waiting' ? `waiting:${state.userCode}` : state.phase;
+    const key = state.phase === 'waiting' ? `waiting:${state.userCode}` : state.phase === 'retrying' ? `retrying:${state.attempts}` : state.phase;
     if (key === this.lastPairing.get(profile)) return;
     this.lastPairing.set(profile, key);
     const say = (text: string) => this.line(profile, text);
@@ -102,6 +102,12 @@ export class TerminalReporter {
       case 'failed':
         say(`Pairing failed: ${state.message}`);
         return;
+      case 'retrying': {
+        const seconds = Math.max(0, Math.round((Date.parse(state.nextAttemptAt) - this.now()) / 1000));
+        const what = state.what === 'import' ? 'Taking over the state file' : 'Pairing';
+        say(`${what} could not reach the control plane (${state.lastError}); trying again in ${seconds} s.`);
+        return;
+      }
       case 'canceled':
       case 'starting':
         return;

@@ -59,6 +59,8 @@ export const PairingClaimResponseSchema = z.object({
   runner_secret: z.string().min(16),
   tenant_id: OpaqueIdSchema.optional(),
   name: z.string().optional(),
+  /** The tenant's display name, shown instead of its id. [v1] */
+  tenant_name: z.string().trim().min(1).max(200).optional(),
 });
 export type PairingClaimResponse = z.infer<typeof PairingClaimResponseSchema>;
 

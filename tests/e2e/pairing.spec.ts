@@ -49,7 +49,9 @@ test('pairs end to end: the code, the address, the countdown, approval on the co
   const runner = stack.emu.admin.listRunners().at(-1)!;
   await expect(page.getByTestId('paired-name')).toHaveText('e2e-studio');
   await expect(page.getByTestId('paired-id')).toHaveText(runner.id);
-  await expect(page.getByTestId('paired-tenant')).toHaveText(stack.emu.admin.defaultTenantId());
+  // The tenant by its name (the emulator gives one, [v1]), its id beside it.
+  await expect(page.getByTestId('paired-tenant-name')).toHaveText('Development tenant');
+  await expect(page.getByTestId('paired-tenant-id')).toHaveText(stack.emu.admin.defaultTenantId());
   await expect(page.getByTestId('paired-control-plane')).toHaveText(stack.emu.url);
   // No keychain here: the file store is in use, and the window says so plainly.
   await expect(page.getByTestId('secret-backend')).toHaveText('an owner-only file on disk');

@@ -50,7 +50,10 @@ describe('admin HTTP API', () => {
     emu = await launch({ config: { pairingIntervalSec: 0 } });
     const start = (await emu.call('/api/runner/pairing/start', { body: { name: 'x', platform: 'linux' } })).json;
     expect((await emu.call('/_emulator/pairings/approve', { body: { user_code: start.user_code } })).json.status).toBe('approved');
-    expect((await emu.call('/api/runner/pairing/claim', { body: { pairing_id: start.pairing_id } })).status).toBe(200);
+    const claimed = await emu.call('/api/runner/pairing/claim', { body: { pairing_id: start.pairing_id } });
+    expect(claimed.status).toBe(200);
+    // [v1] The tenant's name comes with its id.
+    expect(claimed.json).toMatchObject({ tenant_id: expect.any(String), tenant_name: 'Development tenant' });
     const other = (await emu.call('/api/runner/pairing/start', { body: { name: 'y', platform: 'win32' } })).json;
     expect((await emu.call('/_emulator/pairings/deny', { body: { user_code: other.user_code } })).json.status).toBe('denied');
     expect((await emu.call('/_emulator/pairings/deny', { body: { user_code: other.user_code } })).status).toBe(409);

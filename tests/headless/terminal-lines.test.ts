@@ -48,6 +48,25 @@ describe('the headless terminal, as journalctl shows it', () => {
     );
   });
 
+  it('a pairing that cannot reach the control plane says so, with the next try, once per attempt', () => {
+    const lines: string[] = [];
+    const now = Date.parse('2026-12-07T10:00:00Z');
+    const reporter = new TerminalReporter({ write: (text: string) => lines.push(text) }, null, () => now);
+    const retrying = (attempts: number): PairingState => ({
+      phase: 'retrying',
+      what: 'pairing',
+      lastError: 'connect ECONNREFUSED 127.0.0.1:7457',
+      nextAttemptAt: new Date(now + 4000).toISOString(),
+      attempts,
+    });
+    const snapshot = (pairing: PairingState) => ({ event: 'runner:snapshot', payload: { pairing } }) as never;
+    reporter.onEvents([snapshot(retrying(1)), snapshot(retrying(1)), snapshot(retrying(2))]);
+    expect(lines).toEqual([
+      'Pairing could not reach the control plane (connect ECONNREFUSED 127.0.0.1:7457); trying again in 4 s.\n',
+      'Pairing could not reach the control plane (connect ECONNREFUSED 127.0.0.1:7457); trying again in 4 s.\n',
+    ]);
+  });
+
   it('on the Sechroom plane the Mode line names the codex the executor drives, not Rost’s runtime detection', async () => {
     // No runtime detected for Rost: its Mode line would say none is ready.
     h = await startHarness({ core: { runtimeBinaries: { claude: '/nonexistent/claude', codex: '/nonexistent/codex' } } });

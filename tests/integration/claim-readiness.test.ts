@@ -51,6 +51,10 @@ describe('claiming only what this machine can run', () => {
     await twoBeats(h);
     expect(h.emu.admin.listEvents({ type: 'claim.held', limit: 100 })).toEqual([]);
     expect(h.emu.admin.getUnit(unit.id)?.status).toBe('queued');
+    // And the window says so: an amber idle that names why, not a green one.
+    const { status } = await h.invoke<{ status: { state: string; held?: string; reason: string } }>('runner:snapshot');
+    expect(status).toMatchObject({ state: 'idle', held: 'neither Claude Code nor Codex is installed on this machine' });
+    expect(status.reason).toBe('Not taking work: neither Claude Code nor Codex is installed on this machine.');
 
     other = await pairedHarness({ emu: h.emu });
     expect((await finished(other, unit.id)).phase).toBe('succeeded');

@@ -23,7 +23,7 @@ describe('pairing and heartbeats against the emulator', () => {
   it('pairs by device code, keeps the secret in the chosen store, and heartbeats capacity telemetry', async () => {
     h = await startHarness();
     const paired = await pairWithApproval(h);
-    expect(paired.identity).toMatchObject({ name: 'it-runner', controlPlane: h.emu.url });
+    expect(paired.identity).toMatchObject({ name: 'it-runner', controlPlane: h.emu.url, tenantName: 'Development tenant' });
     expect(paired.secretStorage).toMatchObject({ backend: 'file', warning: expect.stringContaining('owner-only file') });
     expect(paired.status.state).toBe('idle');
 

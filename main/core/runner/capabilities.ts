@@ -222,7 +222,10 @@ export function noReadyRuntime(detected: Capabilities | null, preference: Runtim
     if (r.ready) return null;
     if (detected[runtime].installed) reasons.push(r.reason);
   }
-  return reasons.length > 0 ? reasons.join('; ') : null;
+  if (reasons.length > 0) return reasons.join('; ');
+  // None of the allowed runtimes is installed: nothing is claimed, and an idle that looks fine would hide why.
+  const [first, second] = allowed.map(runtimeLabel);
+  return second ? `neither ${first} nor ${second} is installed on this machine` : `${first} is not installed on this machine`;
 }
 
 /** The seed's words for a unit this runner cannot run (a server that ignored `runtimes` sent it). [seed] */

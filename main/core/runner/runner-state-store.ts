@@ -28,6 +28,8 @@ export const RunnerStateSchema = z.object({
     .object({
       runnerId: z.string().min(1),
       tenantId: z.string().min(1).nullable(),
+      /** The tenant's name as the control plane gave it at pairing (absent: it gave none, or an older file). */
+      tenantName: z.string().min(1).max(200).nullable().optional(),
       name: z.string().min(1),
       controlPlaneUrl: z.string().url(),
       pairedAt: z.string(),

@@ -105,6 +105,13 @@ export class DeviceCodeFlow<T, A extends object> {
     this.deps.log.info(`${this.deps.what} canceled`);
   }
 
+  /** While polls fail (the `trouble` wait): polls at once; false when no such wait is on. */
+  retryNow(): boolean {
+    if (!this.active || this.state?.phase !== 'waiting' || !this.state.trouble || this.timer === null) return false;
+    this.schedule(0, this.generation);
+    return true;
+  }
+
   /** Forgets a finished flow's outcome. */
   clear(): void {
     if (this.active) this.cancel();

@@ -12,6 +12,7 @@ const PROFILE_SCOPED: ReadonlySet<CommandName> = new Set<CommandName>([
   'pairing:start',
   'pairing:cancel',
   'pairing:start-with-code',
+  'pairing:retry-now',
   'runner:import',
   'runner:unpair',
   'runner:pause',

@@ -63,4 +63,11 @@ describe('runtime readiness (the one predicate)', () => {
     expect(noReadyRuntime(caps, 'auto')).toBeNull();
     expect(noReadyRuntime(caps, 'claude')).toBe('Claude Code: installed, not signed in — run `claude` and sign in');
   });
+
+  it('says why when none of the allowed runtimes is installed at all (not a null that reads as a green Idle)', () => {
+    const none: Capabilities = { claude: { installed: false }, codex: { installed: false } };
+    expect(noReadyRuntime(none, 'auto')).toBe('neither Claude Code nor Codex is installed on this machine');
+    expect(noReadyRuntime(none, 'codex')).toBe('Codex is not installed on this machine');
+    expect(noReadyRuntime(null, 'auto')).toBeNull();
+  });
 });

@@ -1,53 +1,17 @@
 import { errorText } from '../../../../shared/errors';
-import { normalizeUserCode, type PairingClaimResponse, type PairingStartRequest, type RunnerPairingStartOutput } from '../../../../shared/protocol';
-import type { PairingState, RunnerSnapshot, SecretStorageInfo } from '../../../../shared/runner';
+import { normalizeUserCode, type PairingClaimResponse, type PairingStartRequest } from '../../../../shared/protocol';
+import type { PairingState, RunnerSnapshot } from '../../../../shared/runner';
 import type { RunnerConnector, RunnerCredentials } from './connector';
 import { isConnectorError } from '../../connectors/errors';
 import { CommandFailure } from '../../base/dispatch';
-import type { Clock, Logger, PlatformInfo } from '../../base/ports';
 import type { SecretStore } from '../../secrets/secret-store';
 import { PairingFlow, type PairingStart } from './pairing-flow';
-import type { RunnerIdentity, RunnerStateStore } from '../../runner/runner-state-store';
-import { importStateFile } from './state-import';
+import type { RunnerIdentity } from '../../runner/runner-state-store';
+import { importStateFile, type StateImportResult } from './state-import';
+import { StateTakeover } from './state-takeover';
+import type { IdentityKeeperDeps } from './identity-keeper-deps';
 
-/** The slice of the SecretStore port a profile's identity uses. */
-export interface RunnerSecretStore {
-  readonly backend: 'keychain' | 'file';
-  get(account: string): Promise<string | null>;
-  set(account: string, secret: string): Promise<void>;
-  delete(account: string): Promise<boolean>;
-}
-
-/** The identity settings pairing acts on (the profile's effective settings). */
-export interface IdentityConfig {
-  controlPlaneUrl: string;
-  runnerName: string;
-  expectedTenantId: string | null;
-}
-
-export interface IdentityKeeperDeps {
-  clock: Clock;
-  log: Logger;
-  random?: () => number;
-  config(): IdentityConfig;
-  /** null when no secret backend works and none was chosen: pairing is refused (fail closed). */
-  secrets: RunnerSecretStore | null;
-  secretStorage: SecretStorageInfo;
-  /** The profile's secret-store account for a control plane. */
-  account(controlPlaneUrl: string): string;
-  state: RunnerStateStore;
-  connectorFor(baseUrl: string): RunnerConnector;
-  platform: PlatformInfo;
-  appVersion: string;
-  registerSecret(secret: string): void;
-  /** The seed's authenticated start (`runner.pairing.start`) when an operator is signed in; null otherwise. */
-  operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
-  /** The runner can talk to its control plane (paired and its secret found): the heartbeat starts. */
-  onConnected(connector: RunnerConnector): void;
-  /** The identity is gone (unpaired, revoked): the heartbeat stops. */
-  onForgotten(): void;
-  onChange(): void;
-}
+export type { IdentityKeeperDeps, RunnerSecretStore } from './identity-keeper-deps';
 
 /**
  * Who a profile is to its control plane: pairing (device code, a pasted code, the signed-in
@@ -59,6 +23,7 @@ export class IdentityKeeper {
   private connector: RunnerConnector | null = null;
   private pairingConnector: RunnerConnector | null = null;
   private readonly pairing: PairingFlow;
+  private readonly takeover: StateTakeover;
   private pairingState: PairingState | null = null;
   private revokedFlag = false;
   /** Our own unpair is under way: the 401s it causes (a held claim's, a heartbeat's) are not a revocation. */
@@ -81,6 +46,16 @@ export class IdentityKeeper {
       },
       onApproved: (credentials) => this.adopt(credentials),
       ...(deps.random ? { random: deps.random } : {}),
+    });
+    this.takeover = new StateTakeover({
+      clock: deps.clock,
+      log: deps.log.child('import'),
+      ...(deps.random ? { random: deps.random } : {}),
+      onState: (state) => {
+        this.pairingState = state;
+        deps.onChange();
+      },
+      onImported: (result) => this.imported(result),
     });
   }
 
@@ -120,6 +95,9 @@ export class IdentityKeeper {
   async startPairing(options: { userCode?: string } = {}): Promise<PairingState> {
     if (this.identity) throw new CommandFailure('already_paired', 'This profile is already paired. Unpair it first.');
     if (!this.deps.secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+    // A try waiting for its time (the control plane or the secret store did not answer): make it now, keeping the code.
+    if (await this.takeover.retryNow()) return this.pairingState ?? { phase: 'approved', runnerName: this.deps.state.get().identity?.name ?? '' };
+    if (this.pairing.retryPending && options.userCode === undefined) return this.pairing.retryNow();
     const config = this.deps.config();
     let userCode: string | undefined;
     if (options.userCode !== undefined) {
@@ -159,29 +137,30 @@ export class IdentityKeeper {
 
   cancelPairing(): void {
     this.pairing.cancel();
+    this.takeover.cancel();
   }
 
-  /** Takes over the identity of an existing `rost runner serve` state file. */
+  /** Takes over the identity of an existing `rost runner serve` state file; a try the secret store did not answer is made again. */
   async importState(file: string): Promise<{ runnerId: string; notes: string[] }> {
     if (this.identity) throw new CommandFailure('already_paired', 'This profile is already paired. Unpair it first.');
-    if (!this.deps.secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
+    const secrets = this.deps.secrets as SecretStore | null;
+    if (!secrets) throw new CommandFailure('no_secret_store', this.deps.secretStorage.problem ?? 'No secure place to keep the runner secret.');
     const config = this.deps.config();
-    const result = await importStateFile({
-      file,
-      secrets: this.deps.secrets as SecretStore,
-      account: (url) => this.deps.account(url),
-      controlPlaneUrl: config.controlPlaneUrl,
-      expectedTenantId: config.expectedTenantId,
-      runnerName: config.runnerName,
-      state: this.deps.state,
-      now: this.deps.clock.now(),
-    });
-    if (!result.ok) throw new CommandFailure('import_failed', result.reason);
+    const options = { secrets, account: (url: string) => this.deps.account(url), ...config, state: this.deps.state };
+    const result = await this.takeover.start(() => importStateFile({ ...options, file, now: this.deps.clock.now() }));
+    if (!result.ok) {
+      if (!result.transient) throw new CommandFailure('import_failed', result.reason);
+      throw new CommandFailure('import_retrying', `${result.reason} Trying again by itself; Retry now is in the Pairing view.`);
+    }
+    await this.imported(result);
+    return { runnerId: result.identity.runnerId, notes: result.notes };
+  }
+
+  private async imported(result: Extract<StateImportResult, { ok: true }>): Promise<void> {
     this.revokedFlag = false;
     this.deps.log.info('imported a rost runner state file', { runnerId: result.identity.runnerId });
     await this.connect(result.identity);
     this.deps.onChange();
-    return { runnerId: result.identity.runnerId, notes: result.notes };
   }
 
   /** Revoke at the server, then forget locally. `force` forgets even if the server is unreachable. */
@@ -245,10 +224,9 @@ export class IdentityKeeper {
   }
 
   view(): RunnerSnapshot['identity'] {
-    const identity = this.identity;
-    return identity
-      ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
-      : null;
+    if (!this.identity) return null;
+    const { controlPlaneUrl, ...identity } = this.identity;
+    return { ...identity, tenantName: identity.tenantName ?? null, controlPlane: controlPlaneUrl };
   }
 
   private async adopt(credentials: PairingClaimResponse): Promise<{ runnerName: string }> {
@@ -265,6 +243,7 @@ export class IdentityKeeper {
     const identity: RunnerIdentity = {
       runnerId: credentials.runner_id,
       tenantId: credentials.tenant_id ?? config.expectedTenantId ?? null,
+      tenantName: credentials.tenant_name ?? null,
       name: credentials.name ?? config.runnerName,
       controlPlaneUrl: config.controlPlaneUrl,
       pairedAt: new Date(this.deps.clock.now()).toISOString(),

@@ -3,6 +3,7 @@ import type { PairingState } from '../../../../shared/runner';
 import type { RunnerConnector } from './connector';
 import { DeviceCodeFlow } from '../../sign-in/device-code-flow';
 import type { Clock, Logger } from '../../base/ports';
+import { RetryingAttempt, type RetryNotice } from './pairing-retry';
 
 /**
  * How a pairing starts: our own device-code start, a code an operator got elsewhere
@@ -28,15 +29,29 @@ export interface PairingFlowDeps {
   random?: () => number;
 }
 
-/** Runner pairing (protocol §1): the device-code flow over the pairing endpoints. */
+/**
+ * Runner pairing (protocol §1): the device-code flow over the pairing endpoints. A start the
+ * control plane cannot take (refused, timed out, a 5xx) is tried again with backoff, the
+ * state saying `retrying` meanwhile; a failing poll keeps its code and says `trouble`.
+ * Either wait ends at once on `retryNow`.
+ */
 export class PairingFlow {
   private readonly flow: DeviceCodeFlow<PairingClaimResponse, { runnerName: string }>;
+  private readonly retry: RetryingAttempt;
+  private retrying: PairingState | null = null;
+  /** Who waits for the next state (a start's first answer, a retry now's outcome). */
+  private stateWaiters: (() => void)[] = [];
   private request: PairingStartRequest | null = null;
   private how: PairingStart = { kind: 'device' };
   /** Claims by user code instead of pairing id (no pairing id is known). */
   private byCode = false;
 
-  constructor(deps: PairingFlowDeps) {
+  constructor(private readonly deps: PairingFlowDeps) {
+    this.retry = new RetryingAttempt({
+      clock: deps.clock,
+      ...(deps.random ? { random: deps.random } : {}),
+      onRetrying: (notice) => this.onRetrying(notice),
+    });
     this.flow = new DeviceCodeFlow({
       what: 'pairing',
       begin: async () => {
@@ -54,7 +69,8 @@ export class PairingFlow {
           };
         }
         this.byCode = false;
-        const started = await deps.connector.startPairing(this.request!);
+        const request = this.request!;
+        const started = await this.retry.run(() => deps.connector.startPairing(request));
         return {
           handle: started.pairing_id,
           userCode: started.user_code,
@@ -78,7 +94,10 @@ export class PairingFlow {
         return outcome.kind === 'approved' ? { kind: 'granted', value: outcome.credentials } : outcome;
       },
       onGranted: (credentials) => deps.onApproved(credentials),
-      onState: (state) => deps.onState(state),
+      onState: (state) => {
+        this.retrying = null;
+        this.emit(state);
+      },
       clock: deps.clock,
       log: deps.log,
       ...(deps.random ? { random: deps.random } : {}),
@@ -86,20 +105,60 @@ export class PairingFlow {
   }
 
   get current(): PairingState {
-    return this.flow.current ?? { phase: 'starting' };
+    return this.retrying ?? this.flow.current ?? { phase: 'starting' };
+  }
+
+  /** A try waits for its time (a start that could not reach the control plane, a failing poll). */
+  get retryPending(): boolean {
+    return this.retry.waiting || (this.flow.current?.phase === 'waiting' && this.flow.current.trouble !== null);
   }
 
   get running(): boolean {
     return this.flow.running;
   }
 
+  /** Resolves once the start is answered, or once its first failure is to be retried (the state then says `retrying`). */
   start(request: PairingStartRequest, how: PairingStart = { kind: 'device' }): Promise<void> {
+    this.retry.cancel();
     this.request = request;
     this.how = how;
-    return this.flow.start();
+    return Promise.race([this.flow.start(), this.nextState((s) => s.phase !== 'starting')]);
+  }
+
+  /** Makes the waiting try at once; resolves with the state it led to (or the current one when nothing waited). */
+  async retryNow(): Promise<PairingState> {
+    // Neither wakes anything synchronously: the next state is the try's outcome.
+    if (!this.retry.now() && !this.flow.retryNow()) return this.current;
+    await this.nextState(() => true);
+    return this.current;
   }
 
   cancel(): void {
     this.flow.cancel();
+    this.retry.cancel();
+  }
+
+  private onRetrying(notice: RetryNotice): void {
+    this.deps.log.warn('pairing could not reach the control plane; trying again', { error: notice.lastError, nextAttemptAt: notice.nextAttemptAt });
+    this.retrying = { phase: 'retrying', what: 'pairing', ...notice };
+    this.emit(this.retrying);
+  }
+
+  private emit(state: PairingState): void {
+    this.deps.onState(state);
+    const waiters = this.stateWaiters;
+    this.stateWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  /** Resolves at the next state that matches. */
+  private nextState(match: (state: PairingState) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (match(this.current)) resolve();
+        else this.stateWaiters.push(check);
+      };
+      this.stateWaiters.push(check);
+    });
   }
 }

@@ -28,6 +28,10 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
     if (s.pairing && (s.pairing.phase === 'starting' || s.pairing.phase === 'waiting')) {
       return { state: 'pairing', reason: 'Waiting for someone to approve this machine on the control plane.' };
     }
+    if (s.pairing?.phase === 'retrying') {
+      const what = s.pairing.what === 'import' ? 'take over the state file' : 'pair';
+      return { state: 'pairing', reason: `Cannot reach the control plane to ${what} (${s.pairing.lastError}); trying again by itself.` };
+    }
     if (s.revoked) return { state: 'revoked', reason: 'The control plane revoked this runner. Pair again to keep working.' };
     if (s.problem) return { state: 'error', reason: s.problem };
     return { state: 'unpaired', reason: 'This machine is not paired with a control plane yet.' };

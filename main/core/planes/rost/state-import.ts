@@ -2,7 +2,8 @@ import { importRunnerState } from './import';
 import type { SecretStore } from '../../secrets/secret-store';
 import type { RunnerIdentity, RunnerStateStore } from '../../runner/runner-state-store';
 
-export type StateImportResult = { ok: true; identity: RunnerIdentity; notes: string[] } | { ok: false; reason: string };
+/** `transient`: it failed for a reason a later try may not meet (the secret store did not answer). */
+export type StateImportResult = { ok: true; identity: RunnerIdentity; notes: string[] } | { ok: false; reason: string; transient?: boolean };
 
 /**
  * Carries a `rost runner serve` state file over: identity and resume sessions into our
@@ -25,7 +26,7 @@ export async function importStateFile(options: {
     controlPlaneUrl: options.controlPlaneUrl,
     ...(options.expectedTenantId ? { expectedTenantId: options.expectedTenantId } : {}),
   });
-  if (!result.ok) return { ok: false, reason: `Import failed at ${result.step}: ${result.reason}` };
+  if (!result.ok) return { ok: false, reason: `Import failed at ${result.step}: ${result.reason}`, ...(result.transient ? { transient: true } : {}) };
   const imported = result.imported;
   const identity: RunnerIdentity = {
     runnerId: imported.runnerId,

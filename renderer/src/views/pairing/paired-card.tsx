@@ -55,9 +55,7 @@ export function PairedCard({ imported }: { imported: { runnerId: string; notes: 
           <CopyButton text={identity.runnerId} what="runner id" />
         </dd>
         <dt>Tenant</dt>
-        <dd className="mono" data-testid="paired-tenant">
-          {identity.tenantId ?? 'none'}
-        </dd>
+        <Tenant id={identity.tenantId} name={identity.tenantName ?? null} />
         <dt>Control plane</dt>
         <dd className="mono" data-testid="paired-control-plane">
           {identity.controlPlane}
@@ -130,5 +128,29 @@ function UnpairButton({ name, controlPlane, backend }: { name: string; controlPl
         </p>
       </ConfirmDialog>
     </div>
+  );
+}
+
+/** The tenant by the name its control plane gave, the id beside it; by id where no name came. */
+function Tenant({ id, name }: { id: string | null; name: string | null }) {
+  if (!name) {
+    return (
+      <dd className="mono" data-testid="paired-tenant">
+        {id ?? 'none'}
+      </dd>
+    );
+  }
+  return (
+    <dd data-testid="paired-tenant">
+      <span data-testid="paired-tenant-name">{name}</span>
+      {id ? (
+        <>
+          {' '}
+          <span className="mono subtle" data-testid="paired-tenant-id">
+            {id}
+          </span>
+        </>
+      ) : null}
+    </dd>
   );
 }

@@ -3,6 +3,7 @@ import type { PairingState } from '../../../../shared/runner';
 import { getBridge } from '../../bridge/instance';
 import { CopyButton } from '../common/copy-button';
 import { useNow } from '../use-now';
+import { RetryNowButton } from './pairing-retrying';
 
 type Waiting = Extract<PairingState, { phase: 'waiting' }>;
 
@@ -100,8 +101,11 @@ function Trouble({ trouble }: { trouble: { message: string; retryAt: string } })
   const now = useNow(1000);
   const seconds = Math.max(0, Math.ceil((Date.parse(trouble.retryAt) - now) / 1000));
   return (
-    <p className="callout callout-warn" role="status" data-testid="pairing-trouble">
-      {trouble.message} Trying again in {seconds} s; the code stays valid.
-    </p>
+    <div className="callout callout-warn" data-testid="pairing-trouble">
+      <p role="status">
+        {trouble.message} Trying again in {seconds} s; the code stays valid.
+      </p>
+      <RetryNowButton />
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { ErrorLine } from '../common/error-line';
 import { useCommand } from '../common/use-command';
 import { CodeEntry } from './code-entry';
 import { PairingCode } from './pairing-code';
+import { PairingRetrying } from './pairing-retrying';
 
 /** Pairing from "get a code" to approved, denied, expired or failed, each with its next step. */
 export function PairingFlow() {
@@ -43,7 +44,7 @@ export function PairingFlow() {
       ) : null}
       <PhaseBody pairing={pairing} controlPlane={controlPlane} startButton={startButton} />
       {pairing === null || ['canceled', 'denied', 'expired', 'failed'].includes(pairing.phase) ? <CodeEntry /> : null}
-      {pairing?.phase === 'waiting' || pairing?.phase === 'starting' ? (
+      {pairing?.phase === 'waiting' || pairing?.phase === 'starting' || pairing?.phase === 'retrying' ? (
         <div className="button-row">
           <button type="button" className="button" data-testid="pairing-cancel" disabled={cancel.pending} onClick={() => void cancel.run()}>
             Cancel pairing
@@ -80,6 +81,8 @@ function PhaseBody({
       );
     case 'starting':
       return <p role="status">Asking {where} for a pairing code…</p>;
+    case 'retrying':
+      return <PairingRetrying retrying={pairing} where={where} />;
     case 'waiting':
       return (
         <>

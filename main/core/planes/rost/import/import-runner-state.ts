@@ -51,7 +51,10 @@ export interface ImportedRunnerState {
   notes: string[];
 }
 
-export type ImportRunnerStateResult = { ok: true; imported: ImportedRunnerState } | { ok: false; step: ImportStep; reason: string };
+export type ImportRunnerStateResult =
+  | { ok: true; imported: ImportedRunnerState }
+  /** `transient`: the secret store could not be reached (a keychain over D-Bus that did not answer); a later try may work. */
+  | { ok: false; step: ImportStep; reason: string; transient?: boolean };
 
 const defaultWriter: StateFileWriter = (path, data, options) => writeFileAtomic(path, data, { ...options, fsync: true });
 
@@ -62,7 +65,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 type Failed = Extract<ImportRunnerStateResult, { ok: false }>;
-type Fail = (step: ImportStep, reason: string) => Failed;
+type Fail = (step: ImportStep, reason: string, transient?: boolean) => Failed;
 type Stat = Stats;
 
 /**
@@ -127,7 +130,7 @@ async function storeSecret(options: ImportRunnerStateOptions, secret: string, fa
   try {
     previous = await store.get(account);
   } catch (error) {
-    return failed('store', `The secret store could not be read (${errorText(error)}); the state file was left as it is.`);
+    return failed('store', `The secret store could not be read (${errorText(error)}); the state file was left as it is.`, true);
   }
   if (previous !== null && !sameSecret(previous, secret) && !options.replaceExisting) {
     return failed('store', `A different runner secret is already stored for ${account}; unpair first (or replace it). The state file was left as it is.`);
@@ -144,14 +147,14 @@ async function storeSecret(options: ImportRunnerStateOptions, secret: string, fa
   try {
     await store.set(account, secret);
   } catch (error) {
-    return failed('store', `The secret could not be stored (${errorText(error)}); the state file was left as it is.${await restore()}`);
+    return failed('store', `The secret could not be stored (${errorText(error)}); the state file was left as it is.${await restore()}`, true);
   }
   // Read back and compare before anything is removed from the old file.
   let back: string | null;
   try {
     back = await store.get(account);
   } catch (error) {
-    return failed('verify', `The stored secret could not be read back (${errorText(error)}); the state file was left as it is.${await restore()}`);
+    return failed('verify', `The stored secret could not be read back (${errorText(error)}); the state file was left as it is.${await restore()}`, true);
   }
   if (back === null || !sameSecret(back, secret)) {
     return failed('verify', `The secret store returned a different value on read-back; the state file was left as it is.${await restore()}`);
@@ -193,7 +196,7 @@ export async function importRunnerState(options: ImportRunnerStateOptions): Prom
   const { file, secretStore: store, account } = options;
   const known: string[] = [];
   // Reasons quote error messages of other modules: scrub them of the secret, whatever they say.
-  const failed: Fail = (step, reason) => ({ ok: false, step, reason: redactText(reason, known) });
+  const failed: Fail = (step, reason, transient) => ({ ok: false, step, reason: redactText(reason, known), ...(transient ? { transient } : {}) });
 
   const read = await readOwnFile(file, options.ownerUid, failed);
   if ('ok' in read) return read;
