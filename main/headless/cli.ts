@@ -116,7 +116,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { health, server } = listening;
   alive.release();
-  await serve({ core, resolved, signals, alive, lines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
+  await serve({ core, resolved, signals, alive, lines, runLines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
   return -1;
 }
 
@@ -138,6 +138,7 @@ interface Serving {
   signals: HostSignals;
   alive: ReturnType<typeof stayAlive>;
   lines: SeedLines;
+  runLines: RunLines | null;
   terminal: TerminalReporter;
   offEvents: () => void;
   health: HealthServer | null;
@@ -213,9 +214,11 @@ async function serve(serving: Serving): Promise<void> {
  * Returns what a signal does: the first drains, the second stops now, a third exits.
  */
 function quitHandlers(serving: Serving): (signal: string) => void {
-  const { core, alive, offEvents, lines, terminal, health, server } = serving;
+  const { core, alive, offEvents, lines, runLines, terminal, health, server } = serving;
   let exiting = false;
   core.onQuit(() => {
+    // A fleet's instances all stop with the host: the seed's `[fleet] …=stopping` line.
+    runLines?.shutdown();
     void core.quit('after-turns').then(async (outcome) => {
       if (outcome.kind === 'canceled') process.stdout.write('Quit called off: taking work again.\n');
       if (outcome.kind === 'canceled' || exiting) return;
