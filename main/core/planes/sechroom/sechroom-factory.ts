@@ -122,7 +122,7 @@ export class SechroomHost {
       launch: async (launch) => {
         const binary = config.instance.codexBin ?? deps.env.CODEX_BIN ?? (await deps.codex()).path ?? null;
         if (!binary) throw new Error('codex is not installed here (set CODEX_BIN or the instance’s codex binary)');
-        return deps.executor.codexAppServerLaunch(binary, deps.runtimeEnv, deps.knownSecrets(), launch);
+        return { ...(await deps.executor.codexAppServerLaunch(binary, deps.runtimeEnv, deps.knownSecrets(), launch)), binary };
       },
       workspaces,
       operator: { home: deps.env.HOME || os.homedir(), env: deps.env },
