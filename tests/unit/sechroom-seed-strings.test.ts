@@ -6,6 +6,7 @@ import { NO_EXECUTOR_STATE, stateRuntimeNotCodex } from '../../main/core/planes/
 import { FleetConfigError, parseFleetConfig } from '../../main/core/planes/sechroom/fleet-config';
 import { noRefreshTokenMessage, refreshFailedMessage, SECHROOM_TOKEN_REJECTED, stillUnauthorizedMessage } from '../../main/core/planes/sechroom/sechroom-auth';
 import { RunLines } from '../../main/headless/run-lines';
+import { InstanceUsageLines } from '../../main/core/planes/sechroom/usage-lines';
 import { checkInstanceSettings, RUNTIME_CODEX_ONLY } from '../../shared/sechroom-instance-settings';
 import type { LogEntry } from '../../shared/contract';
 import { closingTurn, rig, ScriptedTurnRunner, type Rig } from '../core/planes/sechroom/sechroom-harness';
@@ -61,11 +62,27 @@ const fleetLines = (): string[] => {
   return out;
 };
 
+const usageLines = (): string[] => {
+  const said: string[] = [];
+  const lines = new InstanceUsageLines('codex-a', { info: (m: string) => said.push(m) }, () => 0);
+  lines.rateLimits({ primary: { usedPercent: 97.5, windowMinutes: 300, resetsAt: null }, secondary: null });
+  lines.turnEnded('mem_1', {
+    tokens: { inputTokens: 1200, outputTokens: 300, cachedInputTokens: 0, contextUsed: 1500, contextWindow: 200_000, modelId: null },
+  });
+  lines.rateLimits({ primary: null, secondary: null });
+  expect(said).toEqual([
+    'rate-limit update: remaining 2.5% (primary window)',
+    'usage[codex-a]: instance total in 1,200 out 300 across 1 task(s); turn 1,500 / 200,000 (0.8%); rate-limit remaining 2.5%',
+    'rate-limit update: all windows recovered',
+  ]);
+  return said;
+};
+
 const NO_SIGNALR = 'Runner Tray has no SignalR wake leg: each instance long-polls its offers';
 const NO_CHILDREN = 'the fleet’s instances are profiles of one host, not child processes';
 const NO_TELEMETRY_CLI = 'Runner Tray has no `sechroom telemetry` commands: the executor sends its own telemetry';
 const ROOT_UNTOUCHED = 'tasks work in worktrees of their own: the root is never refused for its changes, never checked out';
-const USAGE_ACCOUNTS = 'usage is kept per model account, shared by the instances on it (the Usage view and usage.jsonl), not by a per-instance tracker';
+const USAGE_ACCOUNTS = 'usage is logged per model account, for all the instances on it, in the host’s usage.jsonl: there is no usage log per instance to name';
 
 export const SEED_STRINGS: SeedString[] = [
   // Auth
@@ -182,8 +199,16 @@ export const SEED_STRINGS: SeedString[] = [
     text: 'rate-limit remaining ${r}% (${window} window) is at or below the ${reservePercent}% reserve',
     where: { source: 'main/core/usage/admission.ts' },
   },
-  { line: 301, text: 'rate-limit update: remaining ${r}% (${window} window)', where: { na: USAGE_ACCOUNTS } },
-  { line: 327, text: 'usage[${instanceKey}]: instance total in ${in} out ${out} across ${n} task(s)', where: { na: USAGE_ACCOUNTS } },
+  {
+    line: 301,
+    text: 'rate-limit update: remaining ${r}% (${window} window)',
+    where: { call: () => usageLines().filter((l) => l.startsWith('rate-limit update: remaining')) },
+  },
+  {
+    line: 327,
+    text: 'usage[${instanceKey}]: instance total in ${in} out ${out} across ${n} task(s); turn ${used} / ${window} (${pct}%); rate-limit remaining ${r}%',
+    where: { call: () => usageLines().filter((l) => l.startsWith('usage[')) },
+  },
   { line: 367, text: 'usage log append failed (${String(error)}) — continuing without ${path}', where: { source: 'main/core/usage/usage-log.ts' } },
   // Delivery
   {
