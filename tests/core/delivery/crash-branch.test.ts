@@ -1,4 +1,6 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliverRequest } from '../../../main/core/delivery/deliver';
@@ -113,5 +115,42 @@ describe('git delivery after a kill mid-delivery: one branch per task, in origin
     }).sweep();
     expect(taskBranches(world.root, 'refs/heads/task/')).toEqual(['task/mem-crash']);
     expect(readdirSync(path.join(world.stateDir, 'registry'))).toEqual([]);
+  });
+
+  it('a real kill -9 of the delivering process at the push: the next start takes the same branch, origin gets one', { timeout: 60_000 }, async () => {
+    // A git on the child's PATH that stops at the push (it marks that it got there) and is real git otherwise.
+    const wrapper = path.join(world.dir, 'stop-at-push');
+    mkdirSync(wrapper);
+    const mark = path.join(world.dir, 'at-push');
+    writeFileSync(
+      path.join(wrapper, 'git'),
+      `#!/bin/sh\nfor a in "$@"; do if [ "$a" = push ]; then : > "${mark}"; exec sleep 600; fi; done\nexec /usr/bin/git "$@"\n`,
+    );
+    chmodSync(path.join(wrapper, 'git'), 0o755);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/deliver-child.ts', import.meta.url)), world.stateDir, world.root, request.taskId],
+      { env: { ...world.env, PATH: `${wrapper}:${world.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Wait for the condition (the wrapper reached the push), or the child's end (a failure to report).
+    await new Promise<void>((resolve, reject) => {
+      const check = () =>
+        existsSync(mark) ? resolve() : child.exitCode !== null ? reject(new Error(`the child ended first: ${stderr}`)) : setTimeout(check, 20);
+      check();
+    });
+    process.kill(-child.pid!, 'SIGKILL');
+    await exited;
+    expect(taskBranches(world.root, 'refs/heads/task/')).toEqual(['task/mem-crash']);
+    expect(taskBranches(world.origin, 'refs/heads/task/')).toEqual([]);
+
+    const { tree, record } = await rerun();
+    expect(tree.branch).toBe('task/mem-crash');
+    expect(record).toMatchObject({ branch: 'task/mem-crash', pushed: true });
+    expect(taskBranches(world.origin, 'refs/heads/task/')).toEqual(['task/mem-crash']);
+    expect(taskBranches(world.root, 'refs/heads/task/')).toEqual(['task/mem-crash']);
+    expect(world.git(world.origin, 'show', '--name-only', '--format=', 'task/mem-crash').trim()).toBe('second.txt');
   });
 });
