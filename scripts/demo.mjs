@@ -226,7 +226,7 @@ if (electron) {
 } else {
   const env = values['fake-runtime'] ? { RUNNER_TRAY_CLAUDE_BIN: path.join(root, 'scripts/demo-runtime.mjs') } : {};
   const portArgs = ['--port', String(appPort ?? 0)];
-  const sechroom = await ready(sechroomPlane({ root, demoDir, controlPlane, fakeRuntime: values['fake-runtime'] }));
+  const sechroom = await ready(sechroomPlane({ root, demoDir, controlPlane, fakeRuntime: values['fake-runtime'], timeoutMs: startTimeoutMs }));
   app = start(
     'app',
     process.execPath,

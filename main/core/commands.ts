@@ -11,6 +11,7 @@ import type { CapacityHistory } from './runner/telemetry';
 import type { UsageService } from './usage/usage-service';
 import type { TurnRegistry } from './work/turn-registry';
 import type { SessionRegistry } from './sessions/session-registry';
+import { requireCapability } from './sessions/session';
 import type { QuitPolicy } from './quit-policy';
 import { createSechroomProfileHandlers } from './planes/sechroom/sechroom-commands';
 import { wideningOf, type WideningGate } from './settings/widening';
@@ -88,18 +89,19 @@ function appHandlers(s: CommandServices): HandlersOf<'app:'> {
 /** The profiles and their sessions: status, pairing, pause, the profile list, quitting, the runtimes. */
 function sessionHandlers(s: CommandServices): HandlersOf<'runner:' | 'pairing:' | 'profiles:' | 'runtimes:'> {
   const session = (profile: string) => s.profiles.get(profile);
+  const pairing = (profile: string) => requireCapability(session(profile), 'pairing');
   return {
     'runner:status': ({ profile }) => session(profile).status(),
     'runner:snapshot': ({ profile }) => session(profile).snapshot(),
-    'pairing:start': ({ profile }) => session(profile).startPairing(),
-    'pairing:start-with-code': ({ code, profile }) => session(profile).startPairing({ userCode: code }),
+    'pairing:start': ({ profile }) => pairing(profile).start(),
+    'pairing:start-with-code': ({ code, profile }) => pairing(profile).start({ userCode: code }),
     'pairing:cancel': ({ profile }) => {
-      session(profile).cancelPairing();
+      pairing(profile).cancel();
       return null;
     },
-    'runner:import': ({ file, profile }) => session(profile).importState(file),
+    'runner:import': ({ file, profile }) => requireCapability(session(profile), 'stateImport').importState(file),
     'runner:unpair': async ({ force, profile }) => {
-      await session(profile).unpair(force);
+      await pairing(profile).unpair(force);
       return null;
     },
     'runner:pause': async ({ minutes, note, profile }) => {

@@ -237,6 +237,7 @@ function quitHandlers(serving: Serving): (signal: string) => void {
   const { core, alive, offEvents, lines, runLines, terminal, health, server } = serving;
   let exiting = false;
   core.onQuit(() => {
+    terminal.quitBegan();
     // A fleet's instances all stop with the host: the seed's `[fleet] …=stopping` line.
     runLines?.shutdown();
     void core.quit('after-turns').then(async (outcome) => {

@@ -27,7 +27,7 @@ export const SECHROOM_USAGE =
   '       (in a checkout with .sechroom/executor.json, as `sechroom executor run`: its instance key, lane, connector, TTL, capabilities; --root defaults to the working folder)\n' +
   '       runner-tray-headless --plane sechroom --control-plane <work layer url> --tenant <id> --fleet-config <file>\n' +
   '       runner-tray-headless [Rost flags] --fleet-config <file> (beside the Rost profile; SECHROOM_BASE_URL names the Work Layer)\n' +
-  '       (SECHROOM_TOKEN: a pre-minted bearer; CODEX_BIN: the codex to run; SECHROOM_TENANT for --tenant)';
+  '       (SECHROOM_TOKEN: a pre-minted bearer; SECHROOM_REFRESH_TOKEN: its refresh token, to refresh it on a 401; CODEX_BIN: the codex to run; SECHROOM_TENANT for --tenant)';
 
 /** Seed flag → instance setting. */
 const INSTANCE_FLAGS: Readonly<Record<string, string>> = {

@@ -18,6 +18,8 @@ export class TerminalReporter {
   private readonly names = new Map<string, string>();
   /** Turns that ended (not canceled) over the whole run. */
   private finishedTurns = 0;
+  /** How many had ended when the last quit began (null: no quit began). */
+  private finishedBeforeQuit: number | null = null;
   private readonly main: string;
 
   constructor(
@@ -47,12 +49,19 @@ export class TerminalReporter {
     }
   }
 
+  /** A quit began: the turns that end from now on are the quit's to count (drained or canceled). */
+  quitBegan(): void {
+    this.finishedBeforeQuit = this.finishedTurns;
+  }
+
   /**
-   * The exit line, its turns counted over the whole run (the quit's own count is only the
-   * turns that finished while it drained).
+   * The exit line, its turns counted over the whole run: those that ended before the quit
+   * and those the quit drained. A turn the quit canceled is not "finished", even when its
+   * plane reports it failed (a Sechroom task interrupted by a stop now is abandoned).
    */
   exitLine(outcome: Extract<QuitOutcome, { kind: 'stopped' }>): string {
-    return exitLine({ ...outcome, finished: Math.max(outcome.finished, this.finishedTurns) });
+    const before = this.finishedBeforeQuit;
+    return exitLine({ ...outcome, finished: before === null ? Math.max(outcome.finished, this.finishedTurns) : before + outcome.finished });
   }
 
   /** One line, named by its profile while the host has more than one. */

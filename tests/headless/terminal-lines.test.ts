@@ -29,6 +29,25 @@ describe('the headless terminal, as journalctl shows it', () => {
     expect(reporter.exitLine({ kind: 'stopped', finished: 0, canceled: 0, undelivered: 0 })).toBe('Stopped: 1 turn finished; every result delivered.');
   });
 
+  it('a turn the quit canceled is not counted finished, even when its plane reports it failed', () => {
+    const reporter = new TerminalReporter({ write: () => undefined });
+    const turn = (id: string, phase: string) => ({
+      id,
+      phase,
+      runtime: 'codex',
+      startedAt: '2026-12-07T10:00:00Z',
+      endedAt: '2026-12-07T10:00:03Z',
+      reason: null,
+    });
+    reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn('sechroom:lse_1', 'succeeded')], active: [] } } as never]);
+    reporter.quitBegan();
+    // A stop now interrupts the running Sechroom task: the plane reports it failed (abandoned).
+    reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn('sechroom:lse_2', 'failed')], active: [] } } as never]);
+    expect(reporter.exitLine({ kind: 'stopped', finished: 0, canceled: 1, undelivered: 0 })).toBe(
+      'Stopped: 1 turn finished, 1 turn canceled; every result delivered.',
+    );
+  });
+
   it('on the Sechroom plane the Mode line names the codex the executor drives, not Rost’s runtime detection', async () => {
     // No runtime detected for Rost: its Mode line would say none is ready.
     h = await startHarness({ core: { runtimeBinaries: { claude: '/nonexistent/claude', codex: '/nonexistent/codex' } } });

@@ -4,6 +4,7 @@ import { startEmulator, type RunningEmulator } from '../../emulator';
 import type { ProfileSummary } from '../../shared/profiles';
 import { watchModeLine } from '../../main/headless/seed-lines';
 import { TerminalReporter } from '../../main/headless/terminal-reporter';
+import { handedRefreshRefusedMessage } from '../../main/core/planes/sechroom/sechroom-auth';
 import { startHarness, type Harness } from '../integration/core-harness';
 import { gitOrigin, type GitOrigin } from '../integration/git-origin';
 
@@ -50,6 +51,33 @@ it('every profile gets its status lines, each named while there are several; a r
   // Every status line names its profile, but the first one, which may come while the host had one profile only.
   const unnamed = lines.filter((l) => l.includes('Status: ') && !/^\[[^\]]+\] Status: /.test(l));
   expect(unnamed.filter((l) => l !== 'Status: Not paired — This machine is not paired with a control plane yet.')).toEqual([]);
+}, 60_000);
+
+// A refused refresh was as silent as a refused bearer: the window and the terminal both say it.
+it('a Sechroom bearer whose SECHROOM_REFRESH_TOKEN is refused too: the window and the terminal say so', async () => {
+  repo = gitOrigin();
+  emu = await startEmulator({});
+  const minted = emu.sechroom.mintToken();
+  const env = { ...process.env, SECHROOM_TOKEN: 'oat_refused-by-the-work-layer', SECHROOM_REFRESH_TOKEN: 'ort_refused-too' };
+  h = await startHarness({ emu, core: { env } });
+  const lines: string[] = [];
+  const reporter = new TerminalReporter({ write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) }, null, Date.now, {
+    list: h.core.profiles.list(),
+    main: 'default',
+  });
+  h.core.host.subscribe((batch) => reporter.onEvents(batch));
+  await h.invoke<ProfileSummary>('profiles:add', { name: 'Work', connector: 'sechroom' });
+  await h.invoke('sechroom:configure', {
+    profile: 'work',
+    baseUrl: emu.sechroomUrl,
+    tenant: minted.tenant,
+    instance: { instanceKey: 'codex-a', root: repo.root, pollIntervalSeconds: 1 },
+    raisePr: false,
+  });
+  const refused = await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.status.state === 'error'), 30_000);
+  expect(refused.find((p) => p.id === 'work')!.status.reason).toBe(handedRefreshRefusedMessage(400));
+  await vi.waitFor(() => expect(lines).toContain(`[Work] Status: Error — ${handedRefreshRefusedMessage(400)}`));
+  expect(lines.join('\n')).not.toContain('ort_refused-too');
 }, 60_000);
 
 // The start line said "nothing is claimed" and stood while turns ran after a runtime became ready.

@@ -38,6 +38,14 @@ describe('npm run demo', () => {
     }
   });
 
+  it('demo-starts.mjs (N starts under load) refuses a bad --count with its usage line, before it starts anything', () => {
+    const run = spawnSync(process.execPath, ['scripts/demo-starts.mjs', '--count', '0'], { cwd: repoRoot, encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--count must be an integer from 1 to 1000');
+    expect(run.stderr).toContain('Usage: node scripts/demo-starts.mjs [--count 10] [--burners <n>] [--start-timeout <s>]');
+    expect(run.stdout).toBe('');
+  });
+
   it('refuses a bad --app-port with the usage line', () => {
     const run = spawnSync(process.execPath, ['scripts/demo.mjs', '--app-port', '70000'], { cwd: repoRoot, encoding: 'utf8' });
     expect(run.status).toBe(2);

@@ -82,7 +82,7 @@ export class SessionRegistry {
 
   async start(): Promise<void> {
     this.started = true;
-    for (const session of this.sessions()) await session.stopLeftovers();
+    for (const session of this.sessions()) await session.capabilities.leftovers?.stop();
     const swept = await this.deps.sweepStale();
     if (swept > 0) this.deps.log.info('removed leftovers of turns from a previous run', { count: swept });
     for (const session of this.sessions()) await session.start();
@@ -119,7 +119,7 @@ export class SessionRegistry {
     await this.deps.store.save([...stored.filter((p) => p.id !== id), profile]);
     this.open.set(id, opened);
     if (this.started) {
-      await opened.session.stopLeftovers();
+      await opened.session.capabilities.leftovers?.stop();
       await opened.session.start();
     }
     this.deps.log.info('profile added', { profile: id });

@@ -1,6 +1,7 @@
-import type { Profile, ProfileSummary } from '../../../shared/profiles';
+import type { ConnectorKind, Profile, ProfileSummary } from '../../../shared/profiles';
 import type { PairingState, RunnerSnapshot } from '../../../shared/runner';
 import type { RunnerStatus } from '../../../shared/status';
+import { CommandFailure } from '../base/dispatch';
 import type { RunnerIdentity } from '../runner/runner-state-store';
 
 /** What `runOne` did: whether a unit was claimed, and whether anything on the way failed. */
@@ -10,16 +11,47 @@ export interface RunOneOutcome {
   error: string | null;
 }
 
+/** Getting an identity from the control plane (Rost's pairing, Sechroom's sign-in) and giving it up. */
+export interface PairingCapability {
+  start(options?: { userCode?: string }): Promise<PairingState>;
+  cancel(): void;
+  unpair(force: boolean): Promise<void>;
+}
+
+/** Taking over the identity of a state file another runner left (`rost runner serve`'s). */
+export interface StateImportCapability {
+  importState(file: string): Promise<{ runnerId: string; notes: string[] }>;
+}
+
+/** Runtimes a crashed host left running, stopped before any profile starts (the host then sweeps their files). */
+export interface LeftoversCapability {
+  stop(): Promise<void>;
+}
+
+/** What a plane's session can do beyond the core: a plane declares only what it really does. */
+export interface SessionCapabilities {
+  pairing?: PairingCapability;
+  stateImport?: StateImportCapability;
+  leftovers?: LeftoversCapability;
+}
+
+export type CapabilityName = keyof SessionCapabilities;
+
 /**
  * One profile's runner session: its identity against its control plane, its pause, its
  * one claim loop and its turns. The registry holds one per profile and knows nothing of
- * the connector behind it: a Rost session today (rost-session.ts); a Sechroom session
- * implements the same interface.
+ * the connector behind it: every plane implements this core (rost-session.ts,
+ * sechroom-session.ts; the parts they share are sessions/session-base.ts) and declares
+ * what else it can do in `capabilities`.
  */
 export interface RunnerSession {
   readonly profile: Profile;
-  /** Before any profile starts: stops runtimes a crashed host left running (the host then sweeps their files). */
-  stopLeftovers(): Promise<void>;
+  readonly capabilities: SessionCapabilities;
+  /**
+   * What to do instead, said with the refusal of a capability this plane lacks
+   * (`requireCapability`), e.g. "sign in or set SECHROOM_TOKEN".
+   */
+  readonly instead?: Partial<Record<CapabilityName, string>>;
   start(): Promise<void>;
   /** Stops claiming and beating; turns still running are the drain's business. */
   stop(): Promise<void>;
@@ -30,10 +62,6 @@ export interface RunnerSession {
   readonly identity: RunnerIdentity | null;
   readonly paused: boolean;
 
-  startPairing(options?: { userCode?: string }): Promise<PairingState>;
-  cancelPairing(): void;
-  importState(file: string): Promise<{ runnerId: string; notes: string[] }>;
-  unpair(force: boolean): Promise<void>;
   pause(minutes: number | null, note: string | null): Promise<void>;
   resume(): Promise<void>;
   rename(name: string): void;
@@ -67,4 +95,25 @@ export interface RunnerSession {
   runOne(): Promise<RunOneOutcome>;
   /** After each good heartbeat (the headless seed lines print one). */
   onHeartbeat(listener: () => void): () => void;
+}
+
+const PLANE_NAMES: Record<ConnectorKind, string> = { rost: 'Rost', sechroom: 'Sechroom' };
+
+/** What a profile of a plane without the capability cannot do, as the refusal says it. */
+const LACKS: Record<CapabilityName, string> = {
+  pairing: 'has nothing to pair or sign in to',
+  stateImport: 'has no runner state file to import',
+  leftovers: 'has no leftover runtimes to stop',
+};
+
+/**
+ * A capability of the session, or the one refusal for a plane that lacks it (every command
+ * asks here): CommandFailure('unsupported', naming the plane and what to do instead).
+ */
+export function requireCapability<K extends CapabilityName>(session: RunnerSession, name: K): NonNullable<SessionCapabilities[K]> {
+  const capability = session.capabilities[name];
+  if (capability) return capability as NonNullable<SessionCapabilities[K]>;
+  const instead = session.instead?.[name];
+  const plane = PLANE_NAMES[session.profile.connector];
+  throw new CommandFailure('unsupported', `A ${plane} profile ${LACKS[name]}${instead ? `; ${instead}` : ''}.`);
 }

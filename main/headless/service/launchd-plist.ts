@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { envFileFlag } from './env-file';
 import { stopTimeoutSeconds, type ServiceSpec } from './service-spec';
 
 export function launchdLabel(name: string): string {
@@ -20,11 +21,13 @@ function xml(text: string): string {
 /**
  * A launchd agent: starts at login, restarted when it exits with an error
  * (`KeepAlive.SuccessfulExit = false`), SIGTERM on stop with the drain limit (plus time to
- * report) before launchd kills it, stdout and stderr in one log file.
+ * report) before launchd kills it, stdout and stderr in one log file. The secret-named
+ * variables are not in it: node loads them from `secretsFile` (0600) when there are any.
  */
-export function launchdPlist(spec: ServiceSpec, home: string): string {
+export function launchdPlist(spec: ServiceSpec, home: string, secretsFile: string | null = null): string {
   const log = launchdLogPath(home, spec.name);
-  const args = [spec.entry.command, ...spec.entry.args, ...spec.hostArgs].map((a) => `    <string>${xml(a)}</string>`);
+  const node = secretsFile ? [spec.entry.command, envFileFlag(secretsFile)] : [spec.entry.command];
+  const args = [...node, ...spec.entry.args, ...spec.hostArgs].map((a) => `    <string>${xml(a)}</string>`);
   const env = Object.entries(spec.env).map(([k, v]) => `    <key>${xml(k)}</key>\n    <string>${xml(v)}</string>`);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -1,7 +1,9 @@
 import path from 'node:path';
+import { nodeEnvFile, serviceSecretsPath } from './env-file';
 import { launchdLabel, launchdLogPath, launchdPlist, launchdPlistPath } from './launchd-plist';
 import { lastStatusLine, must, ServiceCommandError, tail, type ServiceManager, type ServiceState } from './service-manager-kit';
 import type { ServicePort } from './service-port';
+import type { ServiceSpec } from './service-spec';
 import { systemdManager } from './systemd-manager';
 import { windowsLogPath, windowsTaskName, windowsTaskXml, windowsTaskXmlPath } from './windows-task';
 
@@ -10,10 +12,23 @@ export type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 
 type Out = { write(text: string): unknown };
 
+/** The secret-named variables to their 0600 file (or no file when there are none); the file, or null. */
+function writeSecrets(port: ServicePort, file: string, spec: ServiceSpec): string | null {
+  if (Object.keys(spec.secretEnv).length === 0) {
+    port.removeFile(file);
+    return null;
+  }
+  const text = nodeEnvFile(spec.secretEnv);
+  port.mkdir(path.dirname(file));
+  port.writeFile(file, text, { mode: 0o600 });
+  return file;
+}
+
 export function launchdManager(port: ServicePort, name: string): ServiceManager {
   const label = launchdLabel(name);
   const file = launchdPlistPath(port.homeDir, name);
   const log = launchdLogPath(port.homeDir, name);
+  const secrets = serviceSecretsPath('darwin', port.homeDir, {}, name);
   const domain = `gui/${port.uid ?? 0}`;
   const target = `${domain}/${label}`;
   return {
@@ -21,14 +36,16 @@ export function launchdManager(port: ServicePort, name: string): ServiceManager 
     async install(spec) {
       port.mkdir(path.dirname(file));
       port.mkdir(path.dirname(log));
-      // The plist carries the environment, secrets included (launchd has no separate file): owner only.
-      port.writeFile(file, launchdPlist(spec, port.homeDir), { mode: 0o600 });
+      // Paths, names and a URL are nobody else's business: owner only. The secrets are in their own 0600 file.
+      const secretsFile = writeSecrets(port, secrets, spec);
+      port.writeFile(file, launchdPlist(spec, port.homeDir, secretsFile), { mode: 0o600 });
       // A reinstall replaces a loaded agent; "not loaded" is fine.
       await port.run('launchctl', ['bootout', target]);
       try {
         await must(port, 'launchctl', ['bootstrap', domain, file]);
       } catch (error) {
         port.removeFile(file);
+        port.removeFile(secrets);
         throw error;
       }
     },
@@ -52,6 +69,7 @@ export function launchdManager(port: ServicePort, name: string): ServiceManager 
     async uninstall() {
       await port.run('launchctl', ['bootout', target]);
       port.removeFile(file);
+      port.removeFile(secrets);
     },
   };
 }
@@ -60,23 +78,29 @@ export function windowsManager(port: ServicePort, env: Record<string, string | u
   const task = windowsTaskName(name);
   const xmlFile = windowsTaskXmlPath(port.homeDir, env, name);
   const log = windowsLogPath(port.homeDir, env, name);
+  const secrets = serviceSecretsPath('win32', port.homeDir, env, name);
+  const removeFiles = () => {
+    port.removeFile(xmlFile);
+    port.removeFile(secrets);
+  };
   return {
     definitionPath: xmlFile,
     async install(spec) {
       port.mkdir(path.dirname(xmlFile));
       port.mkdir(path.dirname(log));
-      port.writeFile(xmlFile, windowsTaskXml(spec, port.homeDir, env, port.userName), { encoding: 'utf16le', mode: 0o600 });
+      const secretsFile = writeSecrets(port, secrets, spec);
+      port.writeFile(xmlFile, windowsTaskXml(spec, port.homeDir, env, port.userName, secretsFile), { encoding: 'utf16le', mode: 0o600 });
       try {
         await must(port, 'schtasks', ['/Create', '/TN', task, '/XML', xmlFile, '/F']);
       } catch (error) {
-        port.removeFile(xmlFile);
+        removeFiles();
         throw error;
       }
       try {
         await must(port, 'schtasks', ['/Run', '/TN', task]);
       } catch (error) {
         await port.run('schtasks', ['/Delete', '/TN', task, '/F']);
-        port.removeFile(xmlFile);
+        removeFiles();
         throw error;
       }
     },
@@ -100,7 +124,7 @@ export function windowsManager(port: ServicePort, env: Record<string, string | u
     async uninstall() {
       await port.run('schtasks', ['/End', '/TN', task]);
       await must(port, 'schtasks', ['/Delete', '/TN', task, '/F']);
-      port.removeFile(xmlFile);
+      removeFiles();
     },
   };
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { envFileFlag } from './env-file';
 import type { ServiceSpec } from './service-spec';
 
 export function windowsTaskName(name: string): string {
@@ -27,13 +28,21 @@ export function cmdQuote(word: string): string {
  * (as this user, only while logged on: no stored password), restarts on failure every
  * minute, has no run-time limit, and appends its output to a log file through cmd.exe
  * (Task Scheduler keeps none). The environment is set on the command line, as tasks have
- * no environment block. `stop` ends the task without a drain: running turns are reported
- * failed at the next start ("runner restarted").
+ * no environment block; the secret-named ones are not (node loads them from `secretsFile`).
+ * `stop` ends the task without a drain: running turns are reported failed at the next start
+ * ("runner restarted").
  */
-export function windowsTaskXml(spec: ServiceSpec, home: string, env: Record<string, string | undefined>, userName: string): string {
+export function windowsTaskXml(
+  spec: ServiceSpec,
+  home: string,
+  env: Record<string, string | undefined>,
+  userName: string,
+  secretsFile: string | null = null,
+): string {
   const log = windowsLogPath(home, env, spec.name);
   const sets = Object.entries(spec.env).map(([k, v]) => `set ${cmdQuote(`${k}=${v}`)}`);
-  const run = [spec.entry.command, ...spec.entry.args, ...spec.hostArgs].map(cmdQuote).join(' ');
+  const node = secretsFile ? [spec.entry.command, envFileFlag(secretsFile)] : [spec.entry.command];
+  const run = [...node, ...spec.entry.args, ...spec.hostArgs].map(cmdQuote).join(' ');
   const line = `/d /s /c "${[...sets, `${run} >> ${cmdQuote(log)} 2>&1`].join(' && ')}"`;
   return [
     '<?xml version="1.0" encoding="UTF-16"?>',

@@ -4,18 +4,16 @@
  * hooks through which those components reach back into the session's own state (a change, the claim
  * gate, the heartbeat's body, the active and undelivered counts).
  */
-import type { HostEvent } from '../../../../shared/contract';
-import type { Profile } from '../../../../shared/profiles';
 import type { HeartbeatRequest, RunnerPairingStartOutput } from '../../../../shared/protocol';
 import type { SecretStorageInfo } from '../../../../shared/runner';
 import type { Settings } from '../../../../shared/settings';
 import type { RunnerConnector } from './connector';
-import type { Clock, Logger, PlatformInfo } from '../../base/ports';
+import type { PlatformInfo } from '../../base/ports';
 import type { CapabilityDetector } from '../../runner/capabilities';
 import type { HeartbeatTracker } from './heartbeat-tracker';
 import type { IdentityKeeper, RunnerSecretStore } from './identity-keeper';
 import type { PauseState } from '../../runner/pause-state';
-import type { RunnerIdentity, RunnerStateStore } from '../../runner/runner-state-store';
+import type { RunnerIdentity } from '../../runner/runner-state-store';
 import type { RuntimeBreaker } from '../../runner/runtime-breaker';
 import type { CapacityHistory } from '../../runner/telemetry';
 import type { ClaimAdmission } from '../../work/claim-admission';
@@ -24,16 +22,12 @@ import type { TurnRegistry } from '../../work/turn-registry';
 import type { UnitLauncher } from './unit-launcher';
 import type { ClaimStrategy } from '../../sessions/claim-loop';
 import type { MachineSlots } from '../../sessions/machine-slots';
+import type { SessionBaseDeps } from '../../sessions/session-base';
 import type { RuntimeGate } from './runtime-gate';
 import type { AnswerWatch } from './answer-watch';
 
-export interface RostSessionDeps {
-  profile: Profile;
-  /** The profile's folder: its state file, outbox and running journal. */
-  dir: string;
-  clock: Clock;
-  log: Logger;
-  random?: () => number;
+/** `dir` holds its state file, outbox and running journal. */
+export interface RostSessionDeps extends SessionBaseDeps {
   /** The profile's effective settings (its own over the host's). */
   settings(): Settings;
   /** The heartbeat's model account state (measured, unless the setting overrides it). */
@@ -42,7 +36,6 @@ export interface RostSessionDeps {
   secretStorage: SecretStorageInfo;
   /** The profile's secret-store account for a control plane. */
   account(controlPlaneUrl: string): string;
-  state: RunnerStateStore;
   connectorFor(baseUrl: string): RunnerConnector;
   capabilities: CapabilityDetector;
   breaker: RuntimeBreaker;
@@ -54,7 +47,6 @@ export interface RostSessionDeps {
   platform: PlatformInfo;
   appVersion: string;
   cpuCount: number;
-  emit(event: HostEvent): void;
   registerSecret(secret: string): void;
   knownSecrets(): readonly string[];
   registerTurnSecret?(secret: string): () => void;
@@ -66,8 +58,6 @@ export interface RostSessionDeps {
   strategy: 'adaptive' | 'seed';
   /** false: claim only when asked (`runOne`, for `--once`). */
   autoClaim: boolean;
-  /** The status or the snapshot changed (the registry tells the switcher and the tray). */
-  onChange(): void;
   /** A runtime's readiness changed here (auth failure, breaker): every profile looks again. */
   onRuntimes(notice: string | null): void;
 }

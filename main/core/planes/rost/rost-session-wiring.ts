@@ -1,13 +1,14 @@
 /**
  * Assembling a Rost session from its parts: the heartbeat tracker (its beat resumes delivery, wakes the
  * claim loop and tells the session's listeners), the identity keeper (connecting starts the heartbeat),
- * the pause state, the unit launcher with its host callbacks, and the claim loop. The parts refer to one
- * another lazily through `parts`, filled before any of them runs.
+ * the unit launcher with its host callbacks, and the claim loop; the pause state and the events are the
+ * session's own (sessions/session-base.ts). The parts refer to one another lazily through `parts`, filled
+ * before any of them runs.
  */
 import { ResumeCache } from './resume-cache';
 import { HeartbeatTracker } from './heartbeat-tracker';
 import { IdentityKeeper } from './identity-keeper';
-import { PauseState } from '../../runner/pause-state';
+import type { PauseState } from '../../runner/pause-state';
 import { UnitLauncher } from './unit-launcher';
 import { RuntimeGate } from './runtime-gate';
 import { AnswerWatch, watchedConnector } from './answer-watch';
@@ -15,14 +16,17 @@ import type { SessionEvents } from '../../sessions/session-events';
 import { claimLoop } from './rost-session-claims';
 import type { RostSessionDeps, SessionHooks, SessionParts } from './rost-session-deps';
 
-/** Builds the session's parts; `events` hears each heartbeat. */
-export function wireSession(deps: RostSessionDeps, hooks: SessionHooks, events: SessionEvents): SessionParts {
-  const parts: Partial<SessionParts> = { runtimes: new RuntimeGate(deps.capabilities, deps.breaker, deps.settings, deps.log) };
+/** Builds the session's parts around its own events (they hear each heartbeat) and pause state. */
+export function wireSession(
+  deps: RostSessionDeps,
+  hooks: SessionHooks,
+  { events, pauseState }: { events: SessionEvents; pauseState: PauseState },
+): SessionParts {
+  const parts: Partial<SessionParts> = { runtimes: new RuntimeGate(deps.capabilities, deps.breaker, deps.settings, deps.log), pauseState };
   const get = () => parts as SessionParts;
   parts.heartbeat = heartbeatTracker(deps, hooks, events, get);
   parts.answers = new AnswerWatch({ clock: deps.clock, onChange: () => hooks.changed() });
   parts.identityKeeper = identityKeeper(deps, hooks, get);
-  parts.pauseState = pauseState(deps, hooks, get);
   parts.launcher = unitLauncher(deps, hooks, get);
   parts.loop = claimLoop(deps, hooks, get);
   return get();
@@ -70,19 +74,6 @@ function identityKeeper(deps: RostSessionDeps, hooks: SessionHooks, get: () => S
     },
     onForgotten: () => get().heartbeat.stop(),
     onChange: () => hooks.changed(),
-  });
-}
-
-function pauseState(deps: RostSessionDeps, hooks: SessionHooks, get: () => SessionParts): PauseState {
-  return new PauseState({
-    clock: deps.clock,
-    log: deps.log,
-    state: deps.state,
-    onChange: (paused) => {
-      if (!paused) deps.breaker.reset();
-      get().heartbeat.beatNow();
-      hooks.changed();
-    },
   });
 }
 

@@ -5,46 +5,40 @@
  * (status, snapshot, heartbeat body) in rost-session-status.
  */
 import { errorText } from '../../../../shared/errors';
-import type { Profile, ProfileSummary } from '../../../../shared/profiles';
-import type { PairingState, RunnerSnapshot } from '../../../../shared/runner';
+import type { ProfileSummary } from '../../../../shared/profiles';
+import type { RunnerSnapshot } from '../../../../shared/runner';
 import { redactText } from '../../../../shared/redact';
 import type { RunnerStatus } from '../../../../shared/status';
 import type { HeartbeatTracker } from './heartbeat-tracker';
 import type { IdentityKeeper } from './identity-keeper';
-import type { PauseState } from '../../runner/pause-state';
 import type { RunnerIdentity } from '../../runner/runner-state-store';
 import type { UnitLauncher } from './unit-launcher';
 import type { ClaimStrategy } from '../../sessions/claim-loop';
 import type { RuntimeGate } from './runtime-gate';
-import type { RunOneOutcome, RunnerSession } from '../../sessions/session';
-import { SessionEvents } from '../../sessions/session-events';
+import type { RunOneOutcome, SessionCapabilities } from '../../sessions/session';
+import { SessionBase } from '../../sessions/session-base';
 import type { AnswerWatch } from './answer-watch';
 import type { RostSessionDeps, SessionParts } from './rost-session-deps';
 import { wireSession } from './rost-session-wiring';
 import { sessionHeartbeatBody, sessionSnapshot, sessionStatus, type SessionState } from './rost-session-status';
 
 /** A profile's runner session against a Rost control plane. */
-export class RostSession implements RunnerSession {
+export class RostSession extends SessionBase {
+  readonly capabilities: SessionCapabilities;
   private readonly identityKeeper: IdentityKeeper;
   private readonly heartbeat: HeartbeatTracker;
   private readonly answers: AnswerWatch;
-  private readonly pauseState: PauseState;
   private readonly launcher: UnitLauncher;
   private readonly loop: ClaimStrategy;
-  private readonly events: SessionEvents;
   private readonly runtimes: RuntimeGate;
   private readonly parts: SessionParts;
   private active = 0;
   private undeliveredCount = 0;
-  private holding = false;
   private draining = false;
-  private stopping: { deadline: number; mode: 'after-turns' | 'now' } | null = null;
   private started = false;
-  private name: string;
 
   constructor(private readonly deps: RostSessionDeps) {
-    this.name = deps.profile.name;
-    this.events = new SessionEvents({ profile: deps.profile.id, emit: (event) => deps.emit(event), onChange: () => deps.onChange() });
+    super(deps);
     const parts = wireSession(
       deps,
       {
@@ -62,31 +56,31 @@ export class RostSession implements RunnerSession {
           this.changed();
         },
       },
-      this.events,
+      { events: this.events, pauseState: this.pauseState },
     );
     this.parts = parts;
-    ({ identityKeeper: this.identityKeeper, heartbeat: this.heartbeat, answers: this.answers, pauseState: this.pauseState } = parts);
+    ({ identityKeeper: this.identityKeeper, heartbeat: this.heartbeat, answers: this.answers } = parts);
     ({ launcher: this.launcher, loop: this.loop, runtimes: this.runtimes } = parts);
+    const keeper = this.identityKeeper;
+    this.capabilities = {
+      pairing: {
+        start: (options = {}) => keeper.startPairing(options),
+        cancel: () => keeper.cancelPairing(),
+        unpair: (force) => keeper.unpair(force),
+      },
+      stateImport: { importState: (file) => keeper.importState(file) },
+      leftovers: { stop: () => this.launcher.stopLeftovers() },
+    };
   }
 
-  get profile(): Profile {
-    return { ...this.deps.profile, name: this.name };
-  }
   get identity(): RunnerIdentity | null {
     return this.identityKeeper.identity;
-  }
-  get paused(): boolean {
-    return this.pauseState.current !== null;
   }
   get activeCount(): number {
     return this.launcher.activeCount;
   }
   get undelivered(): number {
     return this.launcher.undelivered;
-  }
-
-  stopLeftovers(): Promise<void> {
-    return this.launcher.stopLeftovers();
   }
 
   async start(): Promise<void> {
@@ -110,40 +104,12 @@ export class RostSession implements RunnerSession {
     this.launcher.stop();
   }
 
-  startPairing(options: { userCode?: string } = {}): Promise<PairingState> {
-    return this.identityKeeper.startPairing(options);
-  }
-  cancelPairing(): void {
-    this.identityKeeper.cancelPairing();
-  }
-  importState(file: string): Promise<{ runnerId: string; notes: string[] }> {
-    return this.identityKeeper.importState(file);
-  }
-  unpair(force: boolean): Promise<void> {
-    return this.identityKeeper.unpair(force);
-  }
-  pause(minutes: number | null, note: string | null): Promise<void> {
-    return this.pauseState.pause(minutes, note);
-  }
-  async resume(): Promise<void> {
-    await this.pauseState.resume();
-  }
-
-  rename(name: string): void {
-    this.name = name;
-    this.changed();
-  }
-
   reconfigure(): void {
     void this.identityKeeper.renameIfChanged().then((renamed) => {
       if (renamed) this.heartbeat.beatNow();
     });
     this.deps.machine.recheck();
     this.heartbeat.beatNow();
-    this.changed();
-  }
-
-  refreshStatus(): void {
     this.changed();
   }
 
@@ -166,20 +132,15 @@ export class RostSession implements RunnerSession {
     return this.launcher.whenIdle();
   }
 
-  holdClaims(): void {
-    this.holding = true;
-    this.changed();
+  /** A pause that ends resets the breaker; the control plane hears of either at once. */
+  protected override pauseChanged(paused: boolean): void {
+    if (!paused) this.deps.breaker.reset();
+    this.heartbeat.beatNow();
   }
-  releaseClaims(): void {
-    if (!this.holding) return;
-    this.holding = false;
-    this.changed();
-  }
-  setStopping(stopping: { deadline: number; mode: 'after-turns' | 'now' } | null): void {
-    const was = this.stopping !== null;
-    this.stopping = stopping;
-    if (was !== (stopping !== null)) this.heartbeat.beatNow();
-    this.changed();
+
+  /** The heartbeat says at once that this runner stops taking work (or takes it again). */
+  protected override stoppingChanged(): void {
+    this.heartbeat.beatNow();
   }
 
   async drain(limitMs: number): Promise<{ canceled: number }> {
@@ -205,10 +166,6 @@ export class RostSession implements RunnerSession {
     await this.launcher.flush();
     const undelivered = this.launcher.undelivered > 0;
     return { claimed: true, error: refused ?? (undelivered ? 'the result could not be delivered yet (it stays queued)' : null) };
-  }
-
-  onHeartbeat(listener: () => void): () => void {
-    return this.events.onHeartbeat(listener);
   }
 
   status(): RunnerStatus {
@@ -255,8 +212,8 @@ export class RostSession implements RunnerSession {
   }
 
   /** Every change of state: the claim loop looks again, the window and the registry hear of it. */
-  private changed(): void {
+  protected override changed(): void {
     this.loop.nudge();
-    this.events.changed(this.snapshot());
+    super.changed();
   }
 }

@@ -12,7 +12,7 @@ import { ExecutorTaskRun } from './executor-task-run';
 import { TurnRecords, type SechroomTurnRecord, type SessionSummary } from './turn-records';
 
 export type { SechroomTurnRecord, SessionSummary } from './turn-records';
-export type { ExecutorSessionDeps, SessionStatus, WorkLayerPort } from './executor-contract';
+export type { ExecutorSessionDeps, SessionStatus } from './executor-contract';
 
 /**
  * One Sechroom executor instance's loop (seed B5/B6), reading top to bottom: register →

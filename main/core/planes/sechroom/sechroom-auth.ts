@@ -25,6 +25,8 @@ export class AuthExpiredError extends ConnectorError {
 }
 
 export const SECHROOM_TOKEN_REJECTED = 'SECHROOM_TOKEN was rejected (401) and cannot be refreshed — mint a fresh bearer and re-export SECHROOM_TOKEN.';
+export const handedRefreshRefusedMessage = (status: number) =>
+  `SECHROOM_TOKEN was rejected (401) and the Work Layer refused SECHROOM_REFRESH_TOKEN (${status}) — mint a fresh pair and re-export SECHROOM_TOKEN and SECHROOM_REFRESH_TOKEN.`;
 export const noRefreshTokenMessage = (account: string) =>
   `Session for account "${account}" was rejected (401) and has no refresh token. Run \`sechroom login --account ${account}\` again.`;
 export const refreshFailedMessage = (account: string, status: number) => `Token refresh failed (${status}). Run \`sechroom login --account ${account}\` again.`;
@@ -44,20 +46,78 @@ export interface SechroomTokenSource {
   refreshAfter401(failed: string): Promise<string>;
 }
 
-/** A pre-minted `SECHROOM_TOKEN`: sent as is, never refreshed. [seed B2] */
+/** `SECHROOM_REFRESH_TOKEN` handed in beside the bearer, and how to use it: the Work Layer's OAuth refresh. */
+export interface HandedRefresh {
+  refreshToken: string;
+  oauth: Pick<OAuthClient, 'refresh'>;
+  registerSecret(secret: string): void;
+  log: Logger;
+}
+
+/**
+ * A pre-minted `SECHROOM_TOKEN`: sent as is [seed B2]. Never refreshed, unless a
+ * `SECHROOM_REFRESH_TOKEN` was handed in with it: then a 401 gets one refresh (shared by
+ * every call that failed with the same token; refresh tokens rotate), and the new pair is
+ * kept in memory for as long as the process runs.
+ */
 export class StaticTokenSource implements SechroomTokenSource {
   readonly kind = 'static';
+  private token: string;
+  private refreshToken: string | null;
+  private refreshing: Promise<string> | null = null;
+  /** Why the handed refresh token no longer works, once the Work Layer refused it. */
+  private refused: string | null = null;
 
-  constructor(private readonly token: string) {
-    if (!token.trim()) throw new AuthExpiredError('SECHROOM_TOKEN is empty — mint a bearer and export SECHROOM_TOKEN.', 'new_token');
+  constructor(
+    /** The bearer as it was handed in (the session keeps a source while it is the same). */
+    readonly handed: string,
+    private readonly refresh: HandedRefresh | null = null,
+  ) {
+    if (!handed.trim()) throw new AuthExpiredError('SECHROOM_TOKEN is empty — mint a bearer and export SECHROOM_TOKEN.', 'new_token');
+    this.token = handed;
+    this.refreshToken = refresh?.refreshToken ?? null;
   }
 
   async accessToken(): Promise<string> {
     return this.token;
   }
 
-  async refreshAfter401(): Promise<string> {
-    throw new AuthExpiredError(SECHROOM_TOKEN_REJECTED, 'new_token');
+  async refreshAfter401(failed: string): Promise<string> {
+    // Another call already replaced the token that failed: use the new one.
+    if (failed !== this.token) return this.token;
+    this.refreshing ??= this.renew().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async renew(): Promise<string> {
+    const refresh = this.refresh;
+    const refreshToken = this.refreshToken;
+    if (!refresh || !refreshToken) throw new AuthExpiredError(this.refused ?? SECHROOM_TOKEN_REJECTED, 'new_token');
+    let outcome: RefreshOutcome;
+    try {
+      outcome = await refresh.oauth.refresh(refreshToken);
+    } catch (error) {
+      // Unreachable or broken token endpoint: not a verdict on the refresh token. Keep it, let the caller back off.
+      if (isConnectorError(error) && error.retryable) throw error;
+      throw this.refuse(refresh, isConnectorError(error) ? (error.status ?? 0) : 0);
+    }
+    if (outcome.kind === 'invalid_grant') throw this.refuse(refresh, outcome.status ?? 400);
+    const { access_token: access, refresh_token: next } = outcome.tokens;
+    refresh.registerSecret(access);
+    if (next) refresh.registerSecret(next);
+    this.token = access;
+    this.refreshToken = next ?? refreshToken;
+    refresh.log.info('the handed-in Sechroom bearer was refreshed after a 401');
+    return access;
+  }
+
+  private refuse(refresh: HandedRefresh, status: number): AuthExpiredError {
+    this.refreshToken = null;
+    this.refused = handedRefreshRefusedMessage(status);
+    refresh.log.warn('the Work Layer refused SECHROOM_REFRESH_TOKEN: mint a fresh pair');
+    return new AuthExpiredError(this.refused, 'new_token');
   }
 }
 

@@ -1,10 +1,7 @@
-import type { HostEvent } from '../../../../shared/contract';
-import type { Profile } from '../../../../shared/profiles';
 import type { SecretStorageInfo } from '../../../../shared/runner';
 import type { FetchLike } from '../../connectors/http-json';
-import type { Clock, Logger } from '../../base/ports';
-import type { RunnerStateStore } from '../../runner/runner-state-store';
 import type { SecretStore } from '../../secrets/secret-store';
+import type { SessionBaseDeps } from '../../sessions/session-base';
 import type { TurnRegistry } from '../../work/turn-registry';
 import type { MachineSlotPort } from './machine-slot';
 import type { SechroomProfileConfig } from './sechroom-config';
@@ -29,16 +26,9 @@ export interface SechroomPlumbing {
   machine?: MachineSlotPort;
 }
 
-export interface SechroomSessionDeps {
-  profile: Profile;
-  /** The profile's folder: sechroom.json, the outbox, the in-flight journal. */
-  dir: string;
-  clock: Clock;
-  log: Logger;
-  random?: () => number;
+/** `dir` holds sechroom.json, the outbox and the in-flight journal; `state` its pause. */
+export interface SechroomSessionDeps extends SessionBaseDeps {
   registry: TurnRegistry;
-  emit(event: HostEvent): void;
-  onChange(): void;
   secrets: SecretStore | null;
   secretStorage: SecretStorageInfo;
   registerSecret(secret: string): void;
@@ -46,8 +36,6 @@ export interface SechroomSessionDeps {
   fetch?: FetchLike;
   /** `SECHROOM_TOKEN` when it applies to this profile (sechroom-token-scope.ts), and where its credential comes from. */
   tokenScope(): TokenScope;
-  /** The profile's state file: its pause is kept there. */
-  state: RunnerStateStore;
   /** Settings the host was started with (headless flags, a fleet import): saved over the stored ones. */
   initial?: SechroomProfileConfig;
   plumbing(config: SechroomProfileConfig): SechroomPlumbing;

@@ -1,13 +1,29 @@
 import { errorText } from '../../../../shared/errors';
+import { laneOf, type InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import type { TurnView } from '../../../../shared/turns';
-import type { Clock } from '../../base/ports';
-import type { FetchLike } from '../../connectors/http-json';
 import type { RunOneOutcome } from '../../sessions/session';
-import { SechroomRunnerSession, type SechroomSessionSnapshot } from './runner-session';
-import type { SechroomTokenSource } from './sechroom-auth';
+import type { SessionStatus } from './executor-session';
+import { AuthExpiredError, type SechroomTokenSource } from './sechroom-auth';
 import type { SechroomProfileConfig } from './sechroom-config';
 import type { SechroomPlumbing, SechroomSessionDeps } from './sechroom-session-deps';
-import { WorkLayerClient } from './work-layer-client';
+import { SechroomTurnRows } from './sechroom-session-turns';
+import { buildExecutorRun, type ExecutorRun } from './sechroom-session-wiring';
+import type { SessionSummary } from './turn-records';
+
+/** What a host shows of a Sechroom profile's executor. No secrets: ids, counts and display text. */
+export interface SechroomSessionSnapshot {
+  kind: 'sechroom';
+  instanceKey: string;
+  lane: string;
+  baseUrl: string;
+  status: SessionStatus;
+  paused: boolean;
+  summary: SessionSummary;
+  /** Completions and telemetry batches still waiting in the outbox. */
+  outboxPending: number;
+  /** Tasks claimed and not settled yet. */
+  active: TurnView[];
+}
 
 /** What the profile's session hears of its executor: a status that went live, and any change to show. */
 export interface SechroomExecutorEvents {
@@ -15,31 +31,44 @@ export interface SechroomExecutorEvents {
   changed(): void;
 }
 
+const NO_SUMMARY: SessionSummary = { processed: 0, completed: 0, abandoned: 0 };
+
 /**
- * The executor a Sechroom profile's session runs while it is started and signed in: its
- * start/open wiring (the Work Layer client for the profile's settings and credential, the
- * plumbing the host makes for them, the runner session's loop), its close (the loop
- * stopped, the codex app-server let go), its last status snapshot, and the profile's tasks
- * as rows of the Turns registry (with who waits for them all to end).
+ * The executor a Sechroom profile's session runs while it is started and signed in: open
+ * (the plumbing the host makes for its settings, then one run built in
+ * sechroom-session-wiring.ts and its loop started), claims held and let go, a task
+ * interrupted, close (the loop stopped and deregistered, the codex app-server let go). It
+ * keeps the run's status, latching a refused sign-in over the "stopped" of the shutdown
+ * that follows, and its last snapshot after it closed; the profile's tasks are rows of the
+ * Turns registry (sechroom-session-turns.ts).
  */
 export class SechroomSessionExecutor {
-  private runner: SechroomRunnerSession | null = null;
+  /** From `open` to `close`: the plumbing made for the open settings. */
   private plumbing: SechroomPlumbing | null = null;
+  /** The run's loop while it runs (it may end by itself: `--once`, a refused sign-in). */
+  private run: ExecutorRun | null = null;
+  private done: Promise<SessionSummary> | null = null;
+  private shown: { settings: InstanceSettings; baseUrl: string } | null = null;
+  private state: SessionStatus = { state: 'stopped' };
+  private held = false;
+  private readonly active = new Map<string, TurnView>();
+  private lastSummary: SessionSummary = { ...NO_SUMMARY };
   private last: SechroomSessionSnapshot | null = null;
-  private readonly turnIds = new Set<string>();
-  private readonly idleWaiters = new Set<() => void>();
+  private readonly rows: SechroomTurnRows;
 
   constructor(
     private readonly deps: SechroomSessionDeps,
     private readonly events: SechroomExecutorEvents,
-  ) {}
-
-  /** The runner session while one is open. */
-  get current(): SechroomRunnerSession | null {
-    return this.runner;
+  ) {
+    this.rows = new SechroomTurnRows({ profile: deps.profile.id, registry: deps.registry, clock: deps.clock });
   }
 
-  /** The runner session's last status snapshot (kept after it closed). */
+  /** Opened and not closed yet (its loop may have ended by itself). */
+  get isOpen(): boolean {
+    return this.plumbing !== null;
+  }
+
+  /** The last status snapshot (kept after the executor closed). */
   get snapshot(): SechroomSessionSnapshot | null {
     return this.last;
   }
@@ -51,34 +80,42 @@ export class SechroomSessionExecutor {
 
   /** The ids of the tasks claimed here and not ended yet. */
   get turns(): ReadonlySet<string> {
-    return this.turnIds;
+    return this.rows.running;
   }
 
   whenIdle(): Promise<void> {
-    if (this.turnIds.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.add(resolve));
+    return this.rows.whenIdle();
   }
 
-  /** Up to `limitMs` for the tasks in flight to end (a quit's drain). */
-  async idleWithin(limitMs: number): Promise<void> {
-    if (this.turnIds.size > 0 && limitMs > 0) {
-      let timer: ReturnType<Clock['setTimeout']> | null = null;
-      await Promise.race([this.whenIdle(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, limitMs)))]);
-      if (timer !== null) this.deps.clock.clearTimeout(timer);
-    }
+  idleWithin(limitMs: number): Promise<void> {
+    return this.rows.idleWithin(limitMs);
+  }
+
+  /** Claims nothing new (a task in flight goes on, the advertisement stays) until `resume`. */
+  pause(): void {
+    this.hold(true);
+  }
+
+  resume(): void {
+    this.hold(false);
+  }
+
+  /** Interrupts the task of a TurnView id (`sechroom:<leaseId>`) if it runs here now. */
+  interrupt(turnId: string): boolean {
+    if (!this.isOpen || !turnId.startsWith('sechroom:')) return false;
+    return this.run?.session.interrupt(turnId.slice('sechroom:'.length)) ?? false;
   }
 
   /** Every task here interrupted (nothing completed, leases left to expire); how many there were. */
   interruptAll(): number {
-    const running = [...this.turnIds];
-    for (const id of running) this.runner?.interrupt(id);
+    const running = [...this.rows.running];
+    for (const id of running) this.interrupt(id);
     return running.length;
   }
 
-  /** `--once`: the open runner session's one task run to its end, and what came of it. */
+  /** `--once`: the open executor's one task run to its end, and what came of it. */
   async ranOnce(): Promise<RunOneOutcome> {
-    const runner = this.runner!;
-    const summary = await runner.finished;
+    const summary = await this.finished();
     const status = this.last?.status;
     if (status?.state === 'auth_expired') return { claimed: summary.processed > 0, error: `auth expired: ${status.message}` };
     const pending = this.last?.outboxPending ?? 0;
@@ -88,68 +125,98 @@ export class SechroomSessionExecutor {
     };
   }
 
+  /** Resolves once the loop runs (its outbox loaded); claims wait while `paused`. */
   async open(config: SechroomProfileConfig, tokens: SechroomTokenSource, once: boolean, paused: boolean): Promise<void> {
-    this.plumbing = this.deps.plumbing(config);
-    const runner = new SechroomRunnerSession({
-      settings: config.instance,
-      client: new WorkLayerClient({ baseUrl: config.baseUrl, tenant: config.tenant, tokens, ...this.fetchOption(), knownSecrets: this.deps.knownSecrets }),
-      // The turns, and the workspace, root, admission and machine ports the host made for this profile.
-      ...this.plumbing,
-      dataDir: this.deps.dir,
-      clock: this.deps.clock,
-      log: this.deps.log,
-      ...(this.deps.random ? { random: this.deps.random } : {}),
-      ...(once ? { once: true } : {}),
-      ...(this.deps.offerWaitMs ? { offerWaitMs: this.deps.offerWaitMs } : {}),
-    });
-    runner.onEvent((event) => {
-      if (event.event === 'turn') this.turnChanged(event.turn);
-      else {
-        const wasLive = this.last?.status.state === 'live';
-        this.last = event.snapshot;
-        if (event.snapshot.status.state === 'live' && !wasLive) this.events.live();
-        this.changed();
-      }
-    });
-    this.runner = runner;
-    if (paused) runner.pause();
-    await runner.start();
+    const plumbing = this.deps.plumbing(config);
+    this.plumbing = plumbing;
+    [this.state, this.held, this.lastSummary] = [{ state: 'stopped' }, paused, { ...NO_SUMMARY }];
+    this.active.clear();
+    this.shown = { settings: config.instance, baseUrl: config.baseUrl };
+    if (paused) this.emitStatus();
+    const run = await buildExecutorRun(this.deps, { config, tokens, plumbing, once }, this.hooks());
+    this.run = run;
+    if (this.held) run.session.pause();
+    this.done = run.session.run().then(
+      (summary) => this.ended(summary),
+      (error: unknown) => {
+        this.deps.log.error(`the Sechroom session ended on an error: ${errorText(error)}`);
+        return this.ended(this.lastSummary);
+      },
+    );
   }
 
   async close(): Promise<void> {
-    const runner = this.runner;
     const plumbing = this.plumbing;
-    this.runner = null;
     this.plumbing = null;
-    if (runner) await runner.stop();
+    if (this.run) {
+      await this.run.session.stop();
+      await this.finished();
+    }
     await plumbing?.turns.stop?.().catch((error: unknown) => this.deps.log.warn(`could not stop the codex app-server: ${errorText(error)}`));
   }
 
-  private fetchOption(): { fetch?: FetchLike } {
-    return this.deps.fetch ? { fetch: this.deps.fetch } : {};
+  private hold(held: boolean): void {
+    if (!this.isOpen) return;
+    this.held = held;
+    if (held) this.run?.session.pause();
+    else this.run?.session.resume();
+    this.emitStatus();
+  }
+
+  private finished(): Promise<SessionSummary> {
+    return this.done ?? Promise.resolve(this.lastSummary);
+  }
+
+  private hooks(): Parameters<typeof buildExecutorRun>[2] {
+    return {
+      state: (status) => this.setStatus(status),
+      turn: (turn) => this.turnChanged(turn),
+      authExpired: (error) =>
+        this.setStatus({ state: 'auth_expired', message: error.message, remedy: error instanceof AuthExpiredError ? error.remedy : 'sign_in' }),
+      outboxChanged: () => this.emitStatus(),
+    };
+  }
+
+  private ended(summary: SessionSummary): SessionSummary {
+    this.lastSummary = summary;
+    this.run = null;
+    if (this.state.state !== 'auth_expired') this.setStatus({ state: 'stopped' });
+    return summary;
+  }
+
+  private setStatus(status: SessionStatus): void {
+    // A refused bearer ends the executor, whose shutdown then says "stopped": the refusal is what the operator must see.
+    if (status.state === 'stopped' && this.state.state === 'auth_expired') return;
+    this.state = status;
+    this.emitStatus();
   }
 
   private turnChanged(turn: TurnView): void {
-    const view: TurnView = { ...turn, profile: this.deps.profile.id };
-    const { registry } = this.deps;
-    if (view.endedAt === null) {
-      this.turnIds.add(view.id);
-      if (registry.get(view.id)) registry.patch(view.id, view);
-      else registry.add(view);
-    } else {
-      this.turnIds.delete(view.id);
-      if (registry.get(view.id)) registry.finish(view.id, view);
-      else registry.patchHistory(view.id, view, view);
-      if (this.turnIds.size === 0) {
-        const waiters = [...this.idleWaiters];
-        this.idleWaiters.clear();
-        waiters.forEach((done) => done());
-      }
-    }
-    this.changed();
+    if (turn.endedAt === null) this.active.set(turn.id, turn);
+    else this.active.delete(turn.id);
+    this.rows.changed(turn);
+    this.events.changed();
   }
 
-  private changed(): void {
+  private emitStatus(): void {
+    const wasLive = this.last?.status.state === 'live';
+    this.last = this.currentSnapshot();
+    if (this.last.status.state === 'live' && !wasLive) this.events.live();
     this.events.changed();
+  }
+
+  private currentSnapshot(): SechroomSessionSnapshot {
+    const { settings, baseUrl } = this.shown!;
+    return {
+      kind: 'sechroom',
+      instanceKey: settings.instanceKey,
+      lane: laneOf(settings),
+      baseUrl,
+      status: this.state,
+      paused: this.held,
+      summary: this.run ? this.run.session.counts : { ...this.lastSummary },
+      outboxPending: this.run?.outbox.pending ?? 0,
+      active: [...this.active.values()],
+    };
   }
 }

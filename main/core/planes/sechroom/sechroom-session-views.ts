@@ -5,7 +5,7 @@ import type { SechroomCredential, SechroomSettingsView } from '../../../../share
 import type { RunnerStatus } from '../../../../shared/status';
 import type { PauseState } from '../../runner/pause-state';
 import type { RunnerIdentity } from '../../runner/runner-state-store';
-import type { SechroomSessionSnapshot } from './runner-session';
+import type { SechroomSessionSnapshot } from './sechroom-session-executor';
 import type { SechroomProfileConfig } from './sechroom-config';
 import type { SechroomSessionDeps } from './sechroom-session-deps';
 import type { SechroomSignIn } from './sechroom-sign-in';

@@ -16,6 +16,8 @@ export interface SechroomSignInDeps {
   profile: string;
   /** `SECHROOM_TOKEN` when it applies to this profile: a pre-minted bearer, never refreshed; used instead of a device sign-in. */
   envToken(): string | null;
+  /** `SECHROOM_REFRESH_TOKEN` handed in with it: a 401 is then refreshed through the Work Layer's OAuth. */
+  envRefreshToken?(): string | null;
   secrets: SecretStore | null;
   secretStorage: SecretStorageInfo;
   registerSecret(secret: string): void;
@@ -30,6 +32,8 @@ export interface SechroomSignInDeps {
 /** One Sechroom profile's bearer: `SECHROOM_TOKEN`, or the Work Layer's device sign-in with its tokens in the secret store. */
 export class SechroomSignIn {
   private tokens: SechroomTokenSource | null = null;
+  /** The source made for the handed-in bearer: kept while it is the same, so a rotated refresh token is not lost. */
+  private handed: { key: string; source: StaticTokenSource } | null = null;
   private flow: SignInFlow | null = null;
   private state: PairingState | null = null;
 
@@ -62,8 +66,7 @@ export class SechroomSignIn {
   async source(config: SechroomProfileConfig): Promise<SechroomTokenSource | null> {
     const envToken = this.deps.envToken();
     if (envToken) {
-      this.deps.registerSecret(envToken);
-      this.tokens = new StaticTokenSource(envToken);
+      this.tokens = this.handedSource(envToken, config);
       return this.tokens;
     }
     if (!this.deps.secrets) return null;
@@ -104,6 +107,17 @@ export class SechroomSignIn {
     if (this.tokens instanceof OAuthTokenSource) await this.tokens.signOut();
     this.tokens = null;
     this.state = null;
+  }
+
+  private handedSource(envToken: string, config: SechroomProfileConfig): StaticTokenSource {
+    const refreshToken = this.deps.envRefreshToken?.() ?? null;
+    const key = JSON.stringify([envToken, refreshToken, config.baseUrl]);
+    if (this.handed?.key === key) return this.handed.source;
+    this.deps.registerSecret(envToken);
+    if (refreshToken) this.deps.registerSecret(refreshToken);
+    const refresh = refreshToken ? { refreshToken, oauth: this.oauthClient(config), registerSecret: this.deps.registerSecret, log: this.deps.log } : null;
+    this.handed = { key, source: new StaticTokenSource(envToken, refresh) };
+    return this.handed.source;
   }
 
   private oauthTokens(config: SechroomProfileConfig): OAuthTokenSource {

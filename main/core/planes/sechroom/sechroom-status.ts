@@ -2,7 +2,7 @@ import type { PairingState, RunnerSnapshot } from '../../../../shared/runner';
 import { iso, type Pause } from '../../runner/pause-state';
 import type { RunnerStatus } from '../../../../shared/status';
 import { laneOf } from '../../../../shared/sechroom-instance-settings';
-import type { SechroomSessionSnapshot } from './runner-session';
+import type { SechroomSessionSnapshot } from './sechroom-session-executor';
 import type { SechroomProfileConfig } from './sechroom-config';
 
 export interface SechroomStatusInput {

@@ -18,6 +18,10 @@ const ScopeEnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => v?.trim() || null),
+  SECHROOM_REFRESH_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || null),
   SECHROOM_TOKEN_PROFILE: z
     .string()
     .optional()
@@ -25,7 +29,8 @@ const ScopeEnvSchema = z.object({
     .pipe(z.array(ProfileIdSchema)),
 });
 
-export type TokenScope = { token: string | null; credential: SechroomCredential };
+/** The bearer this profile may use, the refresh token handed in with it (`SECHROOM_REFRESH_TOKEN`), and where they come from. */
+export type TokenScope = { token: string | null; refreshToken: string | null; credential: SechroomCredential };
 
 export interface TokenScopeInput {
   profile: string;
@@ -42,13 +47,19 @@ export function sechroomTokenScope(env: Readonly<Record<string, string | undefin
   if (!parsed.success) {
     return {
       token: null,
+      refreshToken: null,
       credential: { source: 'sign-in', note: `SECHROOM_TOKEN is not used: SECHROOM_TOKEN_PROFILE: ${parsed.error.issues[0]?.message ?? 'invalid'}` },
     };
   }
-  const { SECHROOM_TOKEN: token, SECHROOM_TOKEN_PROFILE: named } = parsed.data;
-  if (!token) return { token: null, credential: { source: 'sign-in', note: null } };
-  const use = (why: string): TokenScope => ({ token, credential: { source: 'env', note: `Token from SECHROOM_TOKEN (${why}).` } });
-  const skip = (why: string): TokenScope => ({ token: null, credential: { source: 'sign-in', note: `SECHROOM_TOKEN is not used here: ${why}.` } });
+  const { SECHROOM_TOKEN: token, SECHROOM_REFRESH_TOKEN: refreshToken, SECHROOM_TOKEN_PROFILE: named } = parsed.data;
+  if (!token) return { token: null, refreshToken: null, credential: { source: 'sign-in', note: null } };
+  const refreshed = refreshToken ? ', refreshed with SECHROOM_REFRESH_TOKEN' : '';
+  const use = (why: string): TokenScope => ({ token, refreshToken, credential: { source: 'env', note: `Token from SECHROOM_TOKEN (${why}${refreshed}).` } });
+  const skip = (why: string): TokenScope => ({
+    token: null,
+    refreshToken: null,
+    credential: { source: 'sign-in', note: `SECHROOM_TOKEN is not used here: ${why}.` },
+  });
   if (named.length > 0) {
     return named.includes(profile)
       ? use('SECHROOM_TOKEN_PROFILE names this profile')

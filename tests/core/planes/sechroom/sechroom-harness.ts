@@ -101,6 +101,8 @@ export interface Rig {
    */
   pump(until: () => boolean, stepMs?: number, canAdvance?: () => boolean): Promise<void>;
   inflight(): number;
+  /** The fetch the rig's clients use: its requests count in `inflight()`. */
+  fetch: FetchLike;
   close(): Promise<void>;
 }
 
@@ -159,6 +161,7 @@ export async function rig(opts: { random?: () => number; tokenTtlMs?: number } =
     settings,
     logged,
     inflight: () => inflight,
+    fetch: counted((input, init) => fetch(input, init)),
     async pump(until, stepMs = 1_000, canAdvance = () => inflight === 0 && (last?.idle ?? false)) {
       for (let i = 0; !until(); i++) {
         if (i > 200_000) throw new Error('pump: the condition never held');

@@ -13,6 +13,15 @@ describe('SECHROOM_TOKEN scope', () => {
     expect(got.credential).toEqual({ source: 'env', note: 'Token from SECHROOM_TOKEN (the only Sechroom profile here).' });
   });
 
+  it('SECHROOM_REFRESH_TOKEN goes with the token, only where the token is used, and the note says it is refreshed', () => {
+    const env = { SECHROOM_TOKEN: TOKEN, SECHROOM_REFRESH_TOKEN: ' ort-secret ', SECHROOM_TOKEN_PROFILE: 'build' };
+    const used = scope(env, 'build', ['build', 'review']);
+    expect(used).toMatchObject({ token: TOKEN, refreshToken: 'ort-secret' });
+    expect(used.credential.note).toBe('Token from SECHROOM_TOKEN (SECHROOM_TOKEN_PROFILE names this profile, refreshed with SECHROOM_REFRESH_TOKEN).');
+    expect(scope(env, 'review', ['build', 'review'])).toMatchObject({ token: null, refreshToken: null });
+    expect(scope({ SECHROOM_REFRESH_TOKEN: 'ort-secret' }, 'build', ['build'])).toMatchObject({ token: null, refreshToken: null });
+  });
+
   it('with several Sechroom profiles and no SECHROOM_TOKEN_PROFILE, signs in none of them and says why', () => {
     for (const profile of ['build', 'review']) {
       const got = scope({ SECHROOM_TOKEN: TOKEN }, profile, ['build', 'review']);
@@ -47,6 +56,7 @@ describe('SECHROOM_TOKEN scope', () => {
   it('without SECHROOM_TOKEN every profile signs in on its own, and no note or token ever carries the secret', () => {
     expect(scope({ SECHROOM_TOKEN: '  ', SECHROOM_TOKEN_PROFILE: 'build' }, 'build', ['build'])).toEqual({
       token: null,
+      refreshToken: null,
       credential: { source: 'sign-in', note: null },
     });
     for (const env of [{ SECHROOM_TOKEN: TOKEN }, { SECHROOM_TOKEN: TOKEN, SECHROOM_TOKEN_PROFILE: 'x' }]) {
