@@ -24,6 +24,13 @@ CREATE TABLE IF NOT EXISTS sr_tasks (
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS sr_tasks_status ON sr_tasks(tenant_id, status, seq);
 
+CREATE TABLE IF NOT EXISTS sr_residues (
+  id TEXT PRIMARY KEY, seq INTEGER NOT NULL, tenant_id TEXT NOT NULL, memory_id TEXT NOT NULL, kind TEXT NOT NULL,
+  title TEXT, body TEXT, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sr_no_residue (
+  tenant_id TEXT NOT NULL, decomposition_id TEXT NOT NULL, memory_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (decomposition_id, memory_id));
+
 CREATE TABLE IF NOT EXISTS sr_generations (
   id TEXT PRIMARY KEY, memory_id TEXT NOT NULL, no INTEGER NOT NULL, created_at INTEGER NOT NULL);
 

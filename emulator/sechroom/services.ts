@@ -9,6 +9,7 @@ import { OfferWaiters } from './domain/offer-waiters';
 import { WorkLifecycle } from './domain/lifecycle';
 import { TelemetryService } from './domain/telemetry';
 import { WorkStore } from './domain/work-store';
+import { WorkPlans } from './domain/work-plans';
 
 /** The Work Layer's services, built on the shared context, identity and OAuth of the emulator. */
 export interface SechroomServices {
@@ -21,6 +22,7 @@ export interface SechroomServices {
   dispatch: DispatchService;
   offerWaiters: OfferWaiters;
   lifecycle: WorkLifecycle;
+  plans: WorkPlans;
   telemetry: TelemetryService;
 }
 
@@ -38,5 +40,6 @@ export function createSechroomServices(base: Services, config: Partial<SechroomC
   });
   const lifecycle = new WorkLifecycle(ctx, work, leases);
   const telemetry = new TelemetryService(ctx, work);
-  return { base, config: cfg, auth: new SechroomAuth(base.oauth, base.identity), work, instances, leases, dispatch, offerWaiters, lifecycle, telemetry };
+  const plans = new WorkPlans(ctx, work);
+  return { base, config: cfg, auth: new SechroomAuth(base.oauth, base.identity), work, instances, leases, dispatch, offerWaiters, lifecycle, plans, telemetry };
 }

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,7 @@ import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions, type SechroomPlane } from './sechroom-plane';
 import { RunLines } from './run-lines';
+import { WORK_GROUPS, WORK_USAGE_LINE } from './work-groups';
 import { SeedLines, watchModeLine } from './seed-lines';
 import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
@@ -35,17 +38,34 @@ const MaxConnectionsSchema = z.coerce.number().int().min(1).max(1000).default(DE
 /** Where the window's built files are (RUNNER_TRAY_WINDOW_DIR; default the build's dist/renderer). */
 const WindowDirSchema = z.string().trim().min(1).optional();
 
+/** `service …` and the seed's Work Layer commands (work-brief, work-plan, work-task): command lines of their own, not the host's. */
+async function subcommand(argv: string[]): Promise<number | null> {
+  if ((WORK_GROUPS as readonly string[]).includes(argv[0] ?? '')) {
+    const { runWorkCommand } = await import('./work-commands');
+    return runWorkCommand(argv, {
+      env: process.env,
+      out: process.stdout,
+      err: process.stderr,
+      readFile: (file) => readFile(file, 'utf8'),
+      readStdin: () => text(process.stdin),
+    });
+  }
+  if (argv[0] === 'service') {
+    const { runServiceCommand } = await import('./service/service-cli');
+    return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
+  }
+  return null;
+}
+
 /**
  * `npm run headless`: the same core and UI as the desktop app, for a server with no
  * display. Flags and env names are those of `rost runner serve`.
  */
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'service') {
-    const { runServiceCommand } = await import('./service/service-cli');
-    return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
-  }
+  const sub = await subcommand(argv);
+  if (sub !== null) return sub;
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${OVERRIDES_USAGE}\n${SECHROOM_USAGE}\n`);
+    process.stdout.write(`${OVERRIDES_USAGE}\n${SECHROOM_USAGE}\n${WORK_USAGE_LINE}\n`);
     return 0;
   }
   const start = await readStart(argv);
@@ -114,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { health, server } = listening;
   alive.release();
-  await serve({ core, resolved, signals, alive, lines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
+  await serve({ core, resolved, signals, alive, lines, runLines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
   return -1;
 }
 
@@ -136,6 +156,7 @@ interface Serving {
   signals: HostSignals;
   alive: ReturnType<typeof stayAlive>;
   lines: SeedLines;
+  runLines: RunLines | null;
   terminal: TerminalReporter;
   offEvents: () => void;
   health: HealthServer | null;
@@ -211,10 +232,12 @@ async function serve(serving: Serving): Promise<void> {
  * Returns what a signal does: the first drains, the second stops now, a third exits.
  */
 function quitHandlers(serving: Serving): (signal: string) => void {
-  const { core, alive, offEvents, lines, terminal, health, server } = serving;
+  const { core, alive, offEvents, lines, runLines, terminal, health, server } = serving;
   let exiting = false;
   core.onQuit(() => {
     terminal.quitBegan();
+    // A fleet's instances all stop with the host: the seed's `[fleet] …=stopping` line.
+    runLines?.shutdown();
     void core.quit('after-turns').then(async (outcome) => {
       if (outcome.kind === 'canceled') process.stdout.write('Quit called off: taking work again.\n');
       if (outcome.kind === 'canceled' || exiting) return;

@@ -309,7 +309,7 @@ export const ReturnForRevisionResponseSchema = z.object({
   newSuggestionId: DecompositionIdSchema,
 });
 
-export const TASK_STATUSES = ['ready', 'leased', 'completed', 'canceled'] as const;
+export const TASK_STATUSES = ['proposed', 'ready', 'leased', 'completed', 'canceled'] as const;
 export const TaskStatusValueSchema = z.enum(TASK_STATUSES);
 export const WorkTaskSchema = z.object({
   memoryId: MemoryIdSchema,

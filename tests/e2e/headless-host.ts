@@ -24,6 +24,8 @@ export interface RunningHost {
   child: ChildProcess;
   /** Every line the host printed on its terminal so far. */
   output: string[];
+  /** Everything the host wrote to stderr so far. */
+  errors(): string;
   /** Resolves with the exit code (or signal) once the host exited. */
   exited: Promise<number | string | null>;
   /** Asks the running host for a new address (SIGUSR2) and waits for it to print it. */
@@ -108,6 +110,7 @@ export async function startHeadlessHost(extraArgs: string[] = [], env: Record<st
     token: options.addressFrom === 'token-file' ? (/^RUNNER_TRAY_TOKEN=(.*)$/m.exec(readFileSync(tokenFile, 'utf8'))?.[1] ?? '') : '',
     dataDir,
     output,
+    errors: () => stderr,
     exited,
     newUrl,
     address,

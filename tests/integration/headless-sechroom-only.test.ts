@@ -112,6 +112,22 @@ describe('a headless host on the Sechroom plane only', () => {
           ],
         });
         await host.stop();
+        // The seed's fleet supervisor lines (B12): all live, all stopping at the stop, each exit, then all exited.
+        const fleetLines = host
+          .errors()
+          .split('\n')
+          .filter((l) => /^\[fleet\]|\] exited \(/.test(l));
+        expect({ round, fleetLines }).toEqual({
+          round,
+          fleetLines: [
+            '[fleet] codex-a=live codex-b=live',
+            '[fleet] codex-a=stopping codex-b=stopping',
+            expect.stringMatching(/^\[codex-[ab]\] exited \(0\)$/),
+            expect.stringMatching(/^\[fleet\] codex-(a=exited codex-b=stopping|a=stopping codex-b=exited)$/),
+            expect.stringMatching(/^\[codex-[ab]\] exited \(0\)$/),
+            '[fleet] codex-a=exited codex-b=exited',
+          ],
+        });
         host = null;
       }
     } finally {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,12 +23,16 @@ afterEach(async () => {
   emu = repo = null;
 });
 
-function headless(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/headless/cli.ts', ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1', RUNNER_TRAY_CLAUDE_BIN: FAKE, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function headless(args: string[], env: Record<string, string>, cwd = repoRoot): Promise<{ code: number | null; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs'), path.join(repoRoot, 'main/headless/cli.ts'), ...args],
+    {
+      cwd,
+      env: { ...process.env, RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1', RUNNER_TRAY_CLAUDE_BIN: FAKE, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -108,7 +113,70 @@ describe('headless --plane sechroom', () => {
   it('refuses a bad flag with the seed’s message and exits 2', async () => {
     const { code, output } = await headless(['--plane', 'sechroom', '--control-plane', 'http://127.0.0.1:1/sechroom', '--tenant', 't', '--root', '/r'], {});
     expect(code).toBe(2);
-    expect(output).toContain('--instance-key is required');
+    expect(output).toContain('executor run requires an installed executor advertisement; run `sechroom executor install` first.');
+  });
+
+  it('in a checkout with .sechroom/executor.json and uncommitted changes: `--runtime codex --allow-dirty-root --once` runs as the advertisement says', async () => {
+    emu = await startEmulator({});
+    const git = gitOrigin();
+    repo = git;
+    mkdirSync(path.join(git.root, '.sechroom'));
+    writeFileSync(
+      path.join(git.root, '.sechroom', 'executor.json'),
+      JSON.stringify({
+        schemaVersion: 1,
+        instanceKey: 'codex-x',
+        relayId: 'sechroom-cli-local',
+        laneId: 'lane-x',
+        runtime: 'codex',
+        connectorId: null,
+        capabilityKeys: [],
+        ttlSeconds: 600,
+        refreshAfterSeconds: 300,
+      }),
+    );
+    // The operator is mid-change in the checkout: the seed needs --allow-dirty-root for that, and keeps it out of the delivery.
+    writeFileSync(path.join(git.root, 'README.md'), '# widgets (editing)\n');
+    const minted = emu.sechroom.mintToken();
+    const task = emu.sechroom.createTask({ title: 'Add CSV export', objective: 'Export invoices as CSV.' });
+    const args = [
+      '--plane',
+      'sechroom',
+      '--control-plane',
+      emu.sechroomUrl,
+      '--tenant',
+      minted.tenant,
+      '--runtime',
+      'codex',
+      '--allow-dirty-root',
+      '--no-pr',
+      '--once',
+    ];
+    const { code, output } = await headless(
+      args,
+      {
+        RUNNER_TRAY_DATA_DIR: path.join(git.dir, 'data'),
+        SECHROOM_TOKEN: minted.access_token,
+        CODEX_BIN: APP_SERVER_STUB,
+        CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'closeout-on-nudge', writeFile: { name: 'export.csv', text: 'id,total\n' } }),
+      },
+      git.root,
+    );
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toContain('[run] driven executor live — instance codex-x, lane lane-x, single-task mode\n');
+    expect(emu.sechroom.listInstances()[0]).toMatchObject({ instanceKey: 'codex-x', status: 'deregistered' });
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })[0]).toMatchObject({ verdict: 'pass', source: 'lane-x' });
+    const branch = `task/${slug(task.memoryId)}`;
+    expect(git.git(git.origin, 'show', '--name-only', '--format=', branch).trim()).toBe('export.csv');
+    expect(readFileSync(path.join(git.root, 'README.md'), 'utf8')).toBe('# widgets (editing)\n');
+
+    // The advertisement of another runtime: the seed's refusal, before anything starts.
+    writeFileSync(path.join(git.root, '.sechroom', 'executor.json'), JSON.stringify({ instanceKey: 'codex-x', runtime: 'claude-code' }));
+    const refused = await headless(args, { RUNNER_TRAY_DATA_DIR: path.join(git.dir, 'data') }, git.root);
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain("this checkout's executor advertisement is runtime 'claude-code' — reinstall with --runtime codex.");
+    const runtime = await headless([...args, '--runtime', 'claude-code'], { RUNNER_TRAY_DATA_DIR: path.join(git.dir, 'data') }, git.root);
+    expect(runtime.output).toContain('executor run drives runtime codex only (claude-code stays attached)');
   });
 
   it('without SECHROOM_TOKEN, the server signs the Sechroom profile in by the device flow, printing the code, and registers once approved', async () => {

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEARTBEAT_TOO_LONG, TTL_RANGE } from '../../shared/sechroom-instance-settings';
 import { FLEET_NEEDS_INSTANCES } from '../../main/core/planes/sechroom/fleet-config';
-import { resolveSechroomPlane, sechroomCoreOptions } from '../../main/headless/sechroom-plane';
+import { NO_EXECUTOR_STATE, stateRuntimeNotCodex } from '../../main/core/planes/sechroom/executor-state';
+import { RUNTIME_CODEX_ONLY } from '../../shared/sechroom-instance-settings';
+import { mkdirSync } from 'node:fs';
+import { resolveSechroomPlane, runSechroomOnce, sechroomCoreOptions } from '../../main/headless/sechroom-plane';
 
 const base = ['--plane', 'sechroom', '--control-plane', 'http://127.0.0.1:7457/sechroom/', '--tenant', 'tn_1'];
 let dir = '';
@@ -85,7 +88,8 @@ describe('headless --plane sechroom', () => {
     const root = ['--instance-key', 'a', '--root', '/r'];
     expect(await resolveSechroomPlane({}, [...base, ...root, '--heartbeat-interval', '120'])).toEqual({ ok: false, message: HEARTBEAT_TOO_LONG });
     expect(await resolveSechroomPlane({}, [...base, ...root, '--ttl', 'soon'])).toEqual({ ok: false, message: TTL_RANGE });
-    expect(await resolveSechroomPlane({}, [...base, '--root', '/r'])).toEqual({ ok: false, message: '--instance-key is required' });
+    // No advertisement in the working folder and no --instance-key: the seed's `executor run` refusal.
+    expect(await resolveSechroomPlane({}, [...base, '--root', '/r'])).toEqual({ ok: false, message: NO_EXECUTOR_STATE });
     expect(await resolveSechroomPlane({}, ['--plane', 'sechroom', '--tenant', 't', ...root])).toMatchObject({
       ok: false,
       message: expect.stringContaining('--control-plane'),
@@ -160,5 +164,77 @@ describe('headless --plane sechroom', () => {
 
   it('leaves argv words that name Object properties to the host', async () => {
     expect(await resolveSechroomPlane({}, ['__proto__', 'x'])).toEqual({ ok: true, plane: 'rost', rest: ['__proto__', 'x'], profiles: [] });
+  });
+
+  it('starts from the working folder’s .sechroom/executor.json as `executor run` does: flags override it, its root is that folder', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'rt-executor-json-'));
+    mkdirSync(path.join(dir, '.sechroom'));
+    const state = {
+      schemaVersion: 1,
+      instanceKey: 'codex-x',
+      relayId: 'relay-1',
+      laneId: 'lane-x',
+      runtime: 'codex',
+      connectorId: 'conn_9',
+      capabilityKeys: ['ui'],
+      ttlSeconds: 300,
+      refreshAfterSeconds: 120,
+      instanceId: 'ins_old',
+    };
+    writeFileSync(path.join(dir, '.sechroom', 'executor.json'), JSON.stringify(state));
+    const plane = await resolveSechroomPlane({}, [...base, '--runtime', 'CODEX', '--allow-dirty-root'], dir);
+    expect(plane).toMatchObject({ ok: true, plane: 'sechroom', rest: [] });
+    const config = plane.ok ? plane.profiles[0]!.config.instance : null;
+    expect(config).toMatchObject({
+      instanceKey: 'codex-x',
+      laneId: 'lane-x',
+      relayId: 'relay-1',
+      connectorId: 'conn_9',
+      capabilityKeys: ['ui'],
+      ttlSeconds: 300,
+      refreshAfterSeconds: 120,
+      root: dir,
+    });
+    const flagged = await resolveSechroomPlane({}, [...base, '--instance-key', 'codex-y', '--lane', 'lane-y', '--ttl', '600', '--root', '/elsewhere'], dir);
+    expect(flagged.ok && flagged.profiles[0]!.config.instance).toMatchObject({
+      instanceKey: 'codex-y',
+      laneId: 'lane-y',
+      ttlSeconds: 600,
+      connectorId: 'conn_9',
+      root: '/elsewhere',
+    });
+
+    // The seed's refusals, in its order: --runtime first, then the advertisement's runtime.
+    expect(await resolveSechroomPlane({}, [...base, '--runtime', 'claude-code'], dir)).toEqual({ ok: false, message: RUNTIME_CODEX_ONLY });
+    writeFileSync(path.join(dir, '.sechroom', 'executor.json'), JSON.stringify({ ...state, runtime: 'claude-code' }));
+    expect(await resolveSechroomPlane({}, base, dir)).toEqual({ ok: false, message: stateRuntimeNotCodex('claude-code') });
+    expect(stateRuntimeNotCodex('claude-code')).toBe("this checkout's executor advertisement is runtime 'claude-code' — reinstall with --runtime codex.");
+    // Checked with zod: a damaged file says what is wrong with it.
+    writeFileSync(path.join(dir, '.sechroom', 'executor.json'), '{"instanceKey": ');
+    expect(await resolveSechroomPlane({}, base, dir)).toMatchObject({ ok: false, message: expect.stringMatching(/executor\.json is not valid JSON: /) });
+    writeFileSync(path.join(dir, '.sechroom', 'executor.json'), JSON.stringify({ ...state, instanceKey: 7 }));
+    expect(await resolveSechroomPlane({}, base, dir)).toEqual({
+      ok: false,
+      message: `${path.join(dir, '.sechroom', 'executor.json')}: instanceKey: instanceKey must be text`,
+    });
+  });
+
+  it('--runtime is the host’s on the Rost plane; --allow-dirty-root is a Sechroom flag there', async () => {
+    expect(await resolveSechroomPlane({}, ['--runtime', 'claude'])).toEqual({ ok: true, plane: 'rost', rest: ['--runtime', 'claude'], profiles: [] });
+    expect(await resolveSechroomPlane({}, ['--allow-dirty-root'])).toEqual({
+      ok: false,
+      message: '--allow-dirty-root is a Sechroom flag: add --plane sechroom.',
+    });
+  });
+
+  it('--once exits as the seed’s executor run: 1 only when the sign-in was refused; an abandoned task is 0, its line said', async () => {
+    const run = async (outcome: { claimed: boolean; error: string | null }) => {
+      const said: string[] = [];
+      const code = await runSechroomOnce({ work: { runOne: () => Promise.resolve(outcome) } }, { printOnce: (l) => said.push(l) });
+      return { code, said };
+    };
+    expect(await run({ claimed: true, error: null })).toEqual({ code: 0, said: [] });
+    expect(await run({ claimed: true, error: 'the task was abandoned' })).toEqual({ code: 0, said: ['the task was abandoned'] });
+    expect(await run({ claimed: false, error: 'auth expired: no' })).toEqual({ code: 1, said: ['auth expired: no'] });
   });
 });

@@ -31,7 +31,8 @@ export interface DecompositionRow {
   updated_at: number;
 }
 
-export type TaskStatus = 'ready' | 'leased' | 'completed' | 'canceled';
+/** `proposed`: appended to a running plan, not offered until the plan is accepted again (ratified). */
+export type TaskStatus = 'proposed' | 'ready' | 'leased' | 'completed' | 'canceled';
 
 export interface TaskRow {
   memory_id: string;

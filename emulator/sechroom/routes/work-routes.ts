@@ -9,6 +9,12 @@ import {
   WorkBriefListQuerySchema,
   WorkTaskListQuerySchema,
 } from '../../../shared/protocol/sechroom';
+import {
+  AppendTasksInputSchema,
+  DecomposeFromPlanInputSchema,
+  MarkNoResidueInputSchema,
+  ProduceResidueInputSchema,
+} from '../../../shared/protocol/sechroom-work-plans';
 import { iso } from '../../context';
 import { HttpError, json } from '../../http/reply';
 import type { RouteDef } from '../../http/router';
@@ -78,7 +84,17 @@ function taskRoutes(s: SechroomServices): RouteDef[] {
       });
       return { items: items.map((t) => taskWire(s, t)), count, page, pageSize };
     }),
+    authed(s, 'POST', '/work-tasks/produce-residue', (ctx, caller) => s.plans.produceResidue(caller.tenantId, body(ProduceResidueInputSchema, ctx))),
+    authed(s, 'POST', '/work-tasks/mark-no-residue', (ctx, caller) => s.plans.markNoResidue(caller.tenantId, body(MarkNoResidueInputSchema, ctx))),
   ];
+}
+
+/** `work-plan accept`: a Pending plan starts offering; a running one with appended (proposed) tasks has them ratified. */
+function acceptPlan(s: SechroomServices, tenantId: string, planId: string) {
+  const plan = s.work.requireDecomposition(planId, tenantId);
+  if (plan.status === 'Accepted' && s.plans.ratify(planId) > 0) return s.lifecycle.decompositionWire(s.work.requireDecomposition(planId));
+  const accepted = s.lifecycle.acceptPlan(tenantId, planId);
+  return s.plans.ratify(planId) > 0 ? s.lifecycle.decompositionWire(s.work.requireDecomposition(planId)) : accepted;
 }
 
 /** Run telemetry and the work-plan (decomposition) verbs. */
@@ -103,7 +119,10 @@ function decompositionRoutes(s: SechroomServices): RouteDef[] {
     }),
     authed(s, 'GET', '/decompositions/:id', (ctx, caller) => s.lifecycle.decompositionWire(s.work.requireDecomposition(id(ctx.params), caller.tenantId))),
     authed(s, 'POST', '/decompositions/:id/resume', (ctx, caller) => (body(AnyObject, ctx), s.lifecycle.resumePlan(caller.tenantId, id(ctx.params)))),
-    authed(s, 'POST', '/decompositions/:id/accept', (ctx, caller) => (body(AnyObject, ctx), s.lifecycle.acceptPlan(caller.tenantId, id(ctx.params)))),
+    authed(s, 'POST', '/decompositions/:id/accept', (ctx, caller) => (body(AnyObject, ctx), acceptPlan(s, caller.tenantId, id(ctx.params)))),
+    authed(s, 'POST', '/decompositions/:id/append-tasks', (ctx, caller) =>
+      s.plans.appendTasks(caller.tenantId, id(ctx.params), body(AppendTasksInputSchema, ctx)),
+    ),
     authed(s, 'POST', '/decompositions/:id/return-for-revision', (ctx, caller) =>
       s.lifecycle.returnForRevision(caller.tenantId, id(ctx.params), body(ReturnForRevisionInputSchema, ctx).notes),
     ),
@@ -130,6 +149,14 @@ function briefRoutes(s: SechroomServices): RouteDef[] {
       if (input.id !== undefined && input.id !== id(ctx.params)) throw new HttpError(400, 'invalid_request', 'body.id must match the brief in the path');
       return s.lifecycle.setStatus(caller.tenantId, id(ctx.params), input.to, input.source);
     }),
+    authed(s, 'POST', '/work-briefs/:id/decompose', (ctx, caller) => {
+      const input = body(z.object({ id: z.string().optional() }), ctx);
+      if (input.id !== undefined && input.id !== id(ctx.params)) throw new HttpError(400, 'invalid_request', 'body.id must match the brief in the path');
+      return s.plans.decompose(caller.tenantId, id(ctx.params));
+    }),
+    authed(s, 'POST', '/work-briefs/:id/decompose-from-plan', (ctx, caller) =>
+      s.plans.decomposeFromPlan(caller.tenantId, id(ctx.params), body(DecomposeFromPlanInputSchema, ctx)),
+    ),
     lifecycle('pause'),
     lifecycle('resume'),
     lifecycle('cancel'),

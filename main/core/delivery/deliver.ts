@@ -76,7 +76,8 @@ export async function deliverWorktree(port: ProcessPort, tree: TaskWorktree, req
     const done: DeliveryRecord = { ...record, branch: tree.branch, commit: made.commit };
 
     const later: string[] = [];
-    const pushed = await rootGit([...PUSH_ARGS, 'push', '--quiet', '-u', 'origin', tree.branch]);
+    // A crashed run's branch taken again replaces what that run may have pushed (one branch per task in origin).
+    const pushed = await rootGit([...PUSH_ARGS, 'push', '--quiet', '-u', 'origin', tree.reused ? `+${tree.branch}` : tree.branch]);
     if (!pushed.ok) later.push(notes.pushFailed(pushed.stderr));
     let prUrl: string | null = null;
     if (request.raisePr && pushed.ok) {

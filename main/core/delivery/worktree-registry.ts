@@ -20,8 +20,16 @@ export const TaskWorktreeSchema = z.object({
   privateGit: z.string().min(1).nullable().default(null),
   base: z.object({ commit: z.string().regex(/^[0-9a-f]{40,64}$/), ref: z.string().nullable() }),
   createdAt: z.string(),
-  /** `active` from creation until removal; `kept` when its work is left for the operator. */
-  state: z.enum(['active', 'kept']),
+  /**
+   * `active` from creation until removal; `kept` when its work is left for the operator;
+   * `left` when a crash left its branch (the worktree is gone): the task's next run here
+   * takes that branch again, so a task never has two.
+   */
+  state: z.enum(['active', 'kept', 'left']),
+  /** The branch was a crashed run's, taken again: its push replaces what that run may have pushed. */
+  reused: z.boolean().default(false),
+  /** When the sweep found it left by a crash. */
+  leftAt: z.string().nullable().default(null),
 });
 export type TaskWorktree = z.infer<typeof TaskWorktreeSchema>;
 

@@ -35,6 +35,9 @@ export interface WorktreeManagerDeps {
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
+/** How long a crashed run's branch waits for its task to come back here before the task counts as finished elsewhere. */
+export const LEFT_BRANCH_MS = 7 * 24 * 3600_000;
+
 /**
  * One `git worktree` of the profile's root per task, on a fresh `task/<slug>` branch from
  * the root's HEAD commit, so tasks run side by side and the operator's checkout (its
@@ -91,9 +94,11 @@ export class WorktreeManager {
     const taken = async (candidate: string) => (await this.rootGit(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${candidate}`])).ok;
     await mkdir(this.treesDir, { recursive: true, mode: 0o700 });
     const treesDir = await realpath(this.treesDir);
+    // A crashed run of this task left its branch: the task takes it again (one branch per task, here and in origin).
+    let left = await this.leftBranch(root, taskId, taken);
     // Another process may take the free name between the look and `worktree add`: then the next one.
     for (let attempt = 1; ; attempt++) {
-      const branch = await firstFreeBranch(taskId, taken);
+      const branch = left?.branch ?? (await firstFreeBranch(taskId, taken));
       const id = `${slug(taskId).slice(0, 100)}-${randomBytes(4).toString('hex')}`;
       const tree: TaskWorktree = {
         id,
@@ -107,15 +112,37 @@ export class WorktreeManager {
         base,
         createdAt: (this.deps.now?.() ?? new Date()).toISOString(),
         state: 'active',
+        reused: left !== null,
+        leftAt: null,
       };
       // The note first: a crash from here on leaves something the next start can sweep.
       await this.registry.put(tree);
-      const added = await this.rootGit(root, ['worktree', 'add', '--quiet', '-b', branch, tree.path, base.commit]);
-      if (added.ok) return this.created(tree);
+      // `-B` starts the crashed run's branch again from the base: its commit is not the task's.
+      const added = await this.rootGit(root, ['worktree', 'add', '--quiet', left ? '-B' : '-b', branch, tree.path, base.commit]);
+      if (added.ok) {
+        if (left) await this.registry.drop(left.id);
+        return this.created(tree);
+      }
       // The branch may be another's: it stays.
       await this.remove(tree, 'keep');
+      if (left) {
+        // The left branch is checked out somewhere (the operator took it): a fresh name instead.
+        left = null;
+        continue;
+      }
       if (attempt >= 3 || !(await taken(branch))) throw new WorktreeError(`could not create branch ${branch}: ${firstLine(added.stderr)}`);
     }
+  }
+
+  /** The note of a branch a crashed run of `taskId` left in `root`, if the branch is still there. */
+  private async leftBranch(root: string, taskId: string, taken: (branch: string) => Promise<boolean>): Promise<TaskWorktree | null> {
+    const { trees } = await this.registry.all();
+    for (const tree of trees) {
+      if (tree.state !== 'left' || tree.taskId !== taskId || tree.root !== root) continue;
+      if (await taken(tree.branch)) return tree;
+      await this.registry.drop(tree.id);
+    }
+    return null;
   }
 
   private async created(tree: TaskWorktree): Promise<TaskWorktree> {
@@ -191,6 +218,10 @@ export class WorktreeManager {
     const report: SweepReport = { removed: [], kept: [], unreadable };
     for (const name of unreadable) this.deps.log.warn(`delivery: unreadable worktree note ${name} left alone`);
     for (const tree of trees) {
+      if (tree.state === 'left') {
+        await this.ageLeft(tree);
+        continue;
+      }
       if (tree.state === 'kept') {
         // Kept for the operator until they remove it; then git forgets it and so does the note.
         if (existsSync(tree.path)) report.kept.push(tree);
@@ -203,9 +234,37 @@ export class WorktreeManager {
       }
       this.deps.log.warn(`task ${tree.taskId}: worktree ${tree.path} (${tree.branch}) left by a crash: removed`);
       await this.remove(tree);
+      await this.noteLeft(tree);
       report.removed.push(tree);
     }
     return report;
+  }
+
+  /** A crashed worktree's branch that holds a commit stays (nothing is lost), noted for the task's next run. */
+  private async noteLeft(tree: TaskWorktree): Promise<void> {
+    const tip = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${tree.branch}`]);
+    if (!tip.ok) return;
+    const leftAt = (this.deps.now?.() ?? new Date()).toISOString();
+    await this.registry.put({ ...tree, state: 'left', privateGit: null, leftAt });
+  }
+
+  /**
+   * A left branch the task has not taken again within LEFT_BRANCH_MS: its task was re-offered
+   * when the lease expired and has finished elsewhere. Its note goes, and the branch too
+   * when it is local-only (origin never got it); a pushed one stays beside its origin copy.
+   */
+  private async ageLeft(tree: TaskWorktree): Promise<void> {
+    const now = (this.deps.now?.() ?? new Date()).getTime();
+    const tip = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${tree.branch}`]);
+    if (tip.ok && now - Date.parse(tree.leftAt ?? tree.createdAt) < LEFT_BRANCH_MS) return;
+    if (tip.ok) {
+      const upstream = await this.rootGit(tree.root, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${tree.branch}`]);
+      if (!upstream.ok) {
+        await this.rootGit(tree.root, ['branch', '-D', tree.branch]);
+        this.deps.log.info(`task ${tree.taskId}: local-only branch ${tree.branch} a crash left, its task finished since: removed`);
+      }
+    }
+    await this.registry.drop(tree.id);
   }
 
   /** Whether the note's checkout is one of this manager's (its id, directly in the trees folder). */

@@ -97,7 +97,7 @@ export class UsageLog {
     } catch (error) {
       if (!this.warned) {
         this.warned = true;
-        this.options.log.warn('usage log append failed; continuing without it', { file: this.file, error: errorText(error) });
+        this.options.log.warn(`usage log append failed (${errorText(error)}) — continuing without ${this.file}`);
       }
     }
   }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { resolveOverrides } from '../../core/settings/overrides';
 import { headlessEntry } from '../entry-point';
+import { resolveSechroomPlane } from '../sechroom-plane';
 import { nodeServicePort } from './node-service-port';
 import { installNotes, managerFor, printStatus, SERVICE_ACTIONS, type ServiceAction } from './service-manager';
 import { ServiceCommandError, type ServiceManager } from './service-manager-kit';
@@ -18,7 +19,9 @@ export const SERVICE_USAGE =
   '  install writes a systemd user unit (Linux), a launchd agent (macOS) or a Task Scheduler task (Windows) and starts it;\n' +
   '  --system (Linux, as root): a system unit in /etc/systemd/system instead of a user unit;\n' +
   '  status exits 0 running, 3 installed but not running, 4 not installed; logs prints the last 100 lines (--follow: and then follows);\n' +
-  '  flags after -- go to the runner, e.g. -- --execute --state-file /var/lib/rost/runner.json';
+  '  flags after -- go to the runner, e.g. -- --execute --state-file /var/lib/rost/runner.json;\n' +
+  '  a Sechroom executor instance (`sechroom executor install` + `run`): run it from the checkout with -- --plane sechroom --control-plane <url> --tenant <id> [executor run flags];\n' +
+  '  its service is named runner-tray-<instance key> unless --name says otherwise, and runs in that checkout (its .sechroom/executor.json)';
 
 const DrainSchema = z.coerce
   .number()
@@ -36,10 +39,12 @@ export interface ServiceCliDeps {
   /** The checkout the service runs from (default: this one) and the node binary (default: this one). */
   repoRoot?: string;
   nodePath?: string;
+  /** Where install was run (a Sechroom instance's checkout; default: this process's). */
+  cwd?: string;
 }
 
 export type ParsedServiceArgs =
-  { ok: true; action: ServiceAction; name: string; hostArgs: string[]; system: boolean; follow: boolean } | { ok: false; message: string };
+  { ok: true; action: ServiceAction; name: string; named: boolean; hostArgs: string[]; system: boolean; follow: boolean } | { ok: false; message: string };
 
 export function parseServiceArgs(argv: readonly string[]): ParsedServiceArgs {
   const [action, ...rest] = argv;
@@ -47,6 +52,7 @@ export function parseServiceArgs(argv: readonly string[]): ParsedServiceArgs {
     return { ok: false, message: action ? `Unknown service command: ${action.slice(0, 40)}.` : 'Which service command?' };
   }
   let name = DEFAULT_SERVICE_NAME;
+  let named = false;
   let system = false;
   let follow = false;
   const hostArgs: string[] = [];
@@ -63,6 +69,7 @@ export function parseServiceArgs(argv: readonly string[]): ParsedServiceArgs {
         return { ok: false, message: '--name must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.' };
       }
       name = value;
+      named = true;
       continue;
     }
     if (token === '--system') {
@@ -75,7 +82,7 @@ export function parseServiceArgs(argv: readonly string[]): ParsedServiceArgs {
     }
     return { ok: false, message: `Unknown option for service ${action}: ${token.slice(0, 40)}.` };
   }
-  return { ok: true, action: action as ServiceAction, name, hostArgs, system, follow };
+  return { ok: true, action: action as ServiceAction, name, named, hostArgs, system, follow };
 }
 
 /** `runner-tray-headless service …`: manages this host as a service of the platform. */
@@ -96,10 +103,14 @@ export async function runServiceCommand(argv: readonly string[], deps: ServiceCl
   }
   const port = deps.port ?? nodeServicePort();
   try {
+    if (parsed.action === 'install') {
+      const checked = await checkHostArgs(parsed, deps);
+      if (!checked.ok) return checked.code;
+      const named = { ...parsed, name: checked.name };
+      return await install(named, managerFor(port, deps.env, named.name, parsed.system), port, deps, drain.data, checked);
+    }
     const manager = managerFor(port, deps.env, parsed.name, parsed.system);
     switch (parsed.action) {
-      case 'install':
-        return await install(parsed, manager, port, deps, drain.data);
       case 'start':
       case 'stop':
       case 'restart':
@@ -122,30 +133,47 @@ export async function runServiceCommand(argv: readonly string[], deps: ServiceCl
   }
 }
 
+type HostArgsCheck = { ok: true; name: string; sechroom: boolean; checkout: string | null } | { ok: false; code: number };
+
+/**
+ * A unit that cannot start would only restart and fail: its flags and variables are checked
+ * now, the Sechroom plane's as `executor run` checks them (its advertisement read from the
+ * checkout install runs in), then the host's.
+ */
+async function checkHostArgs(parsed: Extract<ParsedServiceArgs, { ok: true }>, deps: ServiceCliDeps): Promise<HostArgsCheck> {
+  const refuse = (message: string): HostArgsCheck => {
+    deps.err.write(`runner-tray service: not installed: ${message}\n`);
+    return { ok: false, code: 2 };
+  };
+  const cwd = path.resolve(deps.cwd ?? process.cwd());
+  const plane = await resolveSechroomPlane(deps.env, parsed.hostArgs, cwd);
+  if (!plane.ok) return refuse(plane.message);
+  const checked = resolveOverrides(deps.env, plane.rest);
+  if (!checked.ok) return refuse(checked.error.message);
+  if (checked.once) return refuse('--once exits after one heartbeat; a service runs until stopped.');
+  const single = plane.plane === 'sechroom' && plane.profiles.length === 1 ? plane.profiles[0]!.id : null;
+  // One service per executor instance (the seed installs one per checkout), unless --name says otherwise.
+  const name = parsed.named || !single ? parsed.name : `${DEFAULT_SERVICE_NAME}-${single}`.slice(0, 64);
+  return { ok: true, name, sechroom: plane.profiles.length > 0, checkout: plane.plane === 'sechroom' ? cwd : null };
+}
+
 async function install(
   parsed: Extract<ParsedServiceArgs, { ok: true }>,
   manager: ServiceManager,
   port: ServicePort,
   deps: ServiceCliDeps,
   drainMs: number,
+  checked: Extract<HostArgsCheck, { ok: true }>,
 ): Promise<number> {
-  // A unit that cannot start would only restart and fail: check its flags and variables now.
-  const checked = resolveOverrides(deps.env, parsed.hostArgs);
-  if (!checked.ok) {
-    deps.err.write(`runner-tray service: not installed: ${checked.error.message}\n`);
-    return 2;
-  }
-  if (checked.once) {
-    deps.err.write('runner-tray service: not installed: --once exits after one heartbeat; a service runs until stopped.\n');
-    return 2;
-  }
   const root = deps.repoRoot ?? repoRoot;
-  const entry = headlessEntry(path.resolve(root), deps.nodePath ?? process.execPath);
+  const built = headlessEntry(path.resolve(root), deps.nodePath ?? process.execPath);
+  // A Sechroom instance runs in its checkout, as `executor run` does (its .sechroom/executor.json is read there).
+  const entry = checked.checkout ? { ...built, workingDirectory: checked.checkout } : built;
   if (!(deps.port ? port.exists : existsSync)(entry.args[0]!)) {
     deps.err.write(`runner-tray service: not installed: ${entry.args[0]} is missing; build it first with npm run build:headless.\n`);
     return 1;
   }
-  const environment = serviceEnvironment(deps.env, drainMs);
+  const environment = serviceEnvironment(deps.env, drainMs, { sechroom: checked.sechroom });
   await manager.install({ name: parsed.name, entry, hostArgs: parsed.hostArgs, ...environment, drainMs });
   for (const line of installNotes(port, manager, parsed.name, parsed.system)) deps.out.write(`${line}\n`);
   return 0;

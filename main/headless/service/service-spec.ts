@@ -38,12 +38,15 @@ export function isSecretName(key: string): boolean {
 export function serviceEnvironment(
   env: Record<string, string | undefined>,
   drainMs: number,
+  /** A Sechroom profile's variables too: SECHROOM_* (the token among the secrets) and CODEX_BIN, as `sechroom executor run` reads them. */
+  planes: { sechroom?: boolean } = {},
 ): { env: Record<string, string>; secretEnv: Record<string, string> } {
   const out: Record<string, string> = {};
   const secretEnv: Record<string, string> = {};
   if (env.PATH) out.PATH = env.PATH;
+  const carried = planes.sechroom ? /^((RUNNER_|ROST_RUNNER_|SECHROOM_)[A-Z0-9_]+|CODEX_BIN)$/ : /^(RUNNER_|ROST_RUNNER_)[A-Z0-9_]+$/;
   for (const [key, value] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
-    if (value === undefined || !/^(RUNNER_|ROST_RUNNER_)[A-Z0-9_]+$/.test(key)) continue;
+    if (value === undefined || !carried.test(key)) continue;
     if (key === 'RUNNER_TRAY_QUIT_DRAIN_MS') continue;
     if (isSecretName(key)) secretEnv[key] = value;
     else out[key] = value;

@@ -83,7 +83,7 @@ export class AppServerConnection {
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8').trim();
       // Per-unit tokens travel in thread configs; whatever codex prints is redacted by shape too.
-      if (text) this.log.debug('codex app-server stderr', { text: redactText(text.slice(0, STDERR_LOG_CHARS)) });
+      if (text) this.log.debug(`codex! ${redactText(text.slice(0, STDERR_LOG_CHARS))}`);
     });
     // A closed pipe (the server died) must not crash the runner.
     child.stdin.on('error', (error) => this.log.debug('codex app-server stdin closed', { error: error.message }));
@@ -111,7 +111,8 @@ export class AppServerConnection {
   }
 
   request(method: string, params: unknown, timeoutMs?: number): Promise<unknown> {
-    if (!this.alive) return Promise.reject(new RpcError(method, null, `codex app-server exited (${this.exitReason ?? 'not running'})`));
+    if (!this.alive)
+      return Promise.reject(new RpcError(method, null, this.exitReason ? `codex app-server exited (${this.exitReason})` : 'codex app-server is not running'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer =
@@ -173,7 +174,7 @@ export class AppServerConnection {
       json = JSON.parse(line);
     } catch {
       this.unreadable++;
-      this.log.debug('codex app-server printed a line that is not JSON', { line: redactText(line.slice(0, 200)) });
+      this.log.debug(`codex? ${redactText(line.slice(0, 200))}`);
       return;
     }
     const parsed = IncomingSchema.safeParse(json);

@@ -58,7 +58,7 @@ export class AppServerPool {
     const entry = this.entries.get(key);
     if (entry) {
       if (entry.connection.alive) return entry.ready;
-      this.log.warn('codex app-server died between turns — respawning', { pid: entry.connection.pid });
+      this.log.warn('codex app-server died between tasks — respawning', { pid: entry.connection.pid });
       this.entries.delete(key);
     }
     const before = spec.beforeStart;

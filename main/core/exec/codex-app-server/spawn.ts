@@ -15,6 +15,8 @@ export interface AppServerSpawnSpec {
   beforeStart?: () => Promise<void>;
   /** Run when a server for this spec has exited (its egress proxy closes); not part of its identity. */
   afterExit?: () => void;
+  /** The codex binary the operator named or was detected, under any wrapper (for the seed's `codex app-server up (<bin>)`); not part of its identity. */
+  binary?: string;
 }
 
 export type SpawnAppServer = (spec: AppServerSpawnSpec) => ChildProcessWithoutNullStreams;

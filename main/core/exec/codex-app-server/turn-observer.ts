@@ -118,7 +118,7 @@ export class TurnObserver {
     if (Object.hasOwn(APPROVAL_REPLIES, request.method)) {
       this.denied.push(request.method);
       spec.onDeclined?.(request.method);
-      spec.log.warn('codex asked for approval under approval policy never; declined (unattended run)', { method: request.method });
+      spec.log.warn(`approval requested (${request.method}) under approvalPolicy=never — DENIED (unattended run)`);
       spec.onLine?.(`approval requested (${request.method}) — declined: this runner runs unattended`);
       return APPROVAL_REPLIES[request.method];
     }
@@ -129,7 +129,7 @@ export class TurnObserver {
     const { spec } = this;
     const tool = spec.tools?.tools.find((t) => t.name === name);
     if (!tool) {
-      spec.log.warn('codex called a dynamic tool this turn does not have', { tool: name });
+      spec.log.warn(`unknown dynamic tool '${name}' — acknowledged empty`);
       return toolResponse({ text: `unknown tool ${name}`, success: false });
     }
     spec.onLine?.(`[tool ${name}]`);

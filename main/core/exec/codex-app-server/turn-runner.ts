@@ -93,11 +93,17 @@ class AppServerTurn {
     let resumed = false;
     if (ended === 'timeout' && this.substantialWork()) {
       spec.onLine?.(`turn timed out after ${spec.timeoutMs} ms with work done; resuming the thread`);
-      spec.log.info('codex turn timed out with substantial work; resuming the thread', { threadId: this.seen.threadId });
+      spec.log.info(`fresh turn timed out after ${spec.timeoutMs}ms with substantial work — resuming thread ${this.seen.threadId}`);
       if ((await this.interrupt()) === 'completed') {
-        await spec.connection.request('thread/resume', { threadId: this.seen.threadId }, this.requestMs);
-        resumed = true;
-        ended = await this.turn(RESUME_PROMPT, spec.resumeTimeoutMs ?? spec.timeoutMs);
+        try {
+          await spec.connection.request('thread/resume', { threadId: this.seen.threadId }, this.requestMs);
+          resumed = true;
+          ended = await this.turn(RESUME_PROMPT, spec.resumeTimeoutMs ?? spec.timeoutMs);
+        } catch (error) {
+          if (spec.signal.aborted) throw error;
+          // The seed's words (B8 step 3).
+          return { ...this.result('crashed', `thread resume failed: ${errorText(error)}`), resumed };
+        }
       } else {
         ended = 'timeout';
       }

@@ -45,7 +45,10 @@ export class AppServerTurns implements SechroomTurnRunner {
     const log = this.deps.log.child(`turn:${request.taskId}`);
     let connection;
     try {
-      connection = await pool.acquire(await this.deps.server());
+      const spec = await this.deps.server();
+      const spawned = pool.spawned;
+      connection = await pool.acquire(spec);
+      if (pool.spawned > spawned) this.deps.log.info(`codex app-server up (${spec.binary ?? spec.command})`);
     } catch (error) {
       return { status: 'crashed', reason: `could not start codex app-server: ${errorText(error)}` };
     }

@@ -152,7 +152,7 @@ export class ExecutorTaskRun {
       await space?.discard();
       return this.records.abandon(record, end.reason);
     }
-    const git = await deliverCompleted(space, end, taskTitle(card));
+    const git = await deliverCompleted(space, end, taskTitle(card), this.deps.log);
     if (git) this.records.update(record, { git });
     await this.deps.outbox.enqueue(end.completion);
     this.records.update(record, { state: 'completing', verdict: end.verdict, summary: packet?.summary ?? null });

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { GitWorkspaces, SechroomCodexTurns } from './delivery-wiring';
+import { InstanceUsageLines } from './usage-lines';
 import { runtimeAdmission } from './runtime-admission';
 import type { SechroomUsage } from './usage-account';
 import type { RuntimeCapability } from '../../runner/capabilities';
@@ -114,7 +115,9 @@ export class SechroomHost {
     const root = config.instance.root;
     // A codex the operator named (the instance's, CODEX_BIN) is theirs to vouch for; the detected one must be signed in.
     const named = Boolean(config.instance.codexBin ?? deps.env.CODEX_BIN);
-    const usage = deps.usageFor?.(config.instance.usageReservePercent, () => settings.get().modelAccountAlias);
+    const account = deps.usageFor?.(config.instance.usageReservePercent, () => settings.get().modelAccountAlias);
+    // The seed's per-instance usage lines beside the shared account's accounting.
+    const usage = account ? new InstanceUsageLines(config.instance.instanceKey, log, () => deps.clock.now()).around(account) : undefined;
     const workspaces = config.deliver
       ? new GitWorkspaces({ delivery: this.delivery, settings: config.instance, raisePr: config.raisePr, maxPushMiB: config.maxPushMiB, log })
       : null;
@@ -122,7 +125,7 @@ export class SechroomHost {
       launch: async (launch) => {
         const binary = config.instance.codexBin ?? deps.env.CODEX_BIN ?? (await deps.codex()).path ?? null;
         if (!binary) throw new Error('codex is not installed here (set CODEX_BIN or the instance’s codex binary)');
-        return deps.executor.codexAppServerLaunch(binary, deps.runtimeEnv, deps.knownSecrets(), launch);
+        return { ...(await deps.executor.codexAppServerLaunch(binary, deps.runtimeEnv, deps.knownSecrets(), launch)), binary };
       },
       workspaces,
       operator: { home: deps.env.HOME || os.homedir(), env: deps.env },

@@ -1,4 +1,6 @@
 import type { DeliveryRecord } from '../../../../shared/delivery';
+import { errorText } from '../../../../shared/errors';
+import type { Logger } from '../../base/ports';
 import type { Verdict } from '../../../../shared/protocol/sechroom';
 import { completionSuffix } from '../../delivery/delivery-texts';
 import type { ClaimedTask } from './claim-path';
@@ -32,9 +34,19 @@ export async function deliverCompleted(
   space: TaskWorkspace | null,
   end: Extract<TurnEnd, { kind: 'complete' }>,
   title: string,
+  log: Pick<Logger, 'warn'>,
 ): Promise<DeliveryRecord | null> {
   if (!space || end.completion.kind !== 'complete') return null;
-  const git = await space.deliver({ verdict: end.verdict, title });
-  end.completion.input.text += completionSuffix(git.note);
-  return git;
+  try {
+    const git = await space.deliver({ verdict: end.verdict, title });
+    end.completion.input.text += completionSuffix(git.note);
+    return git;
+  } catch (error) {
+    // The seed's words (B6.5 step 6): the completion still goes, saying what happened.
+    log.warn(`delivery threw (continuing to completion): ${errorText(error)}`);
+    end.completion.input.text += deliveryThrewSuffix(errorText(error));
+    return null;
+  }
 }
+
+export const deliveryThrewSuffix = (error: string) => `\n\nDelivery: FAILED unexpectedly (${error}) — changes remain in the executor root.`;

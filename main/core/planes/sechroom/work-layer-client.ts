@@ -4,6 +4,8 @@ import {
   BriefStatusResponseSchema,
   BundlePackageSchema,
   DecompositionListSchema,
+  DecompositionResumeResponseSchema,
+  DecompositionSchema,
   ClaimResultSchema,
   DispatchOffersSchema,
   ExecutorInstanceSchema,
@@ -24,6 +26,16 @@ import {
   type LeaseCompleteInput,
   type RunTelemetryEvent,
 } from '../../../../shared/protocol/sechroom';
+import {
+  AppendTasksResponseSchema,
+  DecomposeFromPlanResponseSchema,
+  DecomposeResponseSchema,
+  MarkNoResidueResponseSchema,
+  ProduceResidueResponseSchema,
+  type AppendTasksInput,
+  type DecomposeFromPlanInput,
+  type ProduceResidueInput,
+} from '../../../../shared/protocol/sechroom-work-plans';
 import { ConnectorError, isConnectorError } from '../../connectors/errors';
 import { JsonHttpClient, type FetchLike } from '../../connectors/http-json';
 import { AuthExpiredError, stillUnauthorizedMessage, type SechroomTokenSource } from './sechroom-auth';
@@ -176,6 +188,41 @@ export class WorkLayerClient {
 
   returnForRevision(decompositionId: string, notes: string) {
     return this.call('POST', `/decompositions/${seg(decompositionId)}/return-for-revision`, ReturnForRevisionResponseSchema, { body: { notes } });
+  }
+
+  /** `work-plan create <briefId>`. */
+  decompose(briefId: string) {
+    return this.call('POST', `/work-briefs/${seg(briefId)}/decompose`, DecomposeResponseSchema, { body: { id: briefId } });
+  }
+
+  /** `work-plan create-from-tasks <briefId> --file`. */
+  decomposeFromPlan(briefId: string, input: DecomposeFromPlanInput) {
+    return this.call('POST', `/work-briefs/${seg(briefId)}/decompose-from-plan`, DecomposeFromPlanResponseSchema, { body: input });
+  }
+
+  /** `work-plan append <id> --file`: the tasks land proposed until ratified. */
+  appendTasks(decompositionId: string, input: AppendTasksInput) {
+    return this.call('POST', `/decompositions/${seg(decompositionId)}/append-tasks`, AppendTasksResponseSchema, { body: input });
+  }
+
+  /** `work-plan resume <id>`: a failed plan runs again. */
+  resumePlan(decompositionId: string) {
+    return this.call('POST', `/decompositions/${seg(decompositionId)}/resume`, DecompositionResumeResponseSchema, { body: {} });
+  }
+
+  /** `work-plan accept <id>`: promote and ratify its tasks. */
+  acceptPlan(decompositionId: string) {
+    return this.call('POST', `/decompositions/${seg(decompositionId)}/accept`, DecompositionSchema, { body: {} });
+  }
+
+  /** `work-task residue-produce <taskId> --file`. */
+  produceResidue(input: ProduceResidueInput) {
+    return this.call('POST', '/work-tasks/produce-residue', ProduceResidueResponseSchema, { body: input });
+  }
+
+  /** `work-task mark-no-residue <taskId> --decomposition <wlp>`. */
+  markNoResidue(taskId: string, decompositionId: string) {
+    return this.call('POST', '/work-tasks/mark-no-residue', MarkNoResidueResponseSchema, { body: { taskId, decompositionId } });
   }
 
   private async call<T extends z.ZodType>(method: Method, path: string, schema: T, opts: CallOptions = {}): Promise<z.output<T>> {

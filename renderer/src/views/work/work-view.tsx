@@ -17,7 +17,13 @@ const BRIEF_STATUS: Record<WorkBriefView['status'], string> = {
   superseded: 'Superseded',
   cancelled: 'Canceled',
 };
-const TASK_STATUS: Record<WorkTaskView['status'], string> = { ready: 'Offered', leased: 'Leased', completed: 'Completed', canceled: 'Canceled' };
+const TASK_STATUS: Record<WorkTaskView['status'], string> = {
+  proposed: 'Proposed (not ratified)',
+  ready: 'Offered',
+  leased: 'Leased',
+  completed: 'Completed',
+  canceled: 'Canceled',
+};
 
 /**
  * The operator's view of a Sechroom Work Layer: briefs, their work plans and tasks (who
