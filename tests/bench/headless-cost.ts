@@ -35,8 +35,8 @@ export interface HeadlessCost {
   tailMs: number[];
   /** Runner time (everything but the runtime's own) as a share of a 1 s turn, in percent. */
   overheadPercent: number[];
-  /** Chromium on the Turns view with 10,000 rows on disk: at load and during a stream of updates. */
-  window: WindowCost;
+  /** Chromium on the Turns view with 10,000 rows on disk: at load and during a stream of updates (null: not measured). */
+  window: WindowCost | null;
 }
 
 const epochNow = () => performance.timeOrigin + performance.now();
@@ -108,7 +108,7 @@ function writeHistory(dataDir: string): void {
   writeFileSync(path.join(dataDir, 'turn-history.jsonl'), historyLog(turns));
 }
 
-async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Promise<{ pickup: number; tail: number; overhead: number }> {
+export async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Promise<{ pickup: number; tail: number; overhead: number }> {
   const enqueuedAt = epochNow();
   const unit = emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `bench ms=${ms}`, target_runner_id: runnerId });
   await emu.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === unit.id, { timeoutMs: 30_000 });
@@ -143,7 +143,7 @@ function addresses(host: Host): NextAddress {
 
 export async function measureHeadless(
   emu: RunningEmulator,
-  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; window: WindowOptions },
+  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; window: WindowOptions | null },
 ): Promise<HeadlessCost> {
   if (!existsSync(HEADLESS_BUNDLE)) throw new Error(`${HEADLESS_BUNDLE} is missing: run npm run build first`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-bench-headless-'));
@@ -168,15 +168,21 @@ export async function measureHeadless(
       await beat;
       startToHeartbeatMs.push(performance.now() - t0);
     }
-    const pid = host!.child.pid!;
+    if (!host) {
+      const beat = heartbeatOf();
+      host = startHost(dataDir, ['--control-plane', emu.url]);
+      await beat;
+    }
+    const pid = host.child.pid!;
     // Start-up work (runtime detection, the first claim, the heap settling) is not idle.
     await sleep(options.settleMs);
     const ticks0 = cpuTicks(pid);
     const t0 = performance.now();
     await sleep(options.idleMs);
     const idleSeconds = (performance.now() - t0) / 1000;
-    const idleCpuPercent = ((cpuTicks(pid) - ticks0) / TICKS_PER_SECOND / idleSeconds) * 100;
-    const idleRssMb = rssMb(pid);
+    // An idle window of 0 measures no idle figures (NaN: rows left out).
+    const idleCpuPercent = options.idleMs > 0 ? ((cpuTicks(pid) - ticks0) / TICKS_PER_SECOND / idleSeconds) * 100 : NaN;
+    const idleRssMb = options.idleMs > 0 ? rssMb(pid) : NaN;
 
     const pickupMs: number[] = [];
     const tailMs: number[] = [];
@@ -190,6 +196,7 @@ export async function measureHeadless(
     const overheadPercent: number[] = [];
     for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runner.runner_id, 1_000)).overhead);
 
+    if (!options.window) return { startToHeartbeatMs, idleRssMb, idleCpuPercent, idleSeconds, pickupMs, tailMs, overheadPercent, window: null };
     // A window on a host with 10,000 finished turns on disk, running turns that stream
     // output `atOnce` at a time (the machine's limit lifted from one per core to that).
     await stop(host!);
