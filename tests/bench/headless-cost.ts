@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import type { RunningEmulator } from '../../emulator';
 import { CURRENT_SETTINGS_VERSION } from '../../main/core/settings/settings-migrations';
 import { measureWindow, type NextAddress, type WindowCost, type WindowOptions } from './window-cost';
@@ -19,7 +20,8 @@ import type { TurnView } from '../../shared/turns';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));
 const STREAM_RUNTIME = fileURLToPath(new URL('./stream-runtime.mjs', import.meta.url));
-const HEADLESS_BUNDLE = path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
+/** RUNNER_TRAY_BENCH_BUNDLE: another build of the host to measure (a before/after comparison); default the build's own. */
+const HEADLESS_BUNDLE = z.string().min(1).optional().parse(process.env.RUNNER_TRAY_BENCH_BUNDLE) ?? path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const HISTORY_ROWS = 10_000;
 
@@ -58,11 +60,13 @@ export interface Host {
   address: Promise<string>;
 }
 
-export function startHost(dataDir: string, args: string[], runtime = STAMP_RUNTIME): Host {
-  const child = spawn(process.execPath, [HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
+/** `extra`: node's own flags before the bundle, and more environment (the soak's). */
+export function startHost(dataDir: string, args: string[], runtime = STAMP_RUNTIME, extra: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Host {
+  const child = spawn(process.execPath, [...(extra.nodeArgs ?? []), HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
     cwd: repoRoot,
     env: {
       ...process.env,
+      ...extra.env,
       RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1',
       RUNNER_TRAY_QUIT_DRAIN_MS: '0',
       RUNNER_TRAY_CLAUDE_BIN: runtime,
@@ -156,6 +160,9 @@ export async function measureHeadless(
     // First start: the identity moves from the seed's state file into the data folder.
     host = startHost(dataDir, ['--control-plane', emu.url, '--state-file', stateFile]);
     await heartbeatOf();
+    // As a host that ran a while has it: its runtime detection on disk, which a restart answers
+    // its first beat with (stopped before it is written, every start measured a full detection).
+    while (!existsSync(path.join(dataDir, 'capabilities.json'))) await sleep(50);
     await stop(host);
     host = null;
 
