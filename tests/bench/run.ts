@@ -15,6 +15,7 @@ import { initialJs } from './initial-js';
 import { processFloor } from './process-floor';
 import { measureReference } from './reference-cost';
 import { sechroomPickup } from './sechroom-pickup';
+import { soak, soakArgs } from './soak';
 
 const quick = process.argv.includes('--quick');
 // `--host`: only the built headless host's rows (and the initial JS), printed and not written to the doc.
@@ -110,6 +111,10 @@ async function nodeFloor(): Promise<{ startMs: number; rssMb: number }> {
 }
 
 async function main() {
+  if (process.argv.includes('--soak')) {
+    await soak(soakArgs(process.argv));
+    process.exit(0);
+  }
   const emu = await startEmulator({ config: { caps: { tenant: 32, project: 32, defaultAccount: 1 }, longPollMaxMs: 60_000, nextHeartbeatMs: 30_000 } });
   if (only) {
     const part =
