@@ -1,4 +1,6 @@
 import { WideningGate } from './settings/widening';
+import type { Clock } from './base/ports';
+import type { EventHub } from './event-hub';
 import { createHandlers } from './commands';
 import { createHost, type Host } from './host';
 import type { OperatorService } from './operator';
@@ -80,6 +82,25 @@ function wireQuit(f: Foundation, p: Profiles, shutdown: () => Promise<void>): Qu
   });
 }
 
+/** The longest this run's runtime detection waits for a first heartbeat (none comes unpaired or on the Sechroom plane alone). */
+const FIRST_BEAT_WAIT_MS = 3_000;
+
+/** Resolves once a profile's first heartbeat was answered or failed, or after `ms`. */
+export function firstBeatSettled(hub: EventHub, clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    let off = () => undefined as void;
+    const timer = clock.setTimeout(() => done(), ms);
+    const done = () => {
+      off();
+      clock.clearTimeout(timer);
+      resolve();
+    };
+    off = hub.subscribe((batch) => {
+      if (batch.some((e) => e.event === 'runner:snapshot' && (e.payload.heartbeat.lastOkAt !== null || e.payload.heartbeat.consecutiveFailures > 0))) done();
+    });
+  });
+}
+
 interface HostParts {
   runtimes: Runtimes;
   turns: Turns;
@@ -97,8 +118,10 @@ function wireHost(f: Foundation, parts: HostParts): Host {
   const { profiles } = p;
   const sessionsService = {
     start: async () => {
+      // This run's own detection (process spawns) waits for the first heartbeat where the last run's answers it.
+      const detected = runtimes.capabilities.detectAtStart(firstBeatSettled(f.hub, f.clock, FIRST_BEAT_WAIT_MS));
       await profiles.start();
-      void runtimes.capabilities.refresh().then(() => profiles.sessions().forEach((s) => s.runtimesChanged(null, false)));
+      void detected.then(() => profiles.sessions().forEach((s) => s.runtimesChanged(null, false)));
     },
     stop: () => profiles.stop(),
   };

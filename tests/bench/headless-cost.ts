@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import type { RunningEmulator } from '../../emulator';
 import { CURRENT_SETTINGS_VERSION } from '../../main/core/settings/settings-migrations';
 import { measureWindow, type NextAddress, type WindowCost, type WindowOptions } from './window-cost';
@@ -19,7 +20,8 @@ import type { TurnView } from '../../shared/turns';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));
 const STREAM_RUNTIME = fileURLToPath(new URL('./stream-runtime.mjs', import.meta.url));
-const HEADLESS_BUNDLE = path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
+/** RUNNER_TRAY_BENCH_BUNDLE: another build of the host to measure (a before/after comparison); default the build's own. */
+const HEADLESS_BUNDLE = z.string().min(1).optional().parse(process.env.RUNNER_TRAY_BENCH_BUNDLE) ?? path.join(repoRoot, 'dist', 'headless', 'cli.mjs');
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const HISTORY_ROWS = 10_000;
 
@@ -35,8 +37,8 @@ export interface HeadlessCost {
   tailMs: number[];
   /** Runner time (everything but the runtime's own) as a share of a 1 s turn, in percent. */
   overheadPercent: number[];
-  /** Chromium on the Turns view with 10,000 rows on disk: at load and during a stream of updates. */
-  window: WindowCost;
+  /** Chromium on the Turns view with 10,000 rows on disk: at load and during a stream of updates (null: not measured). */
+  window: WindowCost | null;
 }
 
 const epochNow = () => performance.timeOrigin + performance.now();
@@ -58,11 +60,13 @@ export interface Host {
   address: Promise<string>;
 }
 
-export function startHost(dataDir: string, args: string[], runtime = STAMP_RUNTIME): Host {
-  const child = spawn(process.execPath, [HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
+/** `extra`: node's own flags before the bundle, and more environment (the soak's). */
+export function startHost(dataDir: string, args: string[], runtime = STAMP_RUNTIME, extra: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Host {
+  const child = spawn(process.execPath, [...(extra.nodeArgs ?? []), HEADLESS_BUNDLE, '--data-dir', dataDir, '--port', '0', '--execute', ...args], {
     cwd: repoRoot,
     env: {
       ...process.env,
+      ...extra.env,
       RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1',
       RUNNER_TRAY_QUIT_DRAIN_MS: '0',
       RUNNER_TRAY_CLAUDE_BIN: runtime,
@@ -108,7 +112,7 @@ function writeHistory(dataDir: string): void {
   writeFileSync(path.join(dataDir, 'turn-history.jsonl'), historyLog(turns));
 }
 
-async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Promise<{ pickup: number; tail: number; overhead: number }> {
+export async function runUnit(emu: RunningEmulator, runnerId: string, ms: number): Promise<{ pickup: number; tail: number; overhead: number }> {
   const enqueuedAt = epochNow();
   const unit = emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `bench ms=${ms}`, target_runner_id: runnerId });
   await emu.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === unit.id, { timeoutMs: 30_000 });
@@ -143,7 +147,7 @@ function addresses(host: Host): NextAddress {
 
 export async function measureHeadless(
   emu: RunningEmulator,
-  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; window: WindowOptions },
+  options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; window: WindowOptions | null },
 ): Promise<HeadlessCost> {
   if (!existsSync(HEADLESS_BUNDLE)) throw new Error(`${HEADLESS_BUNDLE} is missing: run npm run build first`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-bench-headless-'));
@@ -156,6 +160,9 @@ export async function measureHeadless(
     // First start: the identity moves from the seed's state file into the data folder.
     host = startHost(dataDir, ['--control-plane', emu.url, '--state-file', stateFile]);
     await heartbeatOf();
+    // As a host that ran a while has it: its runtime detection on disk, which a restart answers
+    // its first beat with (stopped before it is written, every start measured a full detection).
+    while (!existsSync(path.join(dataDir, 'capabilities.json'))) await sleep(50);
     await stop(host);
     host = null;
 
@@ -168,15 +175,21 @@ export async function measureHeadless(
       await beat;
       startToHeartbeatMs.push(performance.now() - t0);
     }
-    const pid = host!.child.pid!;
+    if (!host) {
+      const beat = heartbeatOf();
+      host = startHost(dataDir, ['--control-plane', emu.url]);
+      await beat;
+    }
+    const pid = host.child.pid!;
     // Start-up work (runtime detection, the first claim, the heap settling) is not idle.
     await sleep(options.settleMs);
     const ticks0 = cpuTicks(pid);
     const t0 = performance.now();
     await sleep(options.idleMs);
     const idleSeconds = (performance.now() - t0) / 1000;
-    const idleCpuPercent = ((cpuTicks(pid) - ticks0) / TICKS_PER_SECOND / idleSeconds) * 100;
-    const idleRssMb = rssMb(pid);
+    // An idle window of 0 measures no idle figures (NaN: rows left out).
+    const idleCpuPercent = options.idleMs > 0 ? ((cpuTicks(pid) - ticks0) / TICKS_PER_SECOND / idleSeconds) * 100 : NaN;
+    const idleRssMb = options.idleMs > 0 ? rssMb(pid) : NaN;
 
     const pickupMs: number[] = [];
     const tailMs: number[] = [];
@@ -190,6 +203,7 @@ export async function measureHeadless(
     const overheadPercent: number[] = [];
     for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runner.runner_id, 1_000)).overhead);
 
+    if (!options.window) return { startToHeartbeatMs, idleRssMb, idleCpuPercent, idleSeconds, pickupMs, tailMs, overheadPercent, window: null };
     // A window on a host with 10,000 finished turns on disk, running turns that stream
     // output `atOnce` at a time (the machine's limit lifted from one per core to that).
     await stop(host!);

@@ -32,6 +32,9 @@ export interface ProcessFloor {
   allowlistSpawnMs: number | null;
   /** The stand-in's "exiting" stamp → its exit seen by its parent, p50. */
   exitMs: number;
+  /** The same inside bubblewrap, and with the turn's own network and the egress bridge (null where it does not work). */
+  sandboxedExitMs: number | null;
+  allowlistExitMs: number | null;
 }
 
 async function once(command: string, args: string[], cwd: string): Promise<{ start: number; exit: number }> {
@@ -52,6 +55,8 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
   for (let i = 0; i < samples; i++) direct.push(await once(process.execPath, [STAMP_RUNTIME], repoRoot));
   let sandboxedSpawnMs: number | null = null;
   let allowlistSpawnMs: number | null = null;
+  let sandboxedExitMs: number | null = null;
+  let allowlistExitMs: number | null = null;
   const bwrap = process.platform === 'linux' ? await createCommandRunner().which('bwrap') : null;
   const tools = bwrap ? await probeIsolation({ platform: 'linux', which: async () => bwrap, works: commandWorks }) : null;
   if (tools?.level === 'bubblewrap' && tools.tool) {
@@ -91,15 +96,22 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
         systemLayout(),
       );
       // Interleaved, so a busy moment of the machine falls on both alike.
-      const sandboxed: number[] = [];
-      const allowlisted: number[] = [];
+      const sandboxed: { start: number; exit: number }[] = [];
+      const allowlisted: { start: number; exit: number }[] = [];
       for (let i = 0; i < samples; i++) {
-        sandboxed.push((await once(tools.tool, args, cwd)).start);
-        allowlisted.push((await once(tools.tool, ownNetwork, cwd)).start);
+        sandboxed.push(await once(tools.tool, args, cwd));
+        allowlisted.push(await once(tools.tool, ownNetwork, cwd));
       }
       await proxy.close();
-      sandboxedSpawnMs = percentile(sandboxed, 50);
-      allowlistSpawnMs = percentile(allowlisted, 50);
+      const p50 = (runs: { start: number; exit: number }[], key: 'start' | 'exit') =>
+        percentile(
+          runs.map((r) => r[key]),
+          50,
+        );
+      sandboxedSpawnMs = p50(sandboxed, 'start');
+      allowlistSpawnMs = p50(allowlisted, 'start');
+      sandboxedExitMs = p50(sandboxed, 'exit');
+      allowlistExitMs = p50(allowlisted, 'exit');
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
@@ -111,6 +123,8 @@ export async function processFloor(samples = 15): Promise<ProcessFloor> {
     ),
     sandboxedSpawnMs,
     allowlistSpawnMs,
+    sandboxedExitMs,
+    allowlistExitMs,
     exitMs: percentile(
       direct.map((d) => d.exit),
       50,

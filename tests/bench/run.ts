@@ -7,17 +7,23 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { percentile, startBenchRunner, type BenchRunner } from './bench-runner';
-import { measureHeadless, type HeadlessCost } from './headless-cost';
-import { measureHistoryMemory, type HistoryMemory } from './history-memory';
+import { startBenchRunner, type BenchRunner } from './bench-runner';
+import { measureHeadless } from './headless-cost';
+import { fmt, hostRows, ms, p, printTable, type Row } from './host-rows';
+import { measureHistoryMemory } from './history-memory';
 import { initialJs } from './initial-js';
-import { processFloor, type ProcessFloor } from './process-floor';
+import { processFloor } from './process-floor';
+import { measureReference } from './reference-cost';
 import { sechroomPickup } from './sechroom-pickup';
-import type { WindowCost } from './window-cost';
+import { soak, soakArgs } from './soak';
 
 const quick = process.argv.includes('--quick');
 // `--host`: only the built headless host's rows (and the initial JS), printed and not written to the doc.
-const hostOnly = process.argv.includes('--host');
+// `--only start` (start → first heartbeat, idle RSS and CPU) or `--only pickup` (the reference
+// runner and the host's process rows, with their floors): those rows alone, printed, not written.
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : process.argv.includes('--host') ? 'host' : null;
+if (only !== null && only !== 'host' && only !== 'start' && only !== 'pickup') throw new Error(`--only takes host, start or pickup, not ${only}`);
 const SEED = { heartbeatMs: 30_000, interactiveClaimMs: 1_000 };
 const N_PICKUP_OURS = quick ? 30 : 100;
 const N_PICKUP_POLLED = quick ? 10 : 30;
@@ -88,11 +94,15 @@ async function idleRequests(runners: BenchRunner[], ms: number): Promise<number[
   return runners.map((r, i) => ((r.requestCount() - before[i]!) * 3_600_000) / ms);
 }
 
-/** The floors: a bare Node process's start to exit, and its resident memory idling. */
+/** The floors: a bare Node process's start to exit (p50 of 5), and its resident memory idling. */
 async function nodeFloor(): Promise<{ startMs: number; rssMb: number }> {
-  const t0 = performance.now();
-  await new Promise((resolve) => spawn(process.execPath, ['-e', '0']).once('exit', resolve));
-  const startMs = performance.now() - t0;
+  const starts: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await new Promise((resolve) => spawn(process.execPath, ['-e', '0']).once('exit', resolve));
+    starts.push(performance.now() - t0);
+  }
+  const startMs = p(starts, 50);
   const idle = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 1e9)']);
   await sleep(1_000);
   const rssMb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${idle.pid}/status`, 'utf8'))?.[1]) / 1024;
@@ -100,131 +110,22 @@ async function nodeFloor(): Promise<{ startMs: number; rssMb: number }> {
   return { startMs, rssMb };
 }
 
-const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
-const p = (v: number[], q: number) => percentile(v, q);
-const ms = (v: number) => `${fmt(v)} ms`;
-
-type Row = [measure: string, ours: string, noLongPoll: string, seed: string, ratio: string, target: string, met: boolean, why: string];
-
-function hostRows(
-  host: HeadlessCost,
-  history: HistoryMemory,
-  floor: { startMs: number; rssMb: number },
-  proc: ProcessFloor,
-  js: ReturnType<typeof initialJs>,
-): Row[] {
-  const spawnFloor = `floor: spawn → the stand-in's start ${ms(proc.spawnMs)}${proc.sandboxedSpawnMs !== null ? `, in bubblewrap ${ms(proc.sandboxedSpawnMs)}` : ''}${proc.allowlistSpawnMs !== null ? `, with its own network and the egress bridge ${ms(proc.allowlistSpawnMs)}` : ''}`;
-  // A row of the built host: no other column, a floor or a spread where there is one.
-  const hostRow = (measure: string, value: string, note: string, target: string, met: boolean, why: string): Row => [
-    measure,
-    value,
-    '',
-    '',
-    note,
-    target,
-    met,
-    why,
-  ];
-  return [
-    hostRow(
-      'Headless start → first heartbeat (built host, p50)',
-      ms(p(host.startToHeartbeatMs, 50)),
-      `floor: a bare node start ${ms(floor.startMs)}`,
-      '≤ 250 ms',
-      p(host.startToHeartbeatMs, 50) <= 250,
-      "node's own start, then loading the bundle (~120 ms: zod and the schemas built at import, compiling ~1 MB of JS, Node's built-ins), then the logger, settings, secret store and sessions (~60 ms) before the beat",
-    ),
-    hostRow(
-      'Headless idle RSS (one process, no window)',
-      `${fmt(host.idleRssMb)} MB`,
-      `floor: an idle node ${fmt(floor.rssMb)} MB`,
-      '≤ 60 MB',
-      host.idleRssMb <= 60,
-      "more of node's own binary paged in for the built-ins the host uses (~10 MB over a bare node) and a 12 MB heap (the code and ~2,800 zod schemas built at import) against a bare node's 4 MB",
-    ),
-    hostRow(
-      'Headless idle CPU (no window)',
-      `${fmt(host.idleCpuPercent, 3)} % of a core`,
-      `over ${fmt(host.idleSeconds, 0)} s`,
-      '≤ 0.05 %',
-      host.idleCpuPercent <= 0.05,
-      "a one-off compacting GC (V8's memory reducer, ~8–11 s after start) falling in the window; steady idle wakes only for the heartbeat-time sample",
-    ),
-    hostRow(
-      'Headless RSS added per 1,000 history rows on disk (idle, after a window listed the first page)',
-      `${fmt(history.perThousandMb, 2)} MB`,
-      `${fmt(p(history.emptyRssMb, 50))} MB with none, ${fmt(p(history.fullRssMb, 50))} MB with ${history.rows.toLocaleString('en')}`,
-      '≤ +1 MB',
-      history.perThousandMb <= 1,
-      'rows keep only their list fields in memory (~0.9 MB per 1,000); the rest is the young generation that parsing 10,000 log heads in one burst grows, never shrunk while idle (docs/benchmarks.md)',
-    ),
-    hostRow(
-      'Pickup p50, enqueue → runtime process began (built host)',
-      ms(p(host.pickupMs, 50)),
-      `p99 ${ms(p(host.pickupMs, 99))}; ${spawnFloor}`,
-      '≤ 5 ms (p99 ≤ 15 ms)',
-      p(host.pickupMs, 50) <= 5 && p(host.pickupMs, 99) <= 15,
-      "the claim's answer reaches the runner ~3–4 ms after the enqueue; the turn folder and the sandboxed command ~3–4 ms; the spawn call blocks ~2–3 ms (forking the host); then bubblewrap, the egress bridge's Node start (the turn's own network, docs/egress.md) and the stand-in's own start (the floor). The journal fsync and the start call run beside these (the prompt waits for the start); a sandbox started ahead of the claim is not done",
-    ),
-    hostRow(
-      'Runtime exit → result accepted, p50',
-      ms(p(host.tailMs, 50)),
-      `p99 ${ms(p(host.tailMs, 99))}; floor: the stand-in's own exit ${ms(proc.exitMs)}`,
-      '≤ 5 ms',
-      p(host.tailMs, 50) <= 5,
-      "the stand-in's own exit (Node's teardown, the floor) is most of it; then ~1–2 ms to the outcome and the loopback POST (~3 ms); the turn folder's removal and the resume cache are off the path",
-    ),
-    hostRow(
-      'The runner as a share of a 1 s turn, p50',
-      `${fmt(p(host.overheadPercent, 50))} %`,
-      '',
-      '≤ 1 %',
-      p(host.overheadPercent, 50) <= 1,
-      'pickup and tail above, with their floors',
-    ),
-    ...windowRows(host.window),
-    hostRow(
-      'Initial JS of the window, gzipped',
-      `${fmt(js.gzipBytes / 1024)} kB`,
-      `${js.files.length} files`,
-      '≤ 80 kB',
-      js.gzipBytes / 1024 <= 80,
-      'react-dom (about 60 kB) with the dashboard, Turns and pairing views in the first script; no zod, uPlot, Requests or Settings in it',
-    ),
-  ];
-}
-
-function windowRows(win: WindowCost): Row[] {
-  const { stream } = win;
-  const streamNote = `${stream.turns} turns, ${stream.atOnce} at once, ${fmt(stream.turnMs / 1000)} s each, over ${fmt(stream.seconds)} s`;
-  // prettier-ignore
-  return [
-    ['Data on screen (Turns view, 10,000 rows on disk), p50: navigation → first row painted', ms(p(win.dataOnScreenMs, 50)), '', '', `min ${ms(Math.min(...win.dataOnScreenMs))}`, '≤ 300 ms', p(win.dataOnScreenMs, 50) <= 300, 'the first script and its start-up'],
-    ['Longest task at load', ms(win.longestLoadTaskMs), '', '', '', '≤ 50 ms', win.longestLoadTaskMs <= 50, "the first script's evaluation and first render"],
-    ['Longest task on updates (Turns view open, turns streaming output)', win.longestUpdateTaskMs > 0 ? ms(win.longestUpdateTaskMs) : 'none over 50 ms', '', '', streamNote, '≤ 50 ms', win.longestUpdateTaskMs <= 50, 'rendering a batch of updates'],
-    ['Largest frame gap in the Turns view during those updates', ms(win.largestFrameGapMs), '', '', `${win.lateFrames} of ${win.frames} frames over 20 ms after the last`, '≤ 33 ms', win.largestFrameGapMs <= 33, win.longestUpdateTaskMs > 0 ? 'a long task in the page (the row above)' : 'a skipped frame with no long task in the page: the browser waited for a core (the runtimes and the host share them)'],
-  ];
-}
-
-function printTable(rows: Row[]): string {
-  const table = [
-    '| measure | Runner Tray | server without long-poll | seed cadence | ratio / floor | target | met |',
-    '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r[0]} | ${r[1]} | ${r[2]} | ${r[3]} | ${r[4]} | ${r[5]} | ${r[6] ? 'met' : `**short**: ${r[7]}`} |`),
-  ].join('\n');
-  console.log(`\n${table}\n`);
-  return table;
-}
-
 async function main() {
+  if (process.argv.includes('--soak')) {
+    await soak(soakArgs(process.argv));
+    process.exit(0);
+  }
   const emu = await startEmulator({ config: { caps: { tenant: 32, project: 32, defaultAccount: 1 }, longPollMaxMs: 60_000, nextHeartbeatMs: 30_000 } });
-  if (hostOnly) {
-    const floor = await nodeFloor();
-    const proc = await processFloor();
-    const host = await measureHeadless(emu, HEADLESS);
-    const history = await measureHistoryMemory(emu, HISTORY_MEMORY);
+  if (only) {
+    const part =
+      only === 'host' ? HEADLESS : only === 'start' ? { ...HEADLESS, pickups: 0, turns: 0, window: null } : { ...HEADLESS, starts: 0, idleMs: 0, window: null };
+    const floor = only === 'pickup' ? null : await nodeFloor();
+    const proc = only === 'start' ? null : await processFloor();
+    const reference = only === 'start' ? null : await measureReference(emu, HEADLESS);
+    const host = await measureHeadless(emu, part);
+    const history = only === 'host' ? await measureHistoryMemory(emu, HISTORY_MEMORY) : null;
     await emu.close();
-    printTable(hostRows(host, history, floor, proc, initialJs()));
+    printTable(hostRows({ host, history, floor, proc, reference, js: only === 'host' ? initialJs() : null }));
     process.exit(0);
   }
   // A server without long-poll: its heartbeat offers no `claim.long_poll_max_ms`.
@@ -256,6 +157,7 @@ async function main() {
   console.log('bench: the built headless host (start-up, idle, pickup to the runtime process, the window)…');
   const floor = await nodeFloor();
   const proc = await processFloor();
+  const reference = await measureReference(emu, HEADLESS);
   const host = await measureHeadless(emu, HEADLESS);
   console.log('bench: the built host with 10,000 history rows on disk against none…');
   const history = await measureHistoryMemory(emu, HISTORY_MEMORY);
@@ -277,7 +179,7 @@ async function main() {
     [`${N_UNITS} units × 1 s, wall time (1 session each)`, `${fmt(ours1Wall)} s`, '', `${fmt(seedWall)} s`, `${fmt(seedWall / ours1Wall, 2)}× throughput`, '≥ 1× (no slower at equal sessions)', seedWall / ours1Wall >= 1, 'slower than the seed at equal sessions'],
     // prettier-ignore
     ['Sechroom offer → codex turn started p50 (in-process, scripted app-server)', ms(p(sechroomHeld, 50)), ms(p(sechroomPolled, 50)), '', `${fmt(p(sechroomPolled, 50) / p(sechroomHeld, 50))}× faster than the 5 s poll`, '≤ 50 ms', p(sechroomHeld, 50) <= 50, 'the held offers read was answered late'],
-    ...hostRows(host, history, floor, proc, js),
+    ...hostRows({ host, history, floor, proc, reference, js }),
   ];
   const table = printTable(rows);
 

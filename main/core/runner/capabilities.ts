@@ -58,6 +58,9 @@ export class CapabilityDetector {
   private inflight: Promise<Capabilities> | null = null;
   /** The last run's detection (from `cache`), answered until this run's first detection ends. */
   private remembered: Promise<Capabilities | null> | null = null;
+  /** What this run's own detection waits for once the last run's was answered (see detectAtStart). */
+  private refreshGate: Promise<unknown> = Promise.resolve();
+  private detectedThisRun = false;
 
   constructor(
     private readonly runner: CommandRunner,
@@ -94,22 +97,36 @@ export class CapabilityDetector {
     return this.inflight;
   }
 
+  /** This run's detection: the one done or under way, else a new one. */
+  freshen(): Promise<Capabilities> {
+    return this.detectedThisRun && !this.inflight && this.cached ? Promise.resolve(this.cached) : this.refresh();
+  }
+
   /**
-   * Before this run's first detection: the last run's, if its binaries are unchanged,
-   * taken as this run's (claims may use it at once) until this run's detection ends. That
-   * detection starts once what waited for the answer (the first heartbeat) has gone on:
-   * its CLI and sandbox probes are process spawns, which would delay the beat.
+   * The start's own detection. Where the last run's answers the start, it waits for `gate`
+   * (the host's first heartbeat answered): its CLI and sandbox probes are process spawns,
+   * each forking the host, and beside the beat they delayed it. Without one it runs at once.
    */
-  private async fromLastRun(): Promise<Capabilities> {
+  async detectAtStart(gate: Promise<unknown>): Promise<Capabilities> {
+    this.refreshGate = gate;
+    if (this.cache && (await this.rememberedAnswer())) await gate;
+    return this.freshen();
+  }
+
+  private rememberedAnswer(): Promise<Capabilities | null> {
     this.remembered ??= this.cache!.load(this.binaries).then((last) => {
       if (last && !this.cached) {
         this.cached = last;
         this.detectedAt = this.clock.now();
-        setImmediate(() => void this.refresh());
+        void this.refreshGate.then(() => setImmediate(() => void this.freshen()));
       }
       return last;
     });
-    return (await this.remembered) ?? this.refresh();
+    return this.remembered;
+  }
+
+  private async fromLastRun(): Promise<Capabilities> {
+    return (await this.rememberedAnswer()) ?? this.refresh();
   }
 
   private async detect(): Promise<Capabilities> {
@@ -122,6 +139,7 @@ export class CapabilityDetector {
       isolation && c.installed ? { ...c, isolation: isolation.level, ...(isolation.note ? { isolationNote: isolation.note } : {}) } : c;
     this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
+    this.detectedThisRun = true;
     void this.cache?.save(this.cached, this.binaries).catch(() => undefined);
     return this.cached;
   }

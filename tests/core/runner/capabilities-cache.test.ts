@@ -104,6 +104,47 @@ describe('runtime detection remembered between runs', () => {
     await expect.poll(() => second.peek()?.claude.version).toBe('2.1.198');
   });
 
+  it("a restart's own detection waits for its refresh gate (the host's first heartbeat answered), then runs once", async () => {
+    const s = setup();
+    const first = s.detector();
+    const detecting = first.get();
+    s.release();
+    await detecting;
+    await expect.poll(() => new CapabilitiesCache(path.join(path.dirname(s.claude), 'capabilities.json')).load()).not.toBeNull();
+
+    s.hold();
+    s.cli.runs = 0;
+    let open: () => void = () => undefined;
+    const second = s.detector();
+    const atStart = second.detectAtStart(new Promise<void>((resolve) => (open = resolve)));
+    expect((await second.get()).claude).toMatchObject({ version: '2.1.197' });
+    // Several turns of the event loop later (setImmediate, the old trigger), nothing was spawned.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(s.cli.runs).toBe(0);
+    open();
+    await expect.poll(() => s.cli.runs).toBeGreaterThan(0);
+    s.release();
+    await expect.poll(() => second.peek()?.claude.version).toBe('2.1.197');
+    // The start's own detection is that one: no second.
+    const runs = s.cli.runs;
+    await atStart;
+    await second.freshen();
+    expect(s.cli.runs).toBe(runs);
+  });
+
+  it('with no last detection on disk, the start detects at once (the first heartbeat waits for it anyway), once', async () => {
+    const s = setup();
+    const detector = s.detector();
+    const atStart = detector.detectAtStart(new Promise<void>(() => undefined));
+    await expect.poll(() => s.cli.runs).toBeGreaterThan(0);
+    const beat = detector.get();
+    s.release();
+    expect((await atStart).claude).toMatchObject({ installed: true, version: '2.1.197' });
+    expect((await beat).claude).toMatchObject({ installed: true, version: '2.1.197' });
+    // One detection: claude's --version and its sign-in check (codex is not found).
+    expect(s.cli.runs).toBe(2);
+  });
+
   it('is not used once the binary changed: the restart waits for its own detection', async () => {
     const s = setup();
     const first = s.detector();
