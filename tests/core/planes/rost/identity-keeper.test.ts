@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PairingClaimByCode, PairingStartRequest } from '../../../../shared/protocol';
 import { ConnectorError } from '../../../../main/core/connectors/errors';
 import type { PairingPoll, RunnerConnector, RunnerCredentials } from '../../../../main/core/planes/rost/connector';
-import { IdentityKeeper, type IdentityConfig, type IdentityKeeperDeps, type RunnerSecretStore } from '../../../../main/core/planes/rost/identity-keeper';
+import { IdentityKeeper } from '../../../../main/core/planes/rost/identity-keeper';
+import type { IdentityConfig, IdentityKeeperDeps, RunnerSecretStore } from '../../../../main/core/planes/rost/identity-keeper-deps';
 import { RunnerStateStore } from '../../../../main/core/runner/runner-state-store';
 import { FakeClock } from '../../../helpers/fake-clock';
 import { testLogging } from '../../../helpers/test-logger';
@@ -139,11 +140,25 @@ describe('IdentityKeeper: who a profile is to its control plane', () => {
     await settled(h.keeper);
     expect(h.keeper.pairingView).toEqual({ phase: 'approved', runnerName: 'box' });
     expect(await h.secrets?.get(`runner:${URL_}`)).toBe(SECRET);
-    expect(h.state.get().identity).toEqual({ runnerId: 'run_1', tenantId: 'ten_1', name: 'box', controlPlaneUrl: URL_, pairedAt: '2026-12-07T10:00:01.000Z' });
+    expect(h.state.get().identity).toEqual({
+      runnerId: 'run_1',
+      tenantId: 'ten_1',
+      tenantName: null,
+      name: 'box',
+      controlPlaneUrl: URL_,
+      pairedAt: '2026-12-07T10:00:01.000Z',
+    });
     expect(h.keeper.current?.credentials).toEqual({ runnerId: 'run_1', secret: SECRET });
     expect(h.events).toContain('connected');
     expect(h.registered).toContain(SECRET);
-    expect(h.keeper.view()).toEqual({ runnerId: 'run_1', tenantId: 'ten_1', name: 'box', controlPlane: URL_, pairedAt: '2026-12-07T10:00:01.000Z' });
+    expect(h.keeper.view()).toEqual({
+      runnerId: 'run_1',
+      tenantId: 'ten_1',
+      tenantName: null,
+      name: 'box',
+      controlPlane: URL_,
+      pairedAt: '2026-12-07T10:00:01.000Z',
+    });
     expect(JSON.stringify(h.state.get())).not.toContain(SECRET);
   });
 
