@@ -150,7 +150,7 @@ function briefRoutes(s: SechroomServices): RouteDef[] {
       return s.lifecycle.setStatus(caller.tenantId, id(ctx.params), input.to, input.source);
     }),
     authed(s, 'POST', '/work-briefs/:id/decompose', (ctx, caller) => {
-      const input = body(z.object({ id: z.string().optional() }), ctx);
+      const input = body(z.object({ id: z.string().max(200).optional() }).strict(), ctx);
       if (input.id !== undefined && input.id !== id(ctx.params)) throw new HttpError(400, 'invalid_request', 'body.id must match the brief in the path');
       return s.plans.decompose(caller.tenantId, id(ctx.params));
     }),
