@@ -6,9 +6,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../emulator';
+import { gitOrigin, type GitOrigin } from './git-origin';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
+const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
 
 /**
  * The host's data folder is a real 2 MiB tmpfs in a mount namespace of its own: as root
@@ -35,12 +37,14 @@ const skipReason = unavailable();
 if (skipReason) console.warn(`data-folder-full: skipped — ${skipReason}`);
 
 let emu: RunningEmulator | null = null;
+let repo: GitOrigin | null = null;
 let dir = '';
 const children: ChildProcess[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await emu?.close();
-  emu = null;
+  repo?.cleanup();
+  emu = repo = null;
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = '';
 });
@@ -52,7 +56,7 @@ interface Host {
 }
 
 /** The headless host with its data folder on a fresh 2 MiB tmpfs (bubblewrap stubbed out: a namespace in a namespace is not the point). */
-function host(data: string, args: string[]): Host {
+function host(data: string, args: string[], env: Record<string, string> = {}): Host {
   const script = 'mount -t tmpfs -o size=2m,mode=0700 tmpfs "$0" && exec "$@"';
   const child = spawn('unshare', [...UNSHARE, 'sh', '-c', script, data, process.execPath, '--import', 'tsx', 'main/headless/cli.ts', '--port', '0', ...args], {
     cwd: repoRoot,
@@ -65,6 +69,7 @@ function host(data: string, args: string[]): Host {
       RUNNER_TRAY_CLAUDE_BIN: FAKE,
       RUNNER_TRAY_CODEX_BIN: path.join(dir, 'no-codex-here'),
       RUNNER_HEARTBEAT_MS: '1000',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -197,6 +202,54 @@ describe.skipIf(skipReason !== null)('a Rost runner whose data folder is full or
     // Each line is the op and the row, tab-separated: every turn has its row, none torn.
     const rows = history.map((line) => line.split('\t').map((part) => JSON.parse(part) as { id?: string })[1]?.id);
     for (const u of units) expect(rows).toContain(u.id);
+
+    const exited = new Promise<number | null>((resolve) => h.child.once('exit', (code) => resolve(code)));
+    h.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 240_000);
+
+  it('a Sechroom instance claims none of the ready tasks while the folder is full, says why, and runs them all once space returns', async () => {
+    emu = await startEmulator({});
+    repo = gitOrigin();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-full-'));
+    mkdirSync(path.join(dir, 'bin'));
+    writeFileSync(path.join(dir, 'bin', 'bwrap'), '#!/bin/sh\nexit 1\n');
+    chmodSync(path.join(dir, 'bin', 'bwrap'), 0o755);
+    const data = path.join(dir, 'data');
+    mkdirSync(data);
+    const minted = emu.sechroom.mintToken();
+    const args = ['--plane', 'sechroom', '--control-plane', emu.sechroomUrl, '--tenant', minted.tenant, '--instance-key', 'codex-a', '--root', repo.root];
+    const h = host(data, [...args, '--poll-interval', '1', '--no-pr'], {
+      SECHROOM_TOKEN: minted.access_token,
+      CODEX_BIN: APP_SERVER_STUB,
+      CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'closeout-on-nudge' }),
+    });
+    expect(await h.listening, h.lines.join('\n')).toBe(true);
+    const pid = h.child.pid!;
+    await until(h, () => expect(emu!.sechroom.listInstances().map((i) => i.status)).toEqual(['live']));
+    const profile = hostPath(pid, data, 'profiles', 'codex-a');
+    await until(h, () => expect(parsedFolder(path.join(profile, 'inflight'))).toEqual([]));
+
+    const mark = h.lines.length;
+    inHostNamespace(pid, FILL, data);
+    await until(h, () => expect(lineAfter(h, mark, /Status: Error — Cannot write to \S+: no space left on device \(ENOSPC\) — taking no work/)).toBeDefined());
+    inHostNamespace(pid, FILL.replaceAll('fill', 'topup'), data);
+    const tasks = [1, 2, 3].map((n) => emu!.sechroom.createTask({ title: `Task ${n}`, objective: `Do ${n}.` } as never));
+    // The tasks are offered to the instance, and its gates hold: not one lease while the folder is full.
+    await until(h, () => expect(emu!.sechroom.listOffers({}).length).toBeGreaterThanOrEqual(3));
+    expect(lineAfter(h, mark, /not claiming: Cannot write to/)).toBeDefined();
+    expect(emu.sechroom.listLeases({})).toEqual([]);
+
+    const freedAt = Date.now();
+    inHostNamespace(pid, 'rm -f "$0/fill" "$0/fill2" "$0/topup" "$0/topup2"', data);
+    await until(h, () => expect(tasks.map((t) => emu!.sechroom.listCompletions({ memory_id: t.memoryId }).length)).toEqual([1, 1, 1]));
+    // One lease per task, each taken once the folder took writes again (none abandoned, none left to expire).
+    const leases = emu.sechroom.listLeases({});
+    expect(leases).toHaveLength(3);
+    for (const lease of leases) expect(Date.parse(lease.createdAt)).toBeGreaterThanOrEqual(freedAt);
+    expect(leases.map((l) => l.status)).toEqual(['completed', 'completed', 'completed']);
+    await until(h, () => expect(parsedFolder(path.join(profile, 'inflight'))).toEqual([]));
+    await until(h, () => expect(parsedFolder(path.join(profile, 'outbox'))).toEqual([]));
 
     const exited = new Promise<number | null>((resolve) => h.child.once('exit', (code) => resolve(code)));
     h.child.kill('SIGTERM');

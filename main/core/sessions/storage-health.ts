@@ -54,6 +54,9 @@ export async function probeFolder(dir: string): Promise<void> {
   }
 }
 
+/** What a claim gate and the writers need of the health. */
+export type StoragePort = Pick<StorageHealth, 'check' | 'failed' | 'reason'>;
+
 export interface StorageHealthDeps {
   clock: Clock;
   log: Logger;

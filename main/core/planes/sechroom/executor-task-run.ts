@@ -84,7 +84,10 @@ export class ExecutorTaskRun {
         title: null,
         claimedAt: new Date(clock.now()).toISOString(),
       })
-      .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${errorText(error)}`));
+      .catch((error: unknown) => {
+        log.warn(`could not note the claimed task on disk: ${errorText(error)}`);
+        this.deps.storage?.failed(error);
+      });
     try {
       await this.runClaimed(claim, record, turn, () => loss);
     } catch (error) {
