@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { gitOrigin, type GitOrigin } from './git-origin';
 
@@ -87,6 +88,22 @@ function host(data: string, args: string[], env: Record<string, string> = {}): H
   return { child, lines, listening };
 }
 
+/** One command over the host's WebSocket with the token file's script token; its answer. */
+function invoke(tokenFile: string, port: string, command: string, input: unknown): Promise<{ ok: boolean; error?: { code: string; message: string } }> {
+  const token = /^RUNNER_TRAY_TOKEN=(.*)$/m.exec(readFileSync(tokenFile, 'utf8'))?.[1] ?? '';
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { authorization: `Bearer ${token}` } });
+    ws.on('open', () => ws.send(JSON.stringify({ id: 1, command, input })));
+    ws.on('message', (data: Buffer) => {
+      const frame = JSON.parse(data.toString()) as { type: string; id?: number; result?: { ok: boolean; error?: { code: string; message: string } } };
+      if (frame.type !== 'result' || frame.id !== 1) return;
+      ws.close();
+      resolve(frame.result!);
+    });
+    ws.on('error', reject);
+  });
+}
+
 /** A shell command in the host's mount namespace (where its tmpfs is). */
 function inHostNamespace(pid: number, command: string, data: string): void {
   const run = spawnSync('nsenter', ['-t', String(pid), '-m', ...(AS_ROOT ? [] : ['-U', '--preserve-credentials']), 'sh', '-c', command, data], {
@@ -147,9 +164,12 @@ describe.skipIf(skipReason !== null)('a Rost runner whose data folder is full or
     const claims = () => emu!.admin.listEvents({ type: 'unit.claimed' }).length;
     const beatsSince = (seq: number) => emu!.admin.listEvents({ type: 'runner.heartbeat', since: seq }).length;
 
-    const h = host(data, ['--execute', '--state-file', seed]);
-    expect(await h.listening, h.lines.join('\n')).toBe(true);
+    const tokenFile = path.join(dir, 'address.env');
+    const h = host(data, ['--execute', '--state-file', seed, '--token-file', tokenFile]);
+    // With a token file the address goes there, not to the terminal.
+    await until(h, () => expect(readFileSync(tokenFile, 'utf8')).toMatch(/^RUNNER_TRAY_URL=/m));
     const pid = h.child.pid!;
+    const port = /^RUNNER_TRAY_URL=http:\/\/127\.0\.0\.1:(\d+)/m.exec(readFileSync(tokenFile, 'utf8'))?.[1] ?? '';
     // One unit runs while the folder is fine.
     const first = emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'first' });
     await until(h, () => expect(emu!.admin.getUnit(first.id)?.status).toBe('succeeded'));
@@ -186,6 +206,10 @@ describe.skipIf(skipReason !== null)('a Rost runner whose data folder is full or
     await until(h, () => expect(beatsSince(seq)).toBeGreaterThanOrEqual(3));
     expect(claims()).toBe(claimedReadOnly);
     expect(emu.admin.getUnit(readOnly.id)?.status).toBe('queued');
+    // A pause (and a resume) that cannot be saved answers a failure that says so, not ok.
+    const paused = await invoke(tokenFile, port, 'runner:pause', { profile: 'default', minutes: null });
+    expect(paused).toMatchObject({ ok: false, error: { code: 'not_saved', message: expect.stringContaining('EROFS') } });
+    expect(await invoke(tokenFile, port, 'runner:resume', { profile: 'default' })).toMatchObject({ ok: false, error: { code: 'not_saved' } });
     inHostNamespace(pid, 'umount "$0/profiles"', data);
     await until(h, () => expect(emu!.admin.getUnit(readOnly.id)?.status).toBe('succeeded'));
 
