@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { InflightJournal } from '../../../../main/core/planes/sechroom/inflight-journal';
 import { sechroomStatus } from '../../../../main/core/planes/sechroom/sechroom-status';
 import { StorageHealth } from '../../../../main/core/sessions/storage-health';
 import { closingTurn, rig, ScriptedTurnRunner, type Rig } from './sechroom-harness';
@@ -99,6 +101,42 @@ describe('a Sechroom executor whose data folder cannot be written', () => {
     expect(r.emu.sechroom.listCompletions({})).toHaveLength(0);
     failing.code = null;
     await r.pump(() => r!.emu.sechroom.listCompletions({}).length >= 1);
+    await session.stop();
+  });
+
+  it('a task whose in-flight note cannot be written is abandoned before its turn runs, and claims stop until the folder takes writes', async () => {
+    r = await rig();
+    task(r);
+    task(r);
+    const { failing, health } = storage(r);
+    const journal = new InflightJournal(path.join(r.tmp, 'inflight'));
+    const begin = journal.begin.bind(journal);
+    journal.begin = (note) => {
+      if (!failing.code) return begin(note);
+      return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, open inflight/x.json'), { code: 'ENOSPC' }));
+    };
+    const turns = new ScriptedTurnRunner(closingTurn('completed'));
+    const { session, states, records } = await r.session({ turns, storage: health, journal });
+    // The disk fills between the gate's probe and the note.
+    const check = health.check.bind(health);
+    let probes = 0;
+    health.check = async () => {
+      const ok = await check();
+      if (++probes === 1) failing.code = 'ENOSPC';
+      return ok;
+    };
+    void session.run();
+    await r.pump(() => states.some((s) => s.state === 'cannot_write'));
+    expect(turns.requests).toHaveLength(0);
+    expect(records.at(-1)).toMatchObject({
+      state: 'abandoned',
+      note: expect.stringContaining('not started: the in-flight journal could not be written (ENOSPC'),
+    });
+    await r.pump(() => states.filter((s) => s.state === 'cannot_write').length >= 3);
+    expect(r.emu.sechroom.listLeases({})).toHaveLength(1);
+    failing.code = null;
+    await r.pump(() => r!.emu.sechroom.listCompletions({}).length >= 1);
+    expect(turns.requests).toHaveLength(1);
     await session.stop();
   });
 });
