@@ -2,6 +2,7 @@
 // registry, the usage meters, the Sechroom host, the operator's views, then the planes'
 // factories installed and every profile opened. The registry comes first: the subsystems
 // after it ask it for the profiles' settings and sessions once the host runs.
+import path from 'node:path';
 import type { Settings } from '../../shared/settings';
 import type { OpenSecretStoreResult } from './secrets/open-secret-store';
 import { OperatorService } from './operator';
@@ -178,6 +179,7 @@ function rostShared(f: Foundation, p: Profiles, parts: PlaneParts): Omit<SharedS
     history: runtimes.capacity,
     machine: p.machine,
     registry: parts.turns.registry,
+    turnsDir: path.join(f.paths.dataDir, 'turns'),
     platform: f.platform,
     appVersion: options.appVersion,
     cpuCount: f.cpuCount,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { errorText } from '../../../shared/errors';
 import { DEFAULT_PROFILE_ID, MAX_PROFILES, ProfileSchema, type Profile } from '../../../shared/profiles';
+import { CommandFailure } from '../base/dispatch';
 import { readJsonFile, writePrivateFile } from '../base/json-file';
 import { runnerAccount } from '../secrets/secret-store';
 
@@ -60,12 +61,20 @@ export class ProfileStore {
     return this.list;
   }
 
+  /** Writes the list; when the write fails the list stays as it was and the failure says so (`not_saved`). */
   async save(list: readonly Profile[]): Promise<void> {
     const doc = ProfilesDocumentSchema.parse({ version: 1, profiles: list });
+    const before = this.list;
     this.list = doc.profiles;
     const write = this.writing.then(() => writePrivateFile(this.file, `${JSON.stringify(doc, null, 2)}\n`));
     this.writing = write.catch(() => undefined);
-    await write;
+    try {
+      await write;
+    } catch (error) {
+      // A later save (queued behind this one) decides the list; otherwise it is what it was.
+      if (this.list === doc.profiles) this.list = before;
+      throw new CommandFailure('not_saved', `The list of profiles could not be saved, so nothing changed: ${errorText(error)}`);
+    }
   }
 
   /** Removes a profile's folder (after it left the list). */

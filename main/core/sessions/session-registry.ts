@@ -116,7 +116,11 @@ export class SessionRegistry {
       throw new CommandFailure('profile_exists', `There is already a profile "${id}" of another kind.`, 'id');
     }
     const opened = await this.deps.open(profile, stored.some((p) => p.id === id) ? undefined : initial);
-    await this.deps.store.save([...stored.filter((p) => p.id !== id), profile]);
+    // A list that cannot be saved adds nothing: the opened session goes again.
+    await this.deps.store.save([...stored.filter((p) => p.id !== id), profile]).catch((error: unknown) => {
+      opened.close();
+      throw error;
+    });
     this.open.set(id, opened);
     if (this.started) {
       await opened.session.capabilities.leftovers?.stop();
@@ -142,10 +146,11 @@ export class SessionRegistry {
     if (entry.session.activeCount > 0 || entry.session.undelivered > 0) {
       throw new CommandFailure('still_working', 'This profile still has turns running or results to deliver.');
     }
+    // Saved first: a list that cannot be saved removes nothing.
+    await this.deps.store.save(this.deps.store.all().filter((p) => p.id !== id));
     await entry.session.stop();
     entry.close();
     this.open.delete(id);
-    await this.deps.store.save(this.deps.store.all().filter((p) => p.id !== id));
     try {
       await this.deps.store.removeFiles(id);
     } catch (error) {

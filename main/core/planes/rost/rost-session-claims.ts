@@ -23,10 +23,11 @@ export function claimLoop(deps: RostSessionDeps, hooks: SessionHooks, get: () =>
     longPollMaxMs: () => get().heartbeat.longPoll,
     interactiveClaimMs: () => effectiveCadence(deps.settings()).interactiveClaimMs,
     claim: async (options: { interactiveOnly: boolean; waitMs?: number; signal?: AbortSignal }) => {
-      const { identityKeeper, runtimes: gate, heartbeat } = get();
+      const { identityKeeper, runtimes: gate, heartbeat, storage } = get();
       const target = identityKeeper.current;
       const runtimes = gate.claimable();
-      if (!target || runtimes.length === 0) return null;
+      // Nothing is claimed that could not be run: the journal, the outbox and the turn folders must take a write.
+      if (!target || runtimes.length === 0 || !(await storage.check())) return null;
       const claim = (carried?: ClaimOptions['heartbeat']) =>
         target.connector.claim(target.credentials, { ...options, runtimes, ...(carried ? { heartbeat: carried } : {}) });
       // [v1] Where offered, the held claim carries the heartbeat: one request per long-poll while idle.

@@ -25,9 +25,12 @@ import type { MachineSlots } from '../../sessions/machine-slots';
 import type { SessionBaseDeps } from '../../sessions/session-base';
 import type { RuntimeGate } from './runtime-gate';
 import type { AnswerWatch } from './answer-watch';
+import type { StorageHealth } from '../../sessions/storage-health';
 
 /** `dir` holds its state file, outbox and running journal. */
 export interface RostSessionDeps extends SessionBaseDeps {
+  /** The host's turn folders (a claim needs them writable too). */
+  turnsDir?: string;
   /** The profile's effective settings (its own over the host's). */
   settings(): Settings;
   /** The heartbeat's model account state (measured, unless the setting overrides it). */
@@ -71,6 +74,8 @@ export interface SessionParts {
   launcher: UnitLauncher;
   loop: ClaimStrategy;
   runtimes: RuntimeGate;
+  /** Whether the journal, outbox and turn folders take writes (claims stop while not). */
+  storage: StorageHealth;
 }
 
 /** How the parts reach back into the session's own state. */

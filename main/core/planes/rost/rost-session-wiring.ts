@@ -14,6 +14,7 @@ import { RuntimeGate } from './runtime-gate';
 import { AnswerWatch, watchedConnector } from './answer-watch';
 import type { SessionEvents } from '../../sessions/session-events';
 import { claimLoop } from './rost-session-claims';
+import { storageHealth } from './rost-storage';
 import type { RostSessionDeps, SessionHooks, SessionParts } from './rost-session-deps';
 
 /** Builds the session's parts around its own events (they hear each heartbeat) and pause state. */
@@ -24,6 +25,7 @@ export function wireSession(
 ): SessionParts {
   const parts: Partial<SessionParts> = { runtimes: new RuntimeGate(deps.capabilities, deps.breaker, deps.settings, deps.log), pauseState };
   const get = () => parts as SessionParts;
+  parts.storage = storageHealth(deps, hooks);
   parts.heartbeat = heartbeatTracker(deps, hooks, events, get);
   parts.answers = new AnswerWatch({ clock: deps.clock, onChange: () => hooks.changed() });
   parts.identityKeeper = identityKeeper(deps, hooks, get);
@@ -93,6 +95,7 @@ function unitLauncher(deps: RostSessionDeps, hooks: SessionHooks, get: () => Ses
       markRevoked: () => void get().identityKeeper.markRevoked(),
       readinessChanged: (notice) => deps.onRuntimes(notice),
       activeChanged: (active) => hooks.active(active),
+      writeFailed: () => get().storage.suspect(),
     },
     registry: deps.registry,
     resume: new ResumeCache(deps.state, () => deps.clock.now()),

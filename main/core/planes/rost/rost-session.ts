@@ -101,6 +101,7 @@ export class RostSession extends SessionBase {
     this.heartbeat.stop();
     this.identityKeeper.stop();
     this.pauseState.stop();
+    this.parts.storage.stop();
     this.launcher.stop();
   }
 
@@ -153,6 +154,7 @@ export class RostSession extends SessionBase {
   async runOne(): Promise<RunOneOutcome> {
     const target = this.identityKeeper.current;
     if (this.blocked() || !target) return { claimed: false, error: null };
+    if (!(await this.parts.storage.check())) return { claimed: false, error: this.parts.storage.reason };
     const runtimes = this.runtimes.claimable();
     let unit;
     try {
@@ -195,6 +197,7 @@ export class RostSession extends SessionBase {
     if (this.paused) return 'paused';
     if (!this.identityKeeper.current) return 'not paired';
     if (this.runtimes.notReady()) return 'no runtime ready';
+    if (this.parts.storage.problem) return 'storage';
     if (this.runtimes.claimable().length === 0) return 'nothing to claim with';
     if (this.deps.admission && !this.deps.admission.allowsClaim()) return 'usage';
     return null;

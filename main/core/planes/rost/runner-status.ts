@@ -20,6 +20,8 @@ export interface StatusInputs {
   notReady?: string | null;
   /** Why claims wait although nothing else stops them (a usage reserve or limit), or null. */
   claimsDeferred?: string | null;
+  /** Why the folders a claim needs cannot be written (the path and the error), or null. */
+  storage?: string | null;
 }
 
 /** Derives the one status line from the runner's facts; pure, so every state is testable. */
@@ -50,6 +52,8 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   if (s.draining) {
     return { state: 'draining', remaining: s.active, reason: 'Quitting after the running turns finish.' };
   }
+  // Nothing is claimed while the disk refuses writes: red, whatever else is true (running turns go on).
+  if (s.storage) return { state: 'error', reason: s.storage };
   if (s.offline) {
     const retryAt = new Date(s.offline.retryAt).toISOString();
     const fault = s.offline.fault ? { fault: s.offline.fault } : {};

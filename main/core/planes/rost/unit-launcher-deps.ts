@@ -24,6 +24,8 @@ export interface LauncherHost {
   readinessChanged(notice: string | null): void;
   /** The number of this profile's turns changed. */
   activeChanged(active: number): void;
+  /** A write failed or a turn failed: the storage health looks at the folders (a storage error stops claims). */
+  writeFailed?(error: unknown): void;
 }
 
 export interface UnitLauncherDeps {

@@ -201,6 +201,8 @@ export class UnitLauncher {
         run.releaseLease();
         this.turnDone(unit.id, slotFree);
       }
+      // A failed turn may have failed on the disk (its folder could not be made): the storage health looks.
+      if (outcome?.result?.status === 'failed') host.writeFailed?.(null);
       // The turn folder's removal and the resume cache's write went on beside the result.
       await run.settled();
       // A note of the process still being written must land before the note is removed.
@@ -210,11 +212,7 @@ export class UnitLauncher {
       this.deliveries.delete(run.key);
       this.deps.registry.finish(unit.id, { ...(outcome?.view ?? failedView('revoked')), endedAt: new Date(this.deps.clock.now()).toISOString(), delivery });
     } catch (error) {
-      // Only the disk can fail here; the journal keeps the unit for the restart path.
-      run?.releaseLease();
-      if (run) this.awaitingDelivery.delete(run.key);
-      this.deps.log.error('could not record the result of a unit', { unit: unit.id, error: errorText(error) });
-      this.deps.registry.finish(unit.id, { ...failedView('the result could not be saved'), endedAt: new Date(this.deps.clock.now()).toISOString() });
+      this.notRecorded(unit, run, error);
     } finally {
       releaseToken?.();
       this.pending--;
@@ -222,6 +220,24 @@ export class UnitLauncher {
       for (const check of [...this.settled]) check();
     }
     return { refused };
+  }
+
+  /**
+   * Only the disk can fail in a launch: the journal keeps the unit for the restart path, and claims stop
+   * until the folders take writes again. A unit whose note could not be written was never started.
+   */
+  private notRecorded(unit: ClaimedWork, run: UnitRun | null, error: unknown): void {
+    run?.releaseLease();
+    if (run) this.awaitingDelivery.delete(run.key);
+    this.deps.host.writeFailed?.(error);
+    const started = run?.started ?? false;
+    const message = errorText(error);
+    this.deps.log.error(started ? 'could not record the result of a unit' : 'could not note a unit before its start; it was not started', {
+      unit: unit.id,
+      error: message,
+    });
+    const reason = started ? 'the result could not be saved' : `not started: the running journal could not be written (${message})`;
+    this.deps.registry.finish(unit.id, { ...failedView(reason), endedAt: new Date(this.deps.clock.now()).toISOString() });
   }
 
   /** The unit's runtime is done: it no longer counts as running, and its slot frees (once). */

@@ -24,6 +24,7 @@ export class UnitRun {
   /** Why the control plane no longer counts this unit as ours (e.g. `lease_expired`), if it said so. */
   private lost: string | null = null;
   private cancelReason: string | null = null;
+  private startTaken = false;
   /** What goes on after the outcome, beside the result: turn-folder removal, the resume cache's write. */
   private readonly after: Promise<unknown>[] = [];
 
@@ -34,6 +35,11 @@ export class UnitRun {
 
   get key(): string {
     return resultKey(this.unit);
+  }
+
+  /** The control plane took the start: the unit ran (or was about to), so it has a result to give. */
+  get started(): boolean {
+    return this.startTaken;
   }
 
   /** Set when the control plane answered the lease with a cancel after the process ended. */
@@ -117,6 +123,7 @@ export class UnitRun {
     await deps.recordRunning(runtime);
     try {
       await deps.connector.start(deps.credentials, unit);
+      this.startTaken = true;
       return undefined;
     } catch (error) {
       if (isConnectorError(error, 'unauthorized')) {

@@ -1,12 +1,15 @@
 import { errorText } from '../../../../shared/errors';
 import type { Clock, Logger } from '../../base/ports';
+import type { StoragePort } from '../../sessions/storage-health';
 import type { AdmissionPort, RootReadyPort } from './turn-runner';
 
-export type GateState = { state: 'live' } | { state: 'paused' } | { state: 'deferred'; reason: string };
+export type GateState = { state: 'live' } | { state: 'paused' } | { state: 'deferred'; reason: string } | { state: 'cannot_write'; reason: string };
 
 export interface ClaimGatesDeps {
   admission?: AdmissionPort | undefined;
   root?: RootReadyPort | undefined;
+  /** The folders a claim writes (the outbox, the in-flight journal, the turn folders) take a write. */
+  storage?: StoragePort | undefined;
   clock: Clock;
   log: Logger;
   pollMs: number;
@@ -16,12 +19,14 @@ export interface ClaimGatesDeps {
 
 /**
  * What must hold before each claim (seed B6.5 steps 1–2), in order: not paused by the
- * operator, admission by the usage account (the seed's ADMISSION DEFERRED / recovered lines
+ * operator, data folders that take a write (nothing is claimed that could not be run),
+ * admission by the usage account (the seed's ADMISSION DEFERRED / recovered lines
  * on each change), and a ready root. A check that throws defers rather than ending the loop.
  */
 export class ClaimGates {
   private deferred = false;
   private pausedShown = false;
+  private cannotWrite = false;
 
   constructor(private readonly deps: ClaimGatesDeps) {}
 
@@ -36,6 +41,10 @@ export class ClaimGates {
     if (this.pausedShown) {
       this.pausedShown = false;
       deps.onChange({ state: 'live' });
+    }
+    if (deps.storage) {
+      const wait = await this.storageWait(deps.storage);
+      if (wait !== null) return wait;
     }
     if (deps.admission) {
       const admission = await deps.admission
@@ -62,5 +71,22 @@ export class ClaimGates {
       }
     }
     return null;
+  }
+
+  /** Null while the folders take a write; else the poll (the health retries on its own backoff meanwhile). */
+  private async storageWait(storage: StoragePort): Promise<number | null> {
+    if (await storage.check()) {
+      if (this.cannotWrite) {
+        this.cannotWrite = false;
+        this.deps.log.info('the data folder takes writes again — resuming claims');
+        this.deps.onChange({ state: 'live' });
+      }
+      return null;
+    }
+    const reason = storage.reason ?? 'the data folder cannot be written';
+    if (!this.cannotWrite) this.deps.log.warn(`not claiming: ${reason}`);
+    this.cannotWrite = true;
+    this.deps.onChange({ state: 'cannot_write', reason });
+    return this.deps.pollMs;
   }
 }

@@ -130,8 +130,10 @@ export class ExecutorClaimStep {
         this.authExpired(failure.error);
         return 'expired';
       }
-      // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause.
+      // Not the Work Layer's doing (e.g. the outbox could not write): say so, and go on after a pause. A disk that
+      // refuses writes stops the claims (the gates) until it takes them again.
       this.deps.log.error(`task ${claim.memoryId} failed in the executor: ${errorText(failure.error)}`);
+      this.deps.storage?.failed(failure.error);
       await this.claimBackoff(failure.error);
     }
     return 'ran';

@@ -1,6 +1,7 @@
 import type { ControlPlaneFault } from '../../../../shared/status';
 import type { InstanceSettings } from '../../../../shared/sechroom-instance-settings';
 import type { Clock, Logger } from '../../base/ports';
+import type { StoragePort } from '../../sessions/storage-health';
 import type { InflightJournal } from './inflight-journal';
 import type { MachineSlotPort } from './machine-slot';
 import type { AuthExpiredError } from './sechroom-auth';
@@ -27,6 +28,8 @@ export interface ExecutorSessionDeps {
   log: Logger;
   admission?: AdmissionPort;
   root?: RootReadyPort;
+  /** Whether the folders a claim writes take a write: claims wait while not; write failures are reported to it. */
+  storage?: StoragePort;
   /** Git delivery: each task in its own worktree, delivered after the turn (absent: the turn runs in the root). */
   workspace?: TaskWorkspacePort;
   /** Notes of claimed tasks on disk, so a restart can say which turns died with the process. */
@@ -46,6 +49,8 @@ export type SessionStatus =
   | { state: 'registering' }
   | { state: 'live'; instanceId: string }
   | { state: 'deferred'; instanceId: string; reason: string }
+  /** A folder a claim writes cannot be written (the path and the error): claims wait until it can. */
+  | { state: 'cannot_write'; instanceId: string; reason: string }
   | { state: 'paused'; instanceId: string }
   | { state: 'backing_off'; instanceId: string | null; message: string; retryAt: string; fault?: ControlPlaneFault }
   | { state: 'auth_expired'; message: string; remedy: AuthExpiredError['remedy'] }

@@ -50,11 +50,17 @@ export class ExecutorSession {
     this.gates = new ClaimGates({
       admission: deps.admission,
       root: deps.root,
+      storage: deps.storage,
       clock,
       log,
       pollMs: deps.settings.pollIntervalSeconds * 1000,
       paused: () => this.paused,
-      onChange: (gate) => this.state(gate.state === 'deferred' ? { ...gate, instanceId: this.instanceId } : { state: gate.state, instanceId: this.instanceId }),
+      onChange: (gate) =>
+        this.state(
+          gate.state === 'deferred' || gate.state === 'cannot_write'
+            ? { ...gate, instanceId: this.instanceId }
+            : { state: gate.state, instanceId: this.instanceId },
+        ),
     });
     this.advertisement = new Advertisement({
       client,

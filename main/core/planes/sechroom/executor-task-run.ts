@@ -53,7 +53,7 @@ export class ExecutorTaskRun {
   }
 
   async process(claim: ClaimedTask): Promise<void> {
-    const { settings, log, clock } = this.deps;
+    const { log, clock } = this.deps;
     log.info(`claimed ${claim.memoryId} (lease ${claim.leaseId})`);
     const record = this.records.claimed(claim);
     const turn = new AbortController();
@@ -76,17 +76,11 @@ export class ExecutorTaskRun {
       );
       turn.abort(new Error(lost.kind));
     });
-    await this.deps.journal
-      ?.begin({
-        instanceKey: settings.instanceKey,
-        memoryId: claim.memoryId,
-        leaseId: claim.leaseId,
-        title: null,
-        claimedAt: new Date(clock.now()).toISOString(),
-      })
-      .catch((error: unknown) => log.warn(`could not note the claimed task on disk: ${errorText(error)}`));
+    const unwritable = await this.note(claim);
     try {
-      await this.runClaimed(claim, record, turn, () => loss);
+      // A task the journal cannot note is not run (its work could not be recorded either): abandoned, as a failed start is.
+      if (unwritable) this.records.abandon(record, `not started: the in-flight journal could not be written (${errorText(unwritable)})`);
+      else await this.runClaimed(claim, record, turn, () => loss);
     } catch (error) {
       if (record.state === 'claimed' || record.state === 'running') this.records.abandon(record, errorText(error));
       throw error;
@@ -98,6 +92,25 @@ export class ExecutorTaskRun {
       this.turnLease = null;
       if (this.drainTimer !== null) clock.clearTimeout(this.drainTimer);
       this.drainTimer = null;
+    }
+  }
+
+  /** The claimed task's note in the in-flight journal; the error when the disk refused it (the storage health hears of it), else null. */
+  private async note(claim: ClaimedTask): Promise<unknown> {
+    const { settings, log, clock } = this.deps;
+    const note = {
+      instanceKey: settings.instanceKey,
+      memoryId: claim.memoryId,
+      leaseId: claim.leaseId,
+      title: null,
+      claimedAt: new Date(clock.now()).toISOString(),
+    };
+    try {
+      await this.deps.journal?.begin(note);
+      return null;
+    } catch (error) {
+      log.warn(`could not note the claimed task on disk: ${errorText(error)}`);
+      return this.deps.storage?.failed(error) ? error : null;
     }
   }
 

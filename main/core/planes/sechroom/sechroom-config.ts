@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { errorText } from '../../../../shared/errors';
+import { CommandFailure } from '../../base/dispatch';
 import { checkSechroomConfig, type SechroomProfileConfig } from '../../../../shared/sechroom-instance-settings';
 
 export { checkSechroomConfig, type SechroomProfileConfig };
@@ -40,4 +41,13 @@ export async function loadSechroomConfig(dir: string): Promise<SechroomProfileCo
 export async function saveSechroomConfig(dir: string, config: SechroomProfileConfig): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFileAtomic(path.join(dir, SECHROOM_CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** New settings from the operator: saved, or a failure that says they were not (`not_saved`), nothing changed. */
+export async function saveNewSechroomConfig(dir: string, config: SechroomProfileConfig): Promise<void> {
+  try {
+    await saveSechroomConfig(dir, config);
+  } catch (error) {
+    throw new CommandFailure('not_saved', `The Sechroom settings could not be saved, so nothing changed: ${errorText(error)}`);
+  }
 }

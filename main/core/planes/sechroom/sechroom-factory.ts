@@ -3,6 +3,7 @@ import path from 'node:path';
 import { GitWorkspaces, SechroomCodexTurns } from './delivery-wiring';
 import { InstanceUsageLines } from './usage-lines';
 import { runtimeAdmission } from './runtime-admission';
+import { sechroomStorage } from './sechroom-storage';
 import type { SechroomUsage } from './usage-account';
 import type { RuntimeCapability } from '../../runner/capabilities';
 import { GitDelivery } from '../../delivery/git-delivery';
@@ -110,7 +111,8 @@ export class SechroomHost {
     return sechroomTokenScope(this.deps.env, { profile, sechroomProfiles: [...ids], commandLine });
   }
 
-  private plumbing(config: SechroomProfileConfig, { log, settings, profile }: SessionContext): SechroomPlumbing {
+  private plumbing(config: SechroomProfileConfig, context: SessionContext): SechroomPlumbing {
+    const { log, settings, profile } = context;
     const { deps } = this;
     const root = config.instance.root;
     // A codex the operator named (the instance's, CODEX_BIN) is theirs to vouch for; the detected one must be signed in.
@@ -139,6 +141,7 @@ export class SechroomHost {
     const machine = deps.machine;
     return {
       turns,
+      storage: sechroomStorage(context.dir, path.join(deps.dataDir, 'turns'), { clock: deps.clock, log, ...(deps.random ? { random: deps.random } : {}) }),
       ...(machine ? { machine: { acquire: (signal: AbortSignal) => machine.acquire(profile.id, signal), free: () => machine.free() } } : {}),
       ...(workspaces ? { workspace: workspaces, root: { check: () => this.delivery.checkRoot(root) } } : {}),
       ...(named ? (usage ? { admission: usage.admission } : {}) : { admission: runtimeAdmission(deps.codex, usage?.admission) }),

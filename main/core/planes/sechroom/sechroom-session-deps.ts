@@ -8,6 +8,7 @@ import type { SechroomProfileConfig } from './sechroom-config';
 import type { TaskWorkspacePort } from './task-workspace';
 import type { TokenScope } from './sechroom-token-scope';
 import type { AdmissionPort, RootReadyPort, SechroomTurnRunner } from './turn-runner';
+import type { StorageHealth } from '../../sessions/storage-health';
 
 /*
  * What a Sechroom profile's session is built from: the host's side of it (its folder, clock,
@@ -21,6 +22,8 @@ export interface SechroomPlumbing {
   turns: SechroomTurnRunner & { stop?(): Promise<void> };
   workspace?: TaskWorkspacePort;
   root?: RootReadyPort;
+  /** The profile's storage health (its outbox, in-flight journal and the turn folders); stopped when the plumbing closes. */
+  storage?: StorageHealth;
   admission?: AdmissionPort;
   /** The host's machine-wide cap, this profile's share of it. */
   machine?: MachineSlotPort;

@@ -152,6 +152,7 @@ export class SechroomSessionExecutor {
       await this.run.session.stop();
       await this.finished();
     }
+    plumbing?.storage?.stop();
     await plumbing?.turns.stop?.().catch((error: unknown) => this.deps.log.warn(`could not stop the codex app-server: ${errorText(error)}`));
   }
 

@@ -65,7 +65,7 @@ export async function buildExecutorRun(deps: SechroomSessionDeps, options: Execu
     onChange: () => hooks.outboxChanged(),
   });
   await outbox.load();
-  const { turns, admission, root, workspace, machine } = plumbing;
+  const { turns, admission, root, storage, workspace, machine } = plumbing;
   session = new ExecutorSession({
     settings: config.instance,
     client,
@@ -74,9 +74,10 @@ export async function buildExecutorRun(deps: SechroomSessionDeps, options: Execu
     clock: deps.clock,
     log: deps.log,
     journal: new InflightJournal(path.join(deps.dir, 'inflight')),
-    // The workspace, root, admission and machine ports the host made for this profile.
+    // The workspace, root, storage, admission and machine ports the host made for this profile.
     ...(admission ? { admission } : {}),
     ...(root ? { root } : {}),
+    ...(storage ? { storage } : {}),
     ...(workspace ? { workspace } : {}),
     ...(machine ? { machine } : {}),
     ...(once ? { once: true } : {}),

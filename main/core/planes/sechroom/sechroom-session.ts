@@ -5,7 +5,7 @@ import type { SechroomSettingsView } from '../../../../shared/sechroom-profile-c
 import { CommandFailure } from '../../base/dispatch';
 import type { RunnerIdentity } from '../../runner/runner-state-store';
 import type { WorkLayerOperatorDeps } from './work-layer-operator';
-import { saveSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
+import { saveNewSechroomConfig, type SechroomProfileConfig } from './sechroom-config';
 import { SechroomConfigLoader } from './sechroom-config-loader';
 import type { SechroomSessionDeps } from './sechroom-session-deps';
 import { SechroomSessionExecutor } from './sechroom-session-executor';
@@ -104,7 +104,7 @@ export class SechroomSession extends SessionBase {
 
   /** New settings (the `sechroom:configure` command): saved, then the loop starts again with them. */
   async configure(config: SechroomProfileConfig): Promise<void> {
-    await saveSechroomConfig(this.deps.dir, config);
+    await saveNewSechroomConfig(this.deps.dir, config);
     this.loader.stop();
     this.config = config;
     this.configProblem = null;

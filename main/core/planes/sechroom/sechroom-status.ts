@@ -46,6 +46,8 @@ export function sechroomStatus(input: SechroomStatusInput): RunnerStatus {
       return { state: 'idle', reason: `Live on lane ${lane}: waiting for dispatched tasks.` };
     case 'deferred':
       return { state: 'idle', held: status.reason, reason: `Not claiming: ${status.reason}` };
+    case 'cannot_write':
+      return { state: 'error', reason: status.reason };
     case 'paused':
       return { state: 'paused', reason: 'Claims held.', until: null };
     case 'backing_off':

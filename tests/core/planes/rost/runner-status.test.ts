@@ -36,6 +36,11 @@ const PAIRED: ReadonlyArray<[name: string, facts: Partial<StatusInputs>, state: 
   ['a problem', { problem: 'The secret store cannot be read.' }, 'error'],
   ['a quit waiting for turns', { stopping: { deadline: NOW + 300_000, mode: 'after-turns' } }, 'draining'],
   ['draining', { draining: true }, 'draining'],
+  [
+    'a data folder that cannot be written',
+    { storage: 'Cannot write to /data/running: no space left on device (ENOSPC) — taking no work until it can' },
+    'error',
+  ],
   ['offline', { offline: { retryAt: NOW + 5_000, message: 'Cannot reach the control plane.' } }, 'offline'],
   ['paused', { paused: { until: null } }, 'paused'],
   ['running turns', { active: 1 }, 'working'],
@@ -130,6 +135,12 @@ describe('deriveStatus details', () => {
     expect(deriveStatus({ ...base, active: 1, max: 4 })).toEqual({ state: 'working', active: 1, limit: 4, reason: 'Running 1 of up to 4 turns.' });
     expect(deriveStatus({ ...base, connected: false }).reason).toBe('Connecting to the control plane…');
     expect(deriveStatus(base).reason).toBe('Connected and waiting for work.');
+  });
+
+  it('a data folder that cannot be written is red and names the path and the error, running turns or not', () => {
+    const storage = 'Cannot write to /data/running: no space left on device (ENOSPC) — taking no work until it can';
+    expect(deriveStatus({ ...base, storage })).toEqual({ state: 'error', reason: storage });
+    expect(deriveStatus({ ...base, storage, active: 1 })).toEqual({ state: 'error', reason: storage });
   });
 
   it('a problem is shown as it is', () => {
