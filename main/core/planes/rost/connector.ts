@@ -1,4 +1,5 @@
 import type {
+  CancelNotice,
   ClaimedUnit,
   HeartbeatRequest,
   HeartbeatResponse,
@@ -33,6 +34,12 @@ export interface ClaimOptions {
   runtimes?: readonly ('claude' | 'codex')[];
   /** The heartbeat carried on a long-poll claim, with the taker of its answer: only when the server advertised it. [v1] */
   heartbeat?: { body: HeartbeatRequest; answered(response: HeartbeatResponse): void };
+  /**
+   * Cancel notices on the held claim, with their taker: only when the server advertised them.
+   * `only`: a read held for notices alone (every slot busy), which takes no unit; `canceling`:
+   * the units whose cancel was heard already (not told again). [v1]
+   */
+  notices?: { only: boolean; canceling: readonly string[]; heard(cancels: readonly CancelNotice[]): void };
   signal?: AbortSignal;
 }
 

@@ -103,6 +103,8 @@ export class RostRunnerConnector implements RunnerConnector {
     if (options.waitMs !== undefined) body.wait_ms = options.waitMs;
     if (options.runtimes) body.runtimes = options.runtimes;
     if (options.heartbeat) body.heartbeat = options.heartbeat.body;
+    if (options.notices) body[options.notices.only ? 'notices_only' : 'notices'] = true;
+    if (options.notices?.canceling.length) body.canceling = options.notices.canceling.slice(0, 100);
     const res = await this.http.request({
       method: 'POST',
       path,
@@ -115,6 +117,9 @@ export class RostRunnerConnector implements RunnerConnector {
     if (res.status !== 200) throw this.http.rejected(path, res);
     const parsed = this.http.parse(path, res, ClaimResponseSchema);
     if (parsed.heartbeat && options.heartbeat) options.heartbeat.answered(parsed.heartbeat);
+    if (parsed.cancels?.length && options.notices) options.notices.heard(parsed.cancels);
+    // A read held for notices alone takes no unit; a server that handed one anyway lets its lease lapse.
+    if (options.notices?.only) return null;
     if (parsed.turn_execution) return { ...parsed.turn_execution, kind: 'turn_execution' };
     if (parsed.work_order) return { ...parsed.work_order, kind: 'work_order' };
     return null;
