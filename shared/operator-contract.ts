@@ -7,6 +7,7 @@ import {
   OperatorStatusSchema,
   RequestBoardSchema,
   RequestDetailViewSchema,
+  ResumeInputSchema,
   SignOutResultSchema,
 } from './operator';
 
@@ -26,7 +27,8 @@ export const operatorCommands = {
   'requests:list': command(z.union([z.undefined(), z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict()]), RequestBoardSchema),
   'requests:show': command(z.object({ id: z.uuid() }).strict(), RequestDetailViewSchema),
   'requests:pause': command(LifecycleInputSchema, LifecycleOutcomeSchema),
-  'requests:resume': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  /** `terminationBound` raises the request's ceilings with the resume (after a `ceiling_reached` refusal). [v1] */
+  'requests:resume': command(ResumeInputSchema, LifecycleOutcomeSchema),
   'requests:cancel': command(LifecycleInputSchema, LifecycleOutcomeSchema),
   /** Follows a confirmation handoff (202) until a human decides in the browser. */
   'requests:confirmation': command(z.object({ id: z.string().min(1).max(200) }).strict(), ConfirmationViewSchema),

@@ -6,6 +6,7 @@ import type {
   RequestBoard,
   RequestDetailView,
   SignOutResult,
+  ResumeBound,
 } from '../../../shared/operator';
 import type { RunnerPairingStartOutput } from '../../../shared/protocol';
 import type { OperatorService, OperatorServiceDeps } from './operator-service';
@@ -70,8 +71,8 @@ export class LazyOperatorService {
   async show(id: string): Promise<RequestDetailView> {
     return (await this.service()).requests.show(id);
   }
-  async lifecycle(action: LifecycleAction, id: string, reason: string | undefined): Promise<LifecycleOutcome> {
-    return (await this.service()).requests.lifecycle(action, id, reason);
+  async lifecycle(action: LifecycleAction, id: string, reason: string | undefined, bound?: ResumeBound): Promise<LifecycleOutcome> {
+    return (await this.service()).requests.lifecycle(action, id, reason, bound);
   }
   async confirmation(id: string): Promise<ConfirmationView> {
     return (await this.service()).requests.confirmation(id);

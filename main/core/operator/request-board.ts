@@ -8,6 +8,7 @@ import {
   type LifecycleOutcome,
   type RequestBoard,
   type RequestDetailView,
+  type ResumeBound,
 } from '../../../shared/operator';
 import type { LifecycleCommandId } from '../../../shared/protocol';
 import type { TurnsSnapshot } from '../../../shared/turns';
@@ -50,11 +51,13 @@ export class RequestBoardCalls {
     return detailView(answer.output, this.deps.turns(), this.deps.now());
   }
 
-  async lifecycle(action: LifecycleAction, id: string, rawReason: string | undefined): Promise<LifecycleOutcome> {
+  /** `bound` (resume only): the ceilings raised with it, sent as `termination_bound` [v1]. */
+  async lifecycle(action: LifecycleAction, id: string, rawReason: string | undefined, bound?: ResumeBound): Promise<LifecycleOutcome> {
     const reason = parseReason(rawReason);
     if (!reason.ok) throw new CommandFailure(OperatorErrorCode.invalidReason, reason.message, 'reason');
     const commandId = LIFECYCLE_COMMANDS[action];
-    const input = { build_request_id: id, ...(reason.value ? { reason: reason.value } : {}) };
+    const termination = action === 'resume' && bound ? { termination_bound: wireBound(bound) } : {};
+    const input = { build_request_id: id, ...(reason.value ? { reason: reason.value } : {}), ...termination };
     let answer;
     try {
       answer = await this.deps.call((forge, token) => forge.command(commandId, input, token));
@@ -81,6 +84,14 @@ export class RequestBoardCalls {
   async confirmation(id: string): Promise<ConfirmationView> {
     return confirmationView(await this.deps.call((forge, token) => forge.confirmation(id, token)));
   }
+}
+
+function wireBound(bound: ResumeBound): Record<string, number | string> {
+  return {
+    ...(bound.maxIterations !== undefined ? { max_iterations: bound.maxIterations } : {}),
+    ...(bound.maxWallClockSeconds !== undefined ? { max_wall_clock_seconds: bound.maxWallClockSeconds } : {}),
+    ...(bound.costBudgetUsd !== undefined ? { cost_budget_usd: bound.costBudgetUsd } : {}),
+  };
 }
 
 function unexpectedHandoff(): CommandFailure {

@@ -143,6 +143,24 @@ describe('build requests through the core', () => {
     expect(wrong.message).toMatch(/^Only a paused or blocked request can resume.*Refresh/);
   });
 
+  it('resumes a request refused for its ceiling with a termination_bound that raises it [v1]', async () => {
+    h = await demo();
+    await signIn(h, 'Ada Admin');
+    const id = requestIds(h).in_progress!;
+    h.emu.admin.updateBuildRequest(id, { status: 'paused', max_iterations: 3, iterations_used: 3 });
+    const refused = await failure(h, 'requests:resume', { id });
+    expect(refused).toMatchObject({
+      code: 'ceiling_reached',
+      field: 'termination_bound',
+      message: expect.stringMatching(/^Iteration ceiling reached.*Raise the ceiling/),
+    });
+    const bad = await failure(h, 'requests:resume', { id, terminationBound: {} });
+    expect(bad.code).toBe('invalid_input');
+    const resumed = await h.invoke<LifecycleOutcome>('requests:resume', { id, terminationBound: { maxIterations: 10, costBudgetUsd: '40.00' } });
+    expect(resumed).toMatchObject({ kind: 'done', result: { status: 'in_progress' } });
+    expect(h.emu.admin.showBuildRequest(id).request).toMatchObject({ max_iterations: 10, cost_budget_usd: '40.00' });
+  });
+
   it('hands off to the browser when the control plane wants a human confirmation, and follows it', async () => {
     h = await demo();
     h.emu.admin.setConfirmationMode(true);
