@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { command, NoInput } from './command';
 import {
+  CapacityViewSchema,
   ConfirmationViewSchema,
   LifecycleInputSchema,
   LifecycleOutcomeSchema,
@@ -30,6 +31,8 @@ export const operatorCommands = {
   /** `terminationBound` raises the request's ceilings with the resume (after a `ceiling_reached` refusal). [v1] */
   'requests:resume': command(ResumeInputSchema, LifecycleOutcomeSchema),
   'requests:cancel': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  /** The tenant's runner capacity, newest observation per runner (read-only). [v1] */
+  'requests:capacity': command(NoInput, CapacityViewSchema),
   /** Follows a confirmation handoff (202) until a human decides in the browser. */
   'requests:confirmation': command(z.object({ id: z.string().min(1).max(200) }).strict(), ConfirmationViewSchema),
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;

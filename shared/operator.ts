@@ -262,3 +262,24 @@ export function isHttpUrl(value: string | null | undefined): value is string {
   // oxlint-disable-next-line no-control-regex -- the control characters are what this refuses.
   return /^https?:\/\/[^\s/?#@\\]+(?:[/?#][^\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]*)?$/i.test(value);
 }
+
+/**
+ * The tenant's runner capacity as its runners last reported it (`software_factory.capacity.list`,
+ * read-only, advisory): one row per runner, its newest observation.
+ */
+export const CapacityViewSchema = z.object({
+  runners: z.array(
+    z.object({
+      runnerId: z.string(),
+      name: z.string(),
+      runtimes: z.array(z.string()),
+      activeSessions: z.number().int().nullable(),
+      maxSessions: z.number().int().nullable(),
+      /** The model account's usage state the runner reported (`available`, `limited until …`, …). */
+      usageState: z.string(),
+      paused: z.boolean(),
+      observedAt: z.string(),
+    }),
+  ),
+});
+export type CapacityView = z.infer<typeof CapacityViewSchema>;

@@ -1,4 +1,5 @@
 import type {
+  CapacityView,
   ConfirmationView,
   LifecycleAction,
   LifecycleOutcome,
@@ -73,6 +74,9 @@ export class LazyOperatorService {
   }
   async lifecycle(action: LifecycleAction, id: string, reason: string | undefined, bound?: ResumeBound): Promise<LifecycleOutcome> {
     return (await this.service()).requests.lifecycle(action, id, reason, bound);
+  }
+  async capacity(): Promise<CapacityView> {
+    return (await this.service()).requests.capacity();
   }
   async confirmation(id: string): Promise<ConfirmationView> {
     return (await this.service()).requests.confirmation(id);

@@ -18,6 +18,7 @@ export function createOperatorHandlers(operator: LazyOperatorService): OperatorH
     'requests:resume': ({ id, reason, terminationBound }) => operator.lifecycle('resume', id, reason, terminationBound),
     'requests:cancel': ({ id, reason }) => operator.lifecycle('cancel', id, reason),
     'requests:confirmation': ({ id }) => operator.confirmation(id),
+    'requests:capacity': () => operator.capacity(),
     // The Work view of a Sechroom Work Layer rides with the operator until profiles carry it.
     ...createWorkLayerHandlers(operator.workLayer),
   };

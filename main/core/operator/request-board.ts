@@ -2,6 +2,7 @@
 // request, its lifecycle commands (pause, resume, cancel) and their human confirmations.
 import {
   isHttpUrl,
+  type CapacityView,
   parseReason,
   type ConfirmationView,
   type LifecycleAction,
@@ -16,7 +17,7 @@ import { CommandFailure } from '../base/dispatch';
 import type { Logger } from '../base/ports';
 import type { ForgeClient } from './forge-client';
 import { OperatorErrorCode } from './operator-errors';
-import { boardView, confirmationView, detailView, lifecycleResultView } from './request-views';
+import { boardView, capacityView, confirmationView, detailView, lifecycleResultView } from './request-views';
 
 const BOARD_LIMIT = 200;
 
@@ -79,6 +80,13 @@ export class RequestBoardCalls {
     }
     this.deps.log.info('request lifecycle command done', { action, request: id, status: answer.output.status });
     return { kind: 'done', result: lifecycleResultView(answer.output) };
+  }
+
+  /** The tenant's runner capacity (read-only): the newest observation of each runner. */
+  async capacity(): Promise<CapacityView> {
+    const answer = await this.deps.call((forge, token) => forge.command('software_factory.capacity.list', {}, token));
+    if (answer.kind !== 'output') throw unexpectedHandoff();
+    return capacityView(answer.output);
   }
 
   async confirmation(id: string): Promise<ConfirmationView> {
