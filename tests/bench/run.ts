@@ -13,6 +13,7 @@ import { measureHistoryMemory, type HistoryMemory } from './history-memory';
 import { initialJs } from './initial-js';
 import { processFloor, type ProcessFloor } from './process-floor';
 import { sechroomPickup } from './sechroom-pickup';
+import { rostCancel, sechroomCancel } from './plane-cancel';
 import type { WindowCost } from './window-cost';
 
 const quick = process.argv.includes('--quick');
@@ -252,6 +253,9 @@ async function main() {
   console.log('bench: Sechroom offer → codex turn started, the held offers read and a server that holds none…');
   const sechroomHeld = await sechroomPickup(N_PICKUP_POLLED, true);
   const sechroomPolled = await sechroomPickup(quick ? 5 : 10, false);
+  console.log('bench: plane cancel → runtime told, on a held read and by the lease heartbeat alone…');
+  const cancels = { rost: await rostCancel(quick ? 8 : 20, true), rostBeat: await rostCancel(quick ? 5 : 10, false) };
+  const sechroomCancels = { held: await sechroomCancel(quick ? 8 : 20, true), beat: await sechroomCancel(quick ? 5 : 10, false) };
 
   console.log('bench: the built headless host (start-up, idle, pickup to the runtime process, the window)…');
   const floor = await nodeFloor();
@@ -277,6 +281,10 @@ async function main() {
     [`${N_UNITS} units × 1 s, wall time (1 session each)`, `${fmt(ours1Wall)} s`, '', `${fmt(seedWall)} s`, `${fmt(seedWall / ours1Wall, 2)}× throughput`, '≥ 1× (no slower at equal sessions)', seedWall / ours1Wall >= 1, 'slower than the seed at equal sessions'],
     // prettier-ignore
     ['Sechroom offer → codex turn started p50 (in-process, scripted app-server)', ms(p(sechroomHeld, 50)), ms(p(sechroomPolled, 50)), '', `${fmt(p(sechroomPolled, 50) / p(sechroomHeld, 50))}× faster than the 5 s poll`, '≤ 50 ms', p(sechroomHeld, 50) <= 50, 'the held offers read was answered late'],
+    // prettier-ignore
+    ['Rost plane cancel → runtime stopped p50 (every slot busy; 5 s lease heartbeat)', ms(p(cancels.rost, 50)), `heartbeat only ${ms(p(cancels.rostBeat, 50))}`, '', `${fmt(p(cancels.rostBeat, 50) / p(cancels.rost, 50))}× faster`, '≤ 1 s', p(cancels.rost, 50) <= 1_000, 'the cancel waited for the lease heartbeat'],
+    // prettier-ignore
+    ['Sechroom plane cancel → turn/interrupt p50 (5 s lease heartbeat)', ms(p(sechroomCancels.held, 50)), `heartbeat only ${ms(p(sechroomCancels.beat, 50))}`, '', `${fmt(p(sechroomCancels.beat, 50) / p(sechroomCancels.held, 50))}× faster`, '≤ 1 s', p(sechroomCancels.held, 50) <= 1_000, 'the cancel waited for the lease heartbeat'],
     ...hostRows(host, history, floor, proc, js),
   ];
   const table = printTable(rows);
