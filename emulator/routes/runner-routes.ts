@@ -82,6 +82,8 @@ export function runnerRoutes(s: Services): RouteDef[] {
         return claimed(answer.payload, beat, answer.cancels);
       },
     },
+    // [v1] What the plane would hand this runner, by runtime; nothing claimed (`--dry-run`).
+    { method: 'GET', pattern: '/api/runner/lanes', handler: (ctx) => json(200, { lanes: s.scheduler.lanes(auth(ctx)) }) },
     {
       method: 'POST',
       pattern: '/api/runner/:kind/:id/start',

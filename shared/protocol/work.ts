@@ -97,6 +97,19 @@ export const CancelNoticeSchema = z.object({
 });
 export type CancelNotice = z.infer<typeof CancelNoticeSchema>;
 
+/**
+ * `GET /api/runner/lanes` [v1]: the work the plane would hand this runner now, by runtime
+ * (`auto`: a unit that names none), nothing claimed; `sandbox: "required"` when the plane
+ * runs that lane's work only under an OS sandbox. For `--dry-run`.
+ */
+export const LanesResponseSchema = z.object({
+  lanes: z
+    .array(z.object({ runtime: z.string().min(1).max(40), queued: z.number().int().nonnegative(), sandbox: z.enum(['required', 'optional']).optional() }))
+    .max(50),
+});
+export type LanesResponse = z.infer<typeof LanesResponseSchema>;
+export type PlaneLane = LanesResponse['lanes'][number];
+
 /** 200 answer of a claim; `{}` (or a 204) means nothing to do. */
 export const ClaimResponseSchema = z.object({
   turn_execution: ClaimedUnitSchema.optional(),

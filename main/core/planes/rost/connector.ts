@@ -8,6 +8,7 @@ import type {
   PairingClaimResponse,
   PairingStartRequest,
   PairingStartResponse,
+  PlaneLane,
   ResultRequest,
   UnitKind,
 } from '../../../../shared/protocol';
@@ -70,6 +71,8 @@ export interface RunnerConnector {
     opts?: { timeoutMs?: number },
   ): Promise<LeaseHeartbeatResponse | null>;
   report(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, result: ResultRequest): Promise<ResultDelivery>;
+  /** [v1] The lanes the plane would hand this runner (`--dry-run`); null when it lists none (404). */
+  lanes?(credentials: RunnerCredentials): Promise<readonly PlaneLane[] | null>;
   /**
    * Tools this control plane lends the model for one unit when codex runs through its
    * app-server (dynamic tools, e.g. Sechroom's closeout and lifecycle signal), with the

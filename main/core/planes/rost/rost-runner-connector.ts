@@ -1,6 +1,7 @@
 import {
   ClaimResponseSchema,
   HeartbeatResponseSchema,
+  LanesResponseSchema,
   LeaseHeartbeatResponseSchema,
   PairingClaimErrorSchema,
   PairingClaimResponseSchema,
@@ -11,6 +12,7 @@ import {
   type PairingClaimByCode,
   type HeartbeatRequest,
   type PairingStartRequest,
+  type PlaneLane,
   type ResultRequest,
   type UnitKind,
 } from '../../../../shared/protocol';
@@ -146,6 +148,19 @@ export class RostRunnerConnector implements RunnerConnector {
     } catch (error) {
       // A seed-era server has no lease heartbeat endpoint: run without one.
       if (error instanceof ConnectorError && error.kind === 'not_found' && error.code === undefined) return null;
+      throw error;
+    }
+  }
+
+  async lanes(credentials: RunnerCredentials): Promise<readonly PlaneLane[] | null> {
+    const path = '/api/runner/lanes';
+    try {
+      const res = await this.http.request({ method: 'GET', path, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
+      if (res.status !== 200) throw this.http.rejected(path, res);
+      return this.http.parse(path, res, LanesResponseSchema).lanes;
+    } catch (error) {
+      // A plane without the read lists no lanes.
+      if (error instanceof ConnectorError && error.kind === 'not_found') return null;
       throw error;
     }
   }
