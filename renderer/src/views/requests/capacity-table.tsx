@@ -69,7 +69,7 @@ export function CapacityTable() {
                 <td>
                   <Untrusted text={r.usageState} className="req-clamp-1" />
                 </td>
-                <td>{formatAge(r.observedAt, now)}</td>
+                <td>{formatAge(r.observedAt, now)} ago</td>
               </tr>
             ))}
           </tbody>
