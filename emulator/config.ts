@@ -4,6 +4,8 @@ export interface EmulatorConfig {
   longPollMaxMs: number;
   /** Advertise `claim.carries_heartbeat` and record a heartbeat a claim carries [v1]; false plays a server without it. */
   claimCarriesHeartbeat: boolean;
+  /** Advertise `claim.cancel_notices` and answer a held claim early with a cancel [v1]; false plays a server without it. */
+  claimCancelNotices: boolean;
   /** `next_heartbeat_ms` hint on heartbeats. */
   nextHeartbeatMs: number;
   /** Default `lease.heartbeat_ms` of a claimed unit. */
@@ -37,6 +39,7 @@ export interface EmulatorConfig {
 export const DEFAULT_CONFIG: EmulatorConfig = {
   longPollMaxMs: 60_000,
   claimCarriesHeartbeat: true,
+  claimCancelNotices: true,
   nextHeartbeatMs: 30_000,
   leaseHeartbeatMs: 15_000,
   leaseTtlFactor: 3,

@@ -1,5 +1,6 @@
 import type { EmulatorContext } from './context';
 import { ClaimWaiters } from './domain/claim-waiters';
+import { CancelNotices } from './domain/cancel-notices';
 import { ForgeCommands } from './domain/forge/commands';
 import { ConfirmationService } from './domain/forge/confirmations';
 import { ForgeStore } from './domain/forge/forge-store';
@@ -26,6 +27,7 @@ export interface Services {
   forge: ForgeStore;
   scheduler: Scheduler;
   runtime: UnitRuntime;
+  cancels: CancelNotices;
   waiters: ClaimWaiters;
   lifecycle: ForgeLifecycle;
   confirmations: ConfirmationService;
@@ -46,9 +48,11 @@ export function createServices(ctx: EmulatorContext): Services {
   const effects = new ForgeWorkEffects(ctx, forge);
   const scheduler = new Scheduler(ctx, runners, units, effects);
   const runtime = new UnitRuntime(ctx, units, effects);
+  const cancels = new CancelNotices(ctx, (runnerId) => runtime.cancelsFor(runnerId));
   const waiters = new ClaimWaiters(
     (runnerId, interactiveOnly, runtimes) => scheduler.tryClaim(runnerId, interactiveOnly, runtimes),
     (runnerId) => runners.get(runnerId)?.revoked_at === null,
+    (runnerId, canceling) => cancels.take(runnerId, canceling),
   );
   ctx.notifyWork = () => waiters.notify();
   const lifecycle = new ForgeLifecycle(ctx, forge, units);
@@ -58,5 +62,23 @@ export function createServices(ctx: EmulatorContext): Services {
   const mcp = new McpService(ctx, units);
   const limiter = new WrongCodeLimiter(ctx.now, () => ctx.config.rateLimit);
   const faults = new FaultInjector(ctx.random);
-  return { ctx, identity, runners, pairing, units, forge, scheduler, runtime, waiters, lifecycle, confirmations, commands, oauth, mcp, limiter, faults };
+  return {
+    ctx,
+    identity,
+    runners,
+    pairing,
+    units,
+    forge,
+    scheduler,
+    runtime,
+    cancels,
+    waiters,
+    lifecycle,
+    confirmations,
+    commands,
+    oauth,
+    mcp,
+    limiter,
+    faults,
+  };
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { command, NoInput } from './command';
 import {
+  CapacityViewSchema,
   ConfirmationViewSchema,
   LifecycleInputSchema,
   LifecycleOutcomeSchema,
   OperatorStatusSchema,
   RequestBoardSchema,
   RequestDetailViewSchema,
+  ResumeInputSchema,
   SignOutResultSchema,
 } from './operator';
 
@@ -26,8 +28,11 @@ export const operatorCommands = {
   'requests:list': command(z.union([z.undefined(), z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict()]), RequestBoardSchema),
   'requests:show': command(z.object({ id: z.uuid() }).strict(), RequestDetailViewSchema),
   'requests:pause': command(LifecycleInputSchema, LifecycleOutcomeSchema),
-  'requests:resume': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  /** `terminationBound` raises the request's ceilings with the resume (after a `ceiling_reached` refusal). [v1] */
+  'requests:resume': command(ResumeInputSchema, LifecycleOutcomeSchema),
   'requests:cancel': command(LifecycleInputSchema, LifecycleOutcomeSchema),
+  /** The tenant's runner capacity, newest observation per runner (read-only). [v1] */
+  'requests:capacity': command(NoInput, CapacityViewSchema),
   /** Follows a confirmation handoff (202) until a human decides in the browser. */
   'requests:confirmation': command(z.object({ id: z.string().min(1).max(200) }).strict(), ConfirmationViewSchema),
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>;

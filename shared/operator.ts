@@ -191,6 +191,42 @@ export const LifecycleInputSchema = z
   })
   .strict();
 
+/**
+ * Ceilings a resume raises when the control plane refused it for one ([v1]
+ * `termination_bound`): each optional, at least one, each within the wire's bounds.
+ */
+export const ResumeBoundSchema = z
+  .object({
+    maxIterations: z
+      .number()
+      .int('Iterations must be a whole number.')
+      .positive('Iterations must be above 0.')
+      .max(10_000, 'At most 10,000 iterations.')
+      .optional(),
+    maxWallClockSeconds: z
+      .number()
+      .int('The wall-clock limit must be whole seconds.')
+      .positive('The wall-clock limit must be above 0.')
+      .max(30 * 24 * 3600, 'At most 30 days of wall clock.')
+      .optional(),
+    costBudgetUsd: z
+      .string()
+      .regex(/^\d{1,9}(\.\d{1,6})?$/, 'The budget is dollars, like 25.00.')
+      .optional(),
+  })
+  .strict()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'Give at least one ceiling to raise.');
+export type ResumeBound = z.infer<typeof ResumeBoundSchema>;
+
+/** `requests:resume`: a lifecycle input, with the ceilings to raise when asked. */
+export const ResumeInputSchema = z
+  .object({
+    id: z.uuid(),
+    reason: z.string().max(20_000).optional(),
+    terminationBound: ResumeBoundSchema.optional(),
+  })
+  .strict();
+
 export const LifecycleResultViewSchema = z.object({
   status: RequestStatusSchema,
   currentPhase: WirePhaseSchema,
@@ -226,3 +262,24 @@ export function isHttpUrl(value: string | null | undefined): value is string {
   // oxlint-disable-next-line no-control-regex -- the control characters are what this refuses.
   return /^https?:\/\/[^\s/?#@\\]+(?:[/?#][^\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]*)?$/i.test(value);
 }
+
+/**
+ * The tenant's runner capacity as its runners last reported it (`software_factory.capacity.list`,
+ * read-only, advisory): one row per runner, its newest observation.
+ */
+export const CapacityViewSchema = z.object({
+  runners: z.array(
+    z.object({
+      runnerId: z.string(),
+      name: z.string(),
+      runtimes: z.array(z.string()),
+      activeSessions: z.number().int().nullable(),
+      maxSessions: z.number().int().nullable(),
+      /** The model account's usage state the runner reported (`available`, `limited until …`, …). */
+      usageState: z.string(),
+      paused: z.boolean(),
+      observedAt: z.string(),
+    }),
+  ),
+});
+export type CapacityView = z.infer<typeof CapacityViewSchema>;

@@ -134,13 +134,13 @@ export class RunnerService {
     });
     // A new max_sessions or an unpause can make held work assignable.
     this.ctx.notifyWork();
-    const { nextHeartbeatMs, longPollMaxMs, claimCarriesHeartbeat } = this.ctx.config;
-    return {
-      runner_id: runner.id,
-      server_time: iso(now),
-      next_heartbeat_ms: nextHeartbeatMs,
-      ...(longPollMaxMs > 0 ? { claim: { long_poll_max_ms: longPollMaxMs, ...(claimCarriesHeartbeat ? { carries_heartbeat: true } : {}) } } : {}),
+    const { nextHeartbeatMs, longPollMaxMs, claimCarriesHeartbeat, claimCancelNotices } = this.ctx.config;
+    const claim = {
+      long_poll_max_ms: longPollMaxMs,
+      ...(claimCarriesHeartbeat ? { carries_heartbeat: true } : {}),
+      ...(claimCancelNotices ? { cancel_notices: true } : {}),
     };
+    return { runner_id: runner.id, server_time: iso(now), next_heartbeat_ms: nextHeartbeatMs, ...(longPollMaxMs > 0 ? { claim } : {}) };
   }
 
   /** Capacity observations, newest first. */

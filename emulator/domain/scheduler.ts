@@ -72,6 +72,19 @@ export class Scheduler {
     return null;
   }
 
+  /** [v1] The work this runner could be handed, by runtime (`auto` for a unit that names none): no caps, nothing claimed. */
+  lanes(runner: RunnerRecord): { runtime: string; queued: number }[] {
+    const rows = this.ctx.db
+      .prepare(
+        `SELECT COALESCE(u.brain, 'auto') AS runtime, COUNT(*) AS queued FROM units u LEFT JOIN build_requests b ON b.id = u.build_request_id
+         WHERE u.status = 'queued' AND u.tenant_id = ? AND (u.target_runner_id IS NULL OR u.target_runner_id = ?)
+           AND (b.id IS NULL OR b.status IN ${CLAIMABLE_REQUEST_STATUSES})
+         GROUP BY COALESCE(u.brain, 'auto') ORDER BY runtime`,
+      )
+      .all(runner.tenant_id, runner.id) as { runtime: string; queued: number }[];
+    return rows;
+  }
+
   private assign(row: UnitRow, runner: RunnerRecord): ClaimedPayload {
     const now = this.ctx.now();
     const leaseExpiresAt = now + row.lease_heartbeat_ms * this.ctx.config.leaseTtlFactor;

@@ -1,4 +1,4 @@
-import type { LeaseHeartbeatRequest, LeaseHeartbeatResponse, LeaseStatus, ResultRequest, StartResponse, UnitKind } from '../../shared/protocol';
+import type { CancelNotice, LeaseHeartbeatRequest, LeaseHeartbeatResponse, LeaseStatus, ResultRequest, StartResponse, UnitKind } from '../../shared/protocol';
 import { nextSeq } from '../db/database';
 import type { EmulatorContext } from '../context';
 import { iso } from '../context';
@@ -188,6 +188,17 @@ export class UnitRuntime {
       at: number;
     }>;
     return rows.map((r) => ({ ...r, body: r.body ? JSON.parse(r.body) : null, at: iso(r.at) }));
+  }
+
+  /** [v1] The cancels a running unit of this runner waits for: what its next lease heartbeat would answer. */
+  cancelsFor(runnerId: string): CancelNotice[] {
+    const rows = this.ctx.db.prepare("SELECT * FROM units WHERE status = 'running' AND runner_id = ?").all(runnerId) as UnitRow[];
+    const out: CancelNotice[] = [];
+    for (const row of rows) {
+      const verdict = this.leaseVerdict(row);
+      if (verdict.status === 'cancel_requested') out.push({ unit_id: row.id, kind: row.kind, ...(verdict.reason ? { reason: verdict.reason } : {}) });
+    }
+    return out;
   }
 
   private leaseVerdict(row: UnitRow): { status: LeaseStatus; reason?: string } {

@@ -1,5 +1,6 @@
 import {
   ClaimRequestSchema,
+  type CancelNotice,
   HeartbeatRequestSchema,
   LeaseHeartbeatRequestSchema,
   ResultRequestSchema,
@@ -38,10 +39,10 @@ function checkIdField(kind: UnitKind, id: string, body: { turn_execution_id?: st
 /** Protocol §2–4: heartbeat, claim (with long-poll), start, lease heartbeat, result. */
 export function runnerRoutes(s: Services): RouteDef[] {
   const auth = (ctx: RequestCtx) => s.runners.authenticate(ctx.req.headers.authorization);
-  const claimed = (payload: ClaimedPayload | null, beat: HeartbeatResponse | null): Reply => {
-    const heartbeat = beat ? { heartbeat: beat } : {};
-    if (payload) return json(200, { [payload.kind]: payload.unit, ...heartbeat });
-    if (beat) return json(200, heartbeat);
+  const claimed = (payload: ClaimedPayload | null, beat: HeartbeatResponse | null, cancels: readonly CancelNotice[] = []): Reply => {
+    const extra = { ...(beat ? { heartbeat: beat } : {}), ...(cancels.length > 0 ? { cancels } : {}) };
+    if (payload) return json(200, { [payload.kind]: payload.unit, ...extra });
+    if (beat || cancels.length > 0) return json(200, extra);
     return s.ctx.config.emptyClaim === '204' ? empty(204) : json(200, {});
   };
   /** [v1] A long-poll claim may carry the heartbeat: recorded as one when it arrives (a server without it ignores the field). */
@@ -66,17 +67,23 @@ export function runnerRoutes(s: Services): RouteDef[] {
         const interactiveOnly = body.interactive_only === true;
         // [v1] a runner that says what it can run gets only that; a seed client says nothing.
         const runtimes = s.ctx.config.honourClaimRuntimes ? (body.runtimes ?? null) : null;
-        const now = s.scheduler.tryClaim(runner.id, interactiveOnly, runtimes);
         const waitMs = Math.min(body.wait_ms ?? 0, s.ctx.config.longPollMaxMs);
-        if (now || waitMs <= 0) return claimed(now, beat);
-        s.ctx.events.emit('claim.held', { runner_id: runner.id, interactive_only: interactiveOnly, wait_ms: waitMs });
-        const payload = await s.waiters.wait(runner.id, interactiveOnly, waitMs, ctx.signal, runtimes);
-        if (!payload && ctx.signal.aborted) s.ctx.events.emit('claim.abandoned', { runner_id: runner.id });
+        // [v1] A cancel waiting to be told answers at once; a notices-only read never takes a unit.
+        const notices = body.notices === true || body.notices_only === true;
+        const hold = { runtimes, notices, noticesOnly: body.notices_only === true, canceling: body.canceling ?? [] };
+        const cancels = notices ? s.cancels.take(runner.id, hold.canceling) : [];
+        const now = cancels.length > 0 || hold.noticesOnly ? null : s.scheduler.tryClaim(runner.id, interactiveOnly, runtimes);
+        if (now || cancels.length > 0 || waitMs <= 0) return claimed(now, beat, cancels);
+        s.ctx.events.emit('claim.held', { runner_id: runner.id, interactive_only: interactiveOnly, wait_ms: waitMs, notices_only: hold.noticesOnly });
+        const answer = await s.waiters.wait(runner.id, interactiveOnly, waitMs, ctx.signal, hold);
+        if (!answer.payload && ctx.signal.aborted) s.ctx.events.emit('claim.abandoned', { runner_id: runner.id });
         // Revoked while held: 401, as any request with that secret now gets.
-        if (!payload) auth(ctx);
-        return claimed(payload, beat);
+        if (!answer.payload) auth(ctx);
+        return claimed(answer.payload, beat, answer.cancels);
       },
     },
+    // [v1] What the plane would hand this runner, by runtime; nothing claimed (`--dry-run`).
+    { method: 'GET', pattern: '/api/runner/lanes', handler: (ctx) => json(200, { lanes: s.scheduler.lanes(auth(ctx)) }) },
     {
       method: 'POST',
       pattern: '/api/runner/:kind/:id/start',

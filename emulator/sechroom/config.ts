@@ -13,6 +13,8 @@ export interface SechroomConfig {
   maxOffers: number;
   /** Longest `dispatch-offers?waitMs=` hold [v1]; 0 turns holding off. */
   offerWaitMaxMs: number;
+  /** Serve `lease-notices` [v1]; false plays a Work Layer without it (404). */
+  leaseNotices: boolean;
 }
 
 export const DEFAULT_SECHROOM_CONFIG: SechroomConfig = {
@@ -21,6 +23,7 @@ export const DEFAULT_SECHROOM_CONFIG: SechroomConfig = {
   claimStaggerMs: 500,
   maxOffers: 50,
   offerWaitMaxMs: 25_000,
+  leaseNotices: true,
 };
 
 export const SechroomConfigPatchSchema = z.strictObject({
@@ -29,5 +32,6 @@ export const SechroomConfigPatchSchema = z.strictObject({
   claimStaggerMs: z.number().int().min(0).max(60_000).exactOptional(),
   maxOffers: z.number().int().min(1).max(500).exactOptional(),
   offerWaitMaxMs: z.number().int().min(0).max(600_000).exactOptional(),
+  leaseNotices: z.boolean().exactOptional(),
 });
 export type SechroomConfigPatch = z.infer<typeof SechroomConfigPatchSchema>;

@@ -40,6 +40,7 @@ export function createSechroomPlane(base: Services, config: Partial<SechroomConf
     stop: () => {
       trickle.stop();
       services.offerWaiters.releaseAll();
+      services.leaseNotices.releaseAll();
     },
   };
 }

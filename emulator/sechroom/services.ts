@@ -6,6 +6,7 @@ import { DispatchService } from './domain/dispatch';
 import { InstanceService } from './domain/instances';
 import { LeaseService } from './domain/leases';
 import { OfferWaiters } from './domain/offer-waiters';
+import { LeaseNoticeWaiters } from './domain/lease-notices';
 import { WorkLifecycle } from './domain/lifecycle';
 import { TelemetryService } from './domain/telemetry';
 import { WorkStore } from './domain/work-store';
@@ -21,6 +22,7 @@ export interface SechroomServices {
   leases: LeaseService;
   dispatch: DispatchService;
   offerWaiters: OfferWaiters;
+  leaseNotices: LeaseNoticeWaiters;
   lifecycle: WorkLifecycle;
   plans: WorkPlans;
   telemetry: TelemetryService;
@@ -38,8 +40,22 @@ export function createSechroomServices(base: Services, config: Partial<SechroomC
     const instance = instances.get(id);
     return instance ? dispatch.offersFor(instance) : [];
   });
+  const leaseNotices = new LeaseNoticeWaiters(ctx, cfg);
   const lifecycle = new WorkLifecycle(ctx, work, leases);
   const telemetry = new TelemetryService(ctx, work);
   const plans = new WorkPlans(ctx, work);
-  return { base, config: cfg, auth: new SechroomAuth(base.oauth, base.identity), work, instances, leases, dispatch, offerWaiters, lifecycle, plans, telemetry };
+  return {
+    base,
+    config: cfg,
+    auth: new SechroomAuth(base.oauth, base.identity),
+    work,
+    instances,
+    leases,
+    dispatch,
+    offerWaiters,
+    leaseNotices,
+    lifecycle,
+    plans,
+    telemetry,
+  };
 }

@@ -176,7 +176,7 @@ function coreApi(f: Foundation, p: Profiles, parts: { host: Host; quit: QuitPoli
     logFeed: f.logging,
     settings: p.profiles.settingsOf(f.mainProfile),
     runner: main,
-    work: { runOne: () => main.runOne() },
+    work: { runOne: () => main.runOne(), lanes: async () => (main.lanes ? main.lanes() : null) },
     profiles: p.profiles,
     capabilities: parts.runtimes.capabilities,
     quit: (mode) => parts.quit.quit(mode),

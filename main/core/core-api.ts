@@ -1,6 +1,7 @@
 // What the composition root (bootstrap.ts) takes and gives: the options both shells and
 // the tests pass, and the core they get back.
 import type { ConnectorKind } from '../../shared/profiles';
+import type { PlaneLane } from '../../shared/protocol';
 import type { SettingKey, SettingsPatch } from '../../shared/settings';
 import type { FetchLike } from './connectors/http-json';
 import type { IsolationProbe } from './exec/isolation';
@@ -87,7 +88,8 @@ export interface Core {
   /** The main profile's session (`options.profile`, else `default`). */
   runner: RunnerSession;
   /** `--once` runs one unit of the main profile. */
-  work: { runOne(): Promise<RunOneOutcome> };
+  /** `lanes` [v1]: `--dry-run`, the lanes the main profile's plane would hand it (null: it lists none). */
+  work: { runOne(): Promise<RunOneOutcome>; lanes(): Promise<readonly PlaneLane[] | null> };
   /** Every profile's session. */
   profiles: SessionRegistry;
   /** The runtime detection the runner and the work side share (`await capabilities.get()` waits for the first). */

@@ -27,6 +27,7 @@ import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } fro
 import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
 import { TerminalReporter } from './terminal-reporter';
 import { writeStartLines } from './start-lines';
+import { runDryRun } from './dry-run';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
@@ -108,16 +109,13 @@ async function main(argv: string[]): Promise<number> {
     offMode();
   };
 
-  if (resolved.once) {
+  if (resolved.once || resolved.dryRun) {
     // Held open to the end here (the server does it in the other mode); the caller exits with the code.
-    const code =
-      plane.plane === 'sechroom' && runLines
-        ? await runSechroomOnce(core, runLines)
-        : await runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+    const code = resolved.dryRun ? await dryRun(core, plane) : await once(core, resolved, plane, lines, runLines);
     alive.stopping();
     lines.close();
     offEvents();
-    await core.shutdown(core.quitDrainMs());
+    await core.shutdown(resolved.dryRun ? 0 : core.quitDrainMs());
     return code;
   }
 
@@ -136,6 +134,19 @@ async function main(argv: string[]): Promise<number> {
   alive.release();
   await serve({ core, resolved, signals, alive, lines, runLines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
   return -1;
+}
+
+/** `--once`: the seed's one beat and one claim (Sechroom: `executor run --once`). */
+function once(core: Core, resolved: Resolved, plane: Extract<SechroomPlane, { ok: true }>, lines: SeedLines, runLines: RunLines | null): Promise<number> {
+  if (plane.plane === 'sechroom' && runLines) return runSechroomOnce(core, runLines);
+  return runOnce(core, lines, process.stdout, resolved.userCode ? { userCode: resolved.userCode } : {});
+}
+
+/** `--dry-run` [v1]: nothing is claimed (the core was booted without claiming). */
+async function dryRun(core: Core, plane: Extract<SechroomPlane, { ok: true }>): Promise<number> {
+  if (plane.plane !== 'sechroom') return runDryRun(core, process.stdout);
+  process.stderr.write("runner-tray headless: --dry-run checks a Rost runner's lanes; it is not for --plane sechroom\n");
+  return EXIT_CONFIG;
 }
 
 /** The seed's `[run]` lines for every Sechroom profile (one: as `executor run`; a fleet: `[<key>] …` as its supervisor relays them). */
@@ -293,7 +304,7 @@ function coreOptions(
     overrideSources: resolved.sources,
     allowFileSecretStore: resolved.allowFileSecretStore,
     ...runtimeBinariesFromEnv(process.env),
-    ...(resolved.once ? { workAutoClaim: false } : {}),
+    ...(resolved.once || resolved.dryRun ? { workAutoClaim: false } : {}),
     ...(resolved.profile ? { profile: resolved.profile } : {}),
     ...(listed?.ok ? { profiles: listed.profiles } : {}),
     ...sechroomCoreOptions(plane, resolved.profile),

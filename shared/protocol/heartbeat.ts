@@ -81,8 +81,16 @@ export const HeartbeatResponseSchema = z.object({
    * Present when the server supports long-poll claims. [v1] `carries_heartbeat`: a long-poll
    * claim may carry the heartbeat body (`heartbeat`), recorded as a heartbeat and answered
    * in the claim's `heartbeat` field, so an idle runner sends one request per long-poll. [v1]
+   * `cancel_notices`: a held claim asking for them (`notices`) is answered early with the
+   * cancels of this runner's running units, and a `notices_only` read may be held while busy. [v1]
    */
-  claim: z.object({ long_poll_max_ms: z.number().int().nonnegative(), carries_heartbeat: z.boolean().optional() }).optional(),
+  claim: z
+    .object({
+      long_poll_max_ms: z.number().int().nonnegative(),
+      carries_heartbeat: z.boolean().optional(),
+      cancel_notices: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 

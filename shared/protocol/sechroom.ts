@@ -80,6 +80,16 @@ export const DispatchOfferSchema = z.object({
 export type DispatchOffer = z.infer<typeof DispatchOfferSchema>;
 export const DispatchOffersSchema = z.array(DispatchOfferSchema);
 
+/**
+ * `GET /me/executor-instances/{id}/lease-notices?waitMs=&canceling=` [v1]: the instance's leases
+ * the Work Layer canceled (`cancel_requested`, or ended `canceled` by their brief), but those
+ * the executor named in `canceling`; the read is held until there is one or the wait ends.
+ */
+export const LeaseNoticesSchema = z.object({
+  cancels: z.array(z.object({ leaseId: Id, status: z.enum(['cancel_requested', 'canceled']), reason: z.string().nullable().optional() })).max(100),
+});
+export type SechroomLeaseNotices = z.infer<typeof LeaseNoticesSchema>;
+
 export const ClaimNextInputSchema = z.object({ idempotencyKey: z.string().min(1).max(300) });
 export const DirectClaimInputSchema = z.object({ generationId: Id, executorInstanceId: Id });
 

@@ -25,6 +25,12 @@ export const ClaimRequestSchema = z.object({
     .optional(),
   /** The heartbeat, carried on a long-poll claim: only when the heartbeat advertised `claim.carries_heartbeat`. [v1] */
   heartbeat: HeartbeatRequestSchema.optional(),
+  /** Answer early with the cancels of this runner's running units: only when the heartbeat advertised `claim.cancel_notices`. [v1] */
+  notices: z.boolean().optional(),
+  /** Take no unit: a read held only for cancel notices, while every slot is busy. Implies `notices`. [v1] */
+  notices_only: z.boolean().optional(),
+  /** The units whose cancel this runner already heard and is acting on: not told again. [v1] */
+  canceling: z.array(OpaqueIdSchema).max(100).optional(),
 });
 export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
 
@@ -83,12 +89,35 @@ export const ClaimedUnitSchema = z.object({
 });
 export type ClaimedUnit = z.infer<typeof ClaimedUnitSchema>;
 
+/** One cancel notice: the unit, its kind, and why (the lease heartbeat's `reason` words). [v1] */
+export const CancelNoticeSchema = z.object({
+  unit_id: OpaqueIdSchema,
+  kind: UnitKindSchema,
+  reason: z.string().optional(),
+});
+export type CancelNotice = z.infer<typeof CancelNoticeSchema>;
+
+/**
+ * `GET /api/runner/lanes` [v1]: the work the plane would hand this runner now, by runtime
+ * (`auto`: a unit that names none), nothing claimed; `sandbox: "required"` when the plane
+ * runs that lane's work only under an OS sandbox. For `--dry-run`.
+ */
+export const LanesResponseSchema = z.object({
+  lanes: z
+    .array(z.object({ runtime: z.string().min(1).max(40), queued: z.number().int().nonnegative(), sandbox: z.enum(['required', 'optional']).optional() }))
+    .max(50),
+});
+export type LanesResponse = z.infer<typeof LanesResponseSchema>;
+export type PlaneLane = LanesResponse['lanes'][number];
+
 /** 200 answer of a claim; `{}` (or a 204) means nothing to do. */
 export const ClaimResponseSchema = z.object({
   turn_execution: ClaimedUnitSchema.optional(),
   work_order: ClaimedUnitSchema.optional(),
   /** The answer to a heartbeat the claim carried (then `{}` becomes `{ heartbeat }`, never a 204). [v1] */
   heartbeat: HeartbeatResponseSchema.optional(),
+  /** Cancels of this runner's running units not in its `canceling`, on a claim that asked for `notices`. [v1] */
+  cancels: z.array(CancelNoticeSchema).max(100).optional(),
 });
 
 /** The id field the seed sends with a unit's start and result: `turn_execution_id` or `work_order_id`. [seed] */

@@ -16,6 +16,7 @@ import { processFloor } from './process-floor';
 import { measureReference } from './reference-cost';
 import { sechroomPickup } from './sechroom-pickup';
 import { soak, soakArgs } from './soak';
+import { rostCancel, sechroomCancel } from './plane-cancel';
 
 const quick = process.argv.includes('--quick');
 // `--host`: only the built headless host's rows (and the initial JS), printed and not written to the doc.
@@ -153,6 +154,9 @@ async function main() {
   console.log('bench: Sechroom offer → codex turn started, the held offers read and a server that holds none…');
   const sechroomHeld = await sechroomPickup(N_PICKUP_POLLED, true);
   const sechroomPolled = await sechroomPickup(quick ? 5 : 10, false);
+  console.log('bench: plane cancel → runtime told, on a held read and by the lease heartbeat alone…');
+  const cancels = { rost: await rostCancel(quick ? 8 : 20, true), rostBeat: await rostCancel(quick ? 5 : 10, false) };
+  const sechroomCancels = { held: await sechroomCancel(quick ? 8 : 20, true), beat: await sechroomCancel(quick ? 5 : 10, false) };
 
   console.log('bench: the built headless host (start-up, idle, pickup to the runtime process, the window)…');
   const floor = await nodeFloor();
@@ -179,6 +183,10 @@ async function main() {
     [`${N_UNITS} units × 1 s, wall time (1 session each)`, `${fmt(ours1Wall)} s`, '', `${fmt(seedWall)} s`, `${fmt(seedWall / ours1Wall, 2)}× throughput`, '≥ 1× (no slower at equal sessions)', seedWall / ours1Wall >= 1, 'slower than the seed at equal sessions'],
     // prettier-ignore
     ['Sechroom offer → codex turn started p50 (in-process, scripted app-server)', ms(p(sechroomHeld, 50)), ms(p(sechroomPolled, 50)), '', `${fmt(p(sechroomPolled, 50) / p(sechroomHeld, 50))}× faster than the 5 s poll`, '≤ 50 ms', p(sechroomHeld, 50) <= 50, 'the held offers read was answered late'],
+    // prettier-ignore
+    ['Rost plane cancel → runtime stopped p50 (every slot busy; 5 s lease heartbeat)', ms(p(cancels.rost, 50)), `heartbeat only ${ms(p(cancels.rostBeat, 50))}`, '', `${fmt(p(cancels.rostBeat, 50) / p(cancels.rost, 50))}× faster`, '≤ 1 s', p(cancels.rost, 50) <= 1_000, 'the cancel waited for the lease heartbeat'],
+    // prettier-ignore
+    ['Sechroom plane cancel → turn/interrupt p50 (5 s lease heartbeat)', ms(p(sechroomCancels.held, 50)), `heartbeat only ${ms(p(sechroomCancels.beat, 50))}`, '', `${fmt(p(sechroomCancels.beat, 50) / p(sechroomCancels.held, 50))}× faster`, '≤ 1 s', p(sechroomCancels.held, 50) <= 1_000, 'the cancel waited for the lease heartbeat'],
     ...hostRows({ host, history, floor, proc, reference, js }),
   ];
   const table = printTable(rows);

@@ -211,7 +211,7 @@ describe('long-poll', () => {
   });
 
   it('a server without the carried heartbeat ignores it and answers as before', async () => {
-    emu = await launch({ config: { longPollMaxMs: 100, claimCarriesHeartbeat: false } });
+    emu = await launch({ config: { longPollMaxMs: 100, claimCarriesHeartbeat: false, claimCancelNotices: false } });
     const r = await runnerWith(emu);
     const hb = HeartbeatResponseSchema.parse((await emu.call('/api/runner/heartbeat', { token: r.runner_secret, body: {} })).json);
     expect(hb.claim).toEqual({ long_poll_max_ms: 100 });
@@ -242,6 +242,34 @@ describe('long-poll', () => {
     await held;
     await api(emu.url, `/api/runner/work-orders/${unit.id}/result`, { token: r.secret, body: { status: 'succeeded', summary: 'ok' } });
     expect((await pending).status).toBe(200);
+  });
+});
+
+describe('cancel notices on held claims [v1]', () => {
+  it('answers a held claim early with the cancel of a running unit, not again once the runner says it is canceling', async () => {
+    emu = await launch({ config: { longPollMaxMs: 120_000 } });
+    const r = await runnerWith(emu, { max_sessions: 4, alias: 'team' });
+    emu.admin.enqueueTurnExecution({});
+    const { unit } = await claimAndStart(emu, r.secret);
+    // A notices-only read takes no unit, even with one queued, and is held until the cancel.
+    emu.admin.enqueueTurnExecution({});
+    const held = emu.admin.waitForEvent('claim.held');
+    const pending = claim(emu, r.secret, { wait_ms: 120_000, notices_only: true });
+    await held;
+    emu.admin.cancelUnit(unit.id);
+    const answer = ClaimResponseSchema.parse((await pending).json);
+    expect(answer).toEqual({ cancels: [{ unit_id: unit.id, kind: 'turn_execution', reason: 'canceled_by_admin' }] });
+    // Told again while the runner does not say it heard it (a lost answer), not once it does.
+    expect(ClaimResponseSchema.parse((await claim(emu, r.secret, { wait_ms: 10, notices_only: true })).json).cancels).toHaveLength(1);
+    expect((await claim(emu, r.secret, { wait_ms: 10, notices_only: true, canceling: [unit.id] })).status).toBe(204);
+    // A claim that asks for notices still gets the queued unit when there is no cancel to tell.
+    const next = ClaimResponseSchema.parse((await claim(emu, r.secret, { wait_ms: 10, notices: true, canceling: [unit.id] })).json);
+    expect(next.turn_execution).toBeDefined();
+    // A claim that does not ask hears nothing of it.
+    emu.admin.enqueueTurnExecution({});
+    expect(ClaimResponseSchema.parse((await claim(emu, r.secret, { wait_ms: 10 })).json).cancels).toBeUndefined();
+    const hb = HeartbeatResponseSchema.parse((await emu.call('/api/runner/heartbeat', { token: r.secret, body: {} })).json);
+    expect(hb.claim).toMatchObject({ cancel_notices: true });
   });
 });
 

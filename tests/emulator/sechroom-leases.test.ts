@@ -135,3 +135,24 @@ describe('Sechroom leases', () => {
     expect((await emu.call('/_emulator/sechroom/leases?status=expired')).json).toHaveLength(1);
   });
 });
+
+describe('lease notices [v1]', () => {
+  it('holds the read until a held lease is canceled, tells it until the executor names it, and 404s when off', async () => {
+    emu = await launchSechroom();
+    const inst = await emu.register('lane-a');
+    emu.sechroom.createTask({ title: 'Lease me' });
+    const claim = await emu.claimHead(inst.id);
+    const path = `/me/executor-instances/${inst.id}/lease-notices`;
+    const held = emu.sechroom.waitForEvent('sechroom.lease_notices.held');
+    const pending = emu.wl(`${path}?waitMs=20000`);
+    await held;
+    emu.sechroom.cancelLease(claim.lease.id, 'operator_requested');
+    const told = sechroom.LeaseNoticesSchema.parse((await pending).json);
+    expect(told).toEqual({ cancels: [{ leaseId: claim.lease.id, status: 'cancel_requested', reason: 'operator_requested' }] });
+    // Told again to a read that does not name it (its answer may have been lost), not to one that does.
+    expect((await emu.wl(`${path}?waitMs=0`)).json.cancels).toHaveLength(1);
+    expect((await emu.wl(`${path}?waitMs=10&canceling=${claim.lease.id}`)).json).toEqual({ cancels: [] });
+    emu.sechroom.setConfig({ leaseNotices: false });
+    expect((await emu.wl(`${path}?waitMs=0`)).status).toBe(404);
+  });
+});

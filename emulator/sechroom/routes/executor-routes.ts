@@ -8,6 +8,7 @@ import {
   LeaseHeartbeatInputSchema,
 } from '../../../shared/protocol/sechroom';
 import { iso } from '../../context';
+import { HttpError } from '../../http/reply';
 import type { RouteDef } from '../../http/router';
 import type { SechroomServices } from '../services';
 import { authed, body, query } from './base';
@@ -16,6 +17,8 @@ import { authed, body, query } from './base';
 const AnyObject = z.object({});
 /** `waitMs` [v1]: hold the read until there is an offer (capped by `offerWaitMaxMs`). Other parameters are ignored. */
 const OffersQuerySchema = z.object({ waitMs: z.coerce.number().int().min(0).max(600_000).optional() });
+/** `lease-notices` [v1]: `waitMs` as above; `canceling`: comma-separated lease ids the executor already heard of. */
+const NoticesQuerySchema = OffersQuerySchema.extend({ canceling: z.string().max(10_000).optional() });
 
 /** The executor's calls (seed B4 E1–E10): registration, offers, claims, lease heartbeat and completion. */
 export function executorRoutes(s: SechroomServices): RouteDef[] {
@@ -42,6 +45,17 @@ export function executorRoutes(s: SechroomServices): RouteDef[] {
       if (offers.length || waitMs <= 0 || s.instances.status(s.instances.owned(caller, id(ctx.params))) !== 'live') return offers;
       s.base.ctx.events.emit('sechroom.offers.held', { instance_id: id(ctx.params), wait_ms: waitMs });
       return s.offerWaiters.wait(id(ctx.params), waitMs, ctx.signal);
+    }),
+    authed(s, 'GET', '/me/executor-instances/:id/lease-notices', async (ctx, caller) => {
+      if (!s.config.leaseNotices) throw new HttpError(404, 'not_found', `no route for ${ctx.path}`);
+      const instance = s.instances.owned(caller, id(ctx.params));
+      const q = query(NoticesQuerySchema, ctx);
+      const canceling = (q.canceling ?? '').split(',').filter(Boolean);
+      const now = s.leaseNotices.noticesFor(instance.id, canceling);
+      const waitMs = Math.min(q.waitMs ?? 0, s.config.offerWaitMaxMs);
+      if (now.length || waitMs <= 0) return { cancels: now };
+      s.base.ctx.events.emit('sechroom.lease_notices.held', { instance_id: instance.id, wait_ms: waitMs });
+      return { cancels: await s.leaseNotices.wait(instance.id, canceling, waitMs, ctx.signal) };
     }),
     authed(s, 'POST', '/me/executor-instances/:id/dispatch-offers/claim-next', (ctx, caller) =>
       s.dispatch.claimNext(caller, id(ctx.params), body(ClaimNextInputSchema, ctx).idempotencyKey),

@@ -1,4 +1,5 @@
 import type {
+  CapacityView,
   ConfirmationView,
   LifecycleAction,
   LifecycleOutcome,
@@ -6,6 +7,7 @@ import type {
   RequestBoard,
   RequestDetailView,
   SignOutResult,
+  ResumeBound,
 } from '../../../shared/operator';
 import type { RunnerPairingStartOutput } from '../../../shared/protocol';
 import type { OperatorService, OperatorServiceDeps } from './operator-service';
@@ -70,8 +72,11 @@ export class LazyOperatorService {
   async show(id: string): Promise<RequestDetailView> {
     return (await this.service()).requests.show(id);
   }
-  async lifecycle(action: LifecycleAction, id: string, reason: string | undefined): Promise<LifecycleOutcome> {
-    return (await this.service()).requests.lifecycle(action, id, reason);
+  async lifecycle(action: LifecycleAction, id: string, reason: string | undefined, bound?: ResumeBound): Promise<LifecycleOutcome> {
+    return (await this.service()).requests.lifecycle(action, id, reason, bound);
+  }
+  async capacity(): Promise<CapacityView> {
+    return (await this.service()).requests.capacity();
   }
   async confirmation(id: string): Promise<ConfirmationView> {
     return (await this.service()).requests.confirmation(id);

@@ -45,7 +45,7 @@ export function explainFailure(error: unknown): CommandFailure {
     case 'rejected':
       if (error.status === 403) return new CommandFailure(OperatorErrorCode.forbidden, `Not allowed: ${said}. Ask a tenant admin to do it.`);
       if (error.code === 'ceiling_reached')
-        return new CommandFailure(OperatorErrorCode.ceilingReached, `${capital(said)}. Raise the ceiling on the control plane, then resume.`);
+        return new CommandFailure(OperatorErrorCode.ceilingReached, `${capital(said)}. Raise the ceiling to resume.`, 'termination_bound');
       if (error.status === 409) return new CommandFailure(OperatorErrorCode.invalidTransition, `${capital(said)}. Refresh to see where the request is now.`);
       return new CommandFailure(OperatorErrorCode.refused, `The control plane refused: ${said}.`);
   }

@@ -15,9 +15,10 @@ export function createOperatorHandlers(operator: LazyOperatorService): OperatorH
     'requests:list': (input) => operator.list(input?.limit),
     'requests:show': ({ id }) => operator.show(id),
     'requests:pause': ({ id, reason }) => operator.lifecycle('pause', id, reason),
-    'requests:resume': ({ id, reason }) => operator.lifecycle('resume', id, reason),
+    'requests:resume': ({ id, reason, terminationBound }) => operator.lifecycle('resume', id, reason, terminationBound),
     'requests:cancel': ({ id, reason }) => operator.lifecycle('cancel', id, reason),
     'requests:confirmation': ({ id }) => operator.confirmation(id),
+    'requests:capacity': () => operator.capacity(),
     // The Work view of a Sechroom Work Layer rides with the operator until profiles carry it.
     ...createWorkLayerHandlers(operator.workLayer),
   };

@@ -2,12 +2,14 @@
 // request, its lifecycle commands (pause, resume, cancel) and their human confirmations.
 import {
   isHttpUrl,
+  type CapacityView,
   parseReason,
   type ConfirmationView,
   type LifecycleAction,
   type LifecycleOutcome,
   type RequestBoard,
   type RequestDetailView,
+  type ResumeBound,
 } from '../../../shared/operator';
 import type { LifecycleCommandId } from '../../../shared/protocol';
 import type { TurnsSnapshot } from '../../../shared/turns';
@@ -15,7 +17,7 @@ import { CommandFailure } from '../base/dispatch';
 import type { Logger } from '../base/ports';
 import type { ForgeClient } from './forge-client';
 import { OperatorErrorCode } from './operator-errors';
-import { boardView, confirmationView, detailView, lifecycleResultView } from './request-views';
+import { boardView, capacityView, confirmationView, detailView, lifecycleResultView } from './request-views';
 
 const BOARD_LIMIT = 200;
 
@@ -50,11 +52,13 @@ export class RequestBoardCalls {
     return detailView(answer.output, this.deps.turns(), this.deps.now());
   }
 
-  async lifecycle(action: LifecycleAction, id: string, rawReason: string | undefined): Promise<LifecycleOutcome> {
+  /** `bound` (resume only): the ceilings raised with it, sent as `termination_bound` [v1]. */
+  async lifecycle(action: LifecycleAction, id: string, rawReason: string | undefined, bound?: ResumeBound): Promise<LifecycleOutcome> {
     const reason = parseReason(rawReason);
     if (!reason.ok) throw new CommandFailure(OperatorErrorCode.invalidReason, reason.message, 'reason');
     const commandId = LIFECYCLE_COMMANDS[action];
-    const input = { build_request_id: id, ...(reason.value ? { reason: reason.value } : {}) };
+    const termination = action === 'resume' && bound ? { termination_bound: wireBound(bound) } : {};
+    const input = { build_request_id: id, ...(reason.value ? { reason: reason.value } : {}), ...termination };
     let answer;
     try {
       answer = await this.deps.call((forge, token) => forge.command(commandId, input, token));
@@ -78,9 +82,24 @@ export class RequestBoardCalls {
     return { kind: 'done', result: lifecycleResultView(answer.output) };
   }
 
+  /** The tenant's runner capacity (read-only): the newest observation of each runner. */
+  async capacity(): Promise<CapacityView> {
+    const answer = await this.deps.call((forge, token) => forge.command('software_factory.capacity.list', {}, token));
+    if (answer.kind !== 'output') throw unexpectedHandoff();
+    return capacityView(answer.output);
+  }
+
   async confirmation(id: string): Promise<ConfirmationView> {
     return confirmationView(await this.deps.call((forge, token) => forge.confirmation(id, token)));
   }
+}
+
+function wireBound(bound: ResumeBound): Record<string, number | string> {
+  return {
+    ...(bound.maxIterations !== undefined ? { max_iterations: bound.maxIterations } : {}),
+    ...(bound.maxWallClockSeconds !== undefined ? { max_wall_clock_seconds: bound.maxWallClockSeconds } : {}),
+    ...(bound.costBudgetUsd !== undefined ? { cost_budget_usd: bound.costBudgetUsd } : {}),
+  };
 }
 
 function unexpectedHandoff(): CommandFailure {

@@ -1,7 +1,8 @@
-import type { ConfirmationView, LifecycleResultView, RequestBoard, RequestDetailView, RequestSummaryView } from '../../../shared/operator';
+import type { CapacityView, ConfirmationView, LifecycleResultView, RequestBoard, RequestDetailView, RequestSummaryView } from '../../../shared/operator';
 import {
   LifecycleOutputSchema,
   type BuildRequestSummary,
+  type CapacityObservationSummary,
   type ConfirmationStatus,
   type LifecycleOutput,
   type RequestListOutput,
@@ -120,4 +121,25 @@ export function confirmationView(c: ConfirmationStatus): ConfirmationView {
     result: output?.success ? lifecycleResultView(output.data) : null,
     error: error ? error.replace(/[\r\n\t]+/g, ' ').slice(0, 300) : null,
   };
+}
+
+/** Observations come newest first: the first of each runner is what it said last. */
+export function capacityView(output: { observations: readonly CapacityObservationSummary[] }): CapacityView {
+  const seen = new Set<string>();
+  const runners: CapacityView['runners'] = [];
+  for (const o of output.observations) {
+    if (seen.has(o.runner_id)) continue;
+    seen.add(o.runner_id);
+    runners.push({
+      runnerId: o.runner_id,
+      name: o.runner_name,
+      runtimes: o.runtimes,
+      activeSessions: o.active_sessions,
+      maxSessions: o.max_sessions,
+      usageState: o.model_account_state,
+      paused: o.paused,
+      observedAt: o.observed_at,
+    });
+  }
+  return { runners };
 }

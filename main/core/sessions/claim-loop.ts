@@ -29,6 +29,13 @@ export interface ClaimLoopDeps<W = unknown> {
   launch(unit: W, slotFree?: () => void): Promise<void>;
   /** A 401 on a claim. */
   revoked(): void;
+  /**
+   * [v1] Holds one read for the plane's cancel notices alone, for as long as the plane holds it or
+   * until `signal` aborts: the loop asks for it while turns run and no claim is held (every slot
+   * busy, or claiming blocked). 'unsupported': the plane offers none (the lease heartbeat carries
+   * cancels then); 'failed': the read failed (the loop backs off).
+   */
+  watchNotices?(signal: AbortSignal): Promise<'ok' | 'failed' | 'unsupported'>;
 }
 
 /** How a loop claims: `adaptive` (long-poll when offered, claim the moment a slot frees) or `seed` (serial, for the benchmark). */
@@ -109,6 +116,22 @@ export abstract class ClaimLoopBase<W = unknown> implements ClaimStrategy {
     });
   }
 
+  /** Runs `work` until it ends; a wake (a nudge, a beat) or the stop aborts its signal. */
+  protected async whileWaiting<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const woken = new AbortController();
+    const loop = this.abort.signal;
+    const wake = () => woken.abort();
+    this.waiters.set(wake, 'nudge');
+    loop.addEventListener('abort', wake, { once: true });
+    if (loop.aborted) woken.abort();
+    try {
+      return await work(woken.signal);
+    } finally {
+      this.waiters.delete(wake);
+      loop.removeEventListener('abort', wake);
+    }
+  }
+
   /** Waits for `work`, or less when the loop stops (the work goes on by itself). */
   protected async until(work: Promise<void>): Promise<void> {
     await Promise.race([work, this.whenStopped]);
@@ -152,11 +175,12 @@ export class ClaimLoop<W = unknown> extends ClaimLoopBase<W> {
   private turns = 0;
   /** The last claim brought a unit: ask again at once (the server may have more). */
   private burst = false;
+  private noticeFailures = 0;
 
   protected async run(): Promise<void> {
     while (this.running) {
       if (this.turns >= this.deps.maxSessions() || this.deps.blocked()) {
-        await this.wait(null);
+        await this.idle();
         continue;
       }
       const longPollMs = this.deps.longPollMaxMs();
@@ -181,6 +205,23 @@ export class ClaimLoop<W = unknown> extends ClaimLoopBase<W> {
         if (claimed.retryInMs !== null) await this.wait(claimed.retryInMs, 'none');
       }
     }
+  }
+
+  /**
+   * No claim now: wait to be woken. While turns run no held claim would hear the plane cancel
+   * one, so a read for cancel notices alone is held meanwhile [v1] (one at a time, each as long
+   * as the plane holds it); without it, the lease heartbeat brings the cancel.
+   */
+  private async idle(): Promise<void> {
+    const watch = this.deps.watchNotices;
+    if (!watch || this.turns === 0) return this.wait(null);
+    const outcome = await this.whileWaiting((signal) => watch(signal));
+    if (outcome === 'unsupported') return this.wait(null);
+    if (outcome === 'ok') {
+      this.noticeFailures = 0;
+      return;
+    }
+    await this.wait(backoffDelay(this.noticeFailures++, CLAIM_BACKOFF, this.deps.random));
   }
 
   private launch(unit: W, release: () => void): void {

@@ -1,5 +1,6 @@
 import type { ConnectorKind, Profile, ProfileSummary } from '../../../shared/profiles';
 import type { PairingState, RunnerSnapshot } from '../../../shared/runner';
+import type { PlaneLane } from '../../../shared/protocol';
 import type { RunnerStatus } from '../../../shared/status';
 import { CommandFailure } from '../base/dispatch';
 import type { RunnerIdentity } from '../runner/runner-state-store';
@@ -93,6 +94,8 @@ export interface RunnerSession {
 
   /** `--once` as the seed: one full claim and, when a unit comes, run it to its end and try to deliver. */
   runOne(): Promise<RunOneOutcome>;
+  /** [v1] `--dry-run`: the lanes the plane would hand this runner, nothing claimed; null when the plane lists none. */
+  lanes?(): Promise<readonly PlaneLane[] | null>;
   /** After each good heartbeat (the headless seed lines print one). */
   onHeartbeat(listener: () => void): () => void;
 }

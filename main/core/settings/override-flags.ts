@@ -29,6 +29,7 @@ const FLAGS: ReadonlyMap<string, Flag> = new Map<string, Flag>([
   ['profile', { type: 'string' }],
   ['profiles', { type: 'string' }],
   ['once', { type: 'boolean' }],
+  ['dry-run', { type: 'boolean' }],
   ['open', { type: 'boolean' }],
   ['allow-file-secret-store', { type: 'boolean' }],
   ['execute', { type: 'boolean' }],
@@ -38,7 +39,7 @@ const PARSE_OPTIONS = Object.fromEntries([...FLAGS].map(([name, flag]) => [name,
 
 export const OVERRIDES_USAGE =
   'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
-  '[--runtime auto|claude|codex] [--once] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
+  '[--runtime auto|claude|codex] [--once] [--dry-run] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
   '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>] [--profile <id>] [--profiles <file>]\n' +
   '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
 

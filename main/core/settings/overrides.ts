@@ -21,6 +21,8 @@ export interface ResolvedOverrides {
   /** For each overridden setting, the flag or variable it came from (for the UI: "set by RUNNER_NAME"). */
   sources: Partial<Record<SettingKey, string>>;
   once: boolean;
+  /** `--dry-run` [v1]: say, per lane the plane offers, whether this machine can run its work; claim nothing; exit. */
+  dryRun: boolean;
   /**
    * `--state-file <file>` (the seed's name), `--import-state <file>` or `RUNNER_STATE_FILE`:
    * a `rost runner serve` state file to take over.
@@ -105,6 +107,7 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     overrides: overrides as SettingsPatch,
     sources,
     once: flags.booleans.has('--once'),
+    dryRun: flags.booleans.has('--dry-run'),
     open: flags.booleans.has('--open'),
     // The env form is for containers and service units, where the command line is fixed.
     allowFileSecretStore: flags.booleans.has('--allow-file-secret-store') || /^(1|true|yes)$/i.test(env.RUNNER_TRAY_ALLOW_FILE_SECRET_STORE?.trim() ?? ''),

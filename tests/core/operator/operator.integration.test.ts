@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LifecycleOutcome, OperatorStatus, RequestBoard, RequestDetailView, SignOutResult } from '../../../shared/operator';
+import type { CapacityView, LifecycleOutcome, OperatorStatus, RequestBoard, RequestDetailView, SignOutResult } from '../../../shared/operator';
 import { filesUnder, startHarness, type Harness } from '../../integration/core-harness';
 import { operatorId, signIn } from './operator-helpers';
 
@@ -141,6 +141,51 @@ describe('build requests through the core', () => {
     const wrong = await failure(h, 'requests:resume', { id: ids.closed });
     expect(wrong.code).toBe('invalid_transition');
     expect(wrong.message).toMatch(/^Only a paused or blocked request can resume.*Refresh/);
+  });
+
+  it('resumes a request refused for its ceiling with a termination_bound that raises it [v1]', async () => {
+    h = await demo();
+    await signIn(h, 'Ada Admin');
+    const id = requestIds(h).in_progress!;
+    h.emu.admin.updateBuildRequest(id, { status: 'paused', max_iterations: 3, iterations_used: 3 });
+    const refused = await failure(h, 'requests:resume', { id });
+    expect(refused).toMatchObject({
+      code: 'ceiling_reached',
+      field: 'termination_bound',
+      message: expect.stringMatching(/^Iteration ceiling reached.*Raise the ceiling/),
+    });
+    const bad = await failure(h, 'requests:resume', { id, terminationBound: {} });
+    expect(bad.code).toBe('invalid_input');
+    const resumed = await h.invoke<LifecycleOutcome>('requests:resume', { id, terminationBound: { maxIterations: 10, costBudgetUsd: '40.00' } });
+    expect(resumed).toMatchObject({ kind: 'done', result: { status: 'in_progress' } });
+    expect(h.emu.admin.showBuildRequest(id).request).toMatchObject({ max_iterations: 10, cost_budget_usd: '40.00' });
+  });
+
+  it("shows the tenant's runner capacity: each runner's newest observation [v1]", async () => {
+    h = await demo();
+    await signIn(h, 'Max Member');
+    const runner = h.emu.admin.createRunner({ name: 'build-box' });
+    const beat = (active: number, state: string) =>
+      fetch(`${h!.emu.url}/api/runner/heartbeat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${runner.runner_secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ telemetry: { active_sessions: active, max_sessions: 4, runtimes: ['claude', 'codex'], model_account: { state } } }),
+      });
+    expect((await beat(1, 'available')).status).toBe(200);
+    expect((await beat(3, 'limited until 2026-12-08T10:00Z')).status).toBe(200);
+    const view = await h.invoke<CapacityView>('requests:capacity');
+    expect(view.runners).toEqual([
+      {
+        runnerId: runner.runner_id,
+        name: 'build-box',
+        runtimes: ['claude', 'codex'],
+        activeSessions: 3,
+        maxSessions: 4,
+        usageState: 'limited until 2026-12-08T10:00Z',
+        paused: false,
+        observedAt: expect.any(String),
+      },
+    ]);
   });
 
   it('hands off to the browser when the control plane wants a human confirmation, and follows it', async () => {

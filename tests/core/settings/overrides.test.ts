@@ -14,7 +14,11 @@ function message(env: Record<string, string | undefined>, argv: string[]): strin
 
 describe('resolveOverrides', () => {
   it('returns nothing to override when nothing is given', () => {
-    expect(ok({}, [])).toEqual({ ok: true, overrides: {}, sources: {}, once: false, open: false, allowFileSecretStore: false });
+    expect(ok({}, [])).toEqual({ ok: true, overrides: {}, sources: {}, once: false, dryRun: false, open: false, allowFileSecretStore: false });
+  });
+
+  it('reads --dry-run as a switch [v1]', () => {
+    expect(ok({}, ['--dry-run', '--execute'])).toMatchObject({ dryRun: true, once: false });
   });
 
   it('reads the seed CLI env names', () => {

@@ -88,5 +88,6 @@ export function watchedConnector(connector: RunnerConnector, watch: AnswerWatch)
     leaseHeartbeat: (credentials, unit, body, opts) => watch.watch('lease heartbeat', () => connector.leaseHeartbeat(credentials, unit, body, opts)),
     report: (credentials, unit, result) => watch.watch('result report', () => connector.report(credentials, unit, result)),
     ...(connector.unitTools ? { unitTools: connector.unitTools.bind(connector) } : {}),
+    ...(connector.lanes ? { lanes: connector.lanes.bind(connector) } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import type {
+  CancelNotice,
   ClaimedUnit,
   HeartbeatRequest,
   HeartbeatResponse,
@@ -7,6 +8,7 @@ import type {
   PairingClaimResponse,
   PairingStartRequest,
   PairingStartResponse,
+  PlaneLane,
   ResultRequest,
   UnitKind,
 } from '../../../../shared/protocol';
@@ -33,6 +35,12 @@ export interface ClaimOptions {
   runtimes?: readonly ('claude' | 'codex')[];
   /** The heartbeat carried on a long-poll claim, with the taker of its answer: only when the server advertised it. [v1] */
   heartbeat?: { body: HeartbeatRequest; answered(response: HeartbeatResponse): void };
+  /**
+   * Cancel notices on the held claim, with their taker: only when the server advertised them.
+   * `only`: a read held for notices alone (every slot busy), which takes no unit; `canceling`:
+   * the units whose cancel was heard already (not told again). [v1]
+   */
+  notices?: { only: boolean; canceling: readonly string[]; heard(cancels: readonly CancelNotice[]): void };
   signal?: AbortSignal;
 }
 
@@ -63,6 +71,8 @@ export interface RunnerConnector {
     opts?: { timeoutMs?: number },
   ): Promise<LeaseHeartbeatResponse | null>;
   report(credentials: RunnerCredentials, unit: { id: string; kind: UnitKind }, result: ResultRequest): Promise<ResultDelivery>;
+  /** [v1] The lanes the plane would hand this runner (`--dry-run`); null when it lists none (404). */
+  lanes?(credentials: RunnerCredentials): Promise<readonly PlaneLane[] | null>;
   /**
    * Tools this control plane lends the model for one unit when codex runs through its
    * app-server (dynamic tools, e.g. Sechroom's closeout and lifecycle signal), with the

@@ -31,6 +31,7 @@ export class HeartbeatTracker {
   private failures = 0;
   private longPollMaxMs: number | null = null;
   private carries = false;
+  private notices = false;
   offline: { retryAt: number; message: string; fault?: ControlPlaneFault } | null = null;
 
   constructor(private readonly deps: HeartbeatTrackerDeps) {}
@@ -41,6 +42,10 @@ export class HeartbeatTracker {
   /** The server's long-poll limit from the last beat, or null (then claims keep the seed's cadence). */
   get longPoll(): number | null {
     return this.longPollMaxMs;
+  }
+  /** The last beat said a held claim may ask for cancel notices [v1]. */
+  get cancelNotices(): boolean {
+    return this.notices;
   }
   /** The last beat said a long-poll claim may carry the heartbeat [v1]. */
   get carriesHeartbeat(): boolean {
@@ -86,6 +91,7 @@ export class HeartbeatTracker {
         this.offline = null;
         this.longPollMaxMs = response.claim?.long_poll_max_ms || null;
         this.carries = this.longPollMaxMs !== null && response.claim?.carries_heartbeat === true;
+        this.notices = this.longPollMaxMs !== null && response.claim?.cancel_notices === true;
         this.deps.onChange();
         this.deps.onBeat();
       },
@@ -109,6 +115,7 @@ export class HeartbeatTracker {
     this.failures = 0;
     this.longPollMaxMs = null;
     this.carries = false;
+    this.notices = false;
   }
 
   beatNow(): void {

@@ -1,6 +1,7 @@
 import {
   ClaimResponseSchema,
   HeartbeatResponseSchema,
+  LanesResponseSchema,
   LeaseHeartbeatResponseSchema,
   PairingClaimErrorSchema,
   PairingClaimResponseSchema,
@@ -11,6 +12,7 @@ import {
   type PairingClaimByCode,
   type HeartbeatRequest,
   type PairingStartRequest,
+  type PlaneLane,
   type ResultRequest,
   type UnitKind,
 } from '../../../../shared/protocol';
@@ -103,6 +105,8 @@ export class RostRunnerConnector implements RunnerConnector {
     if (options.waitMs !== undefined) body.wait_ms = options.waitMs;
     if (options.runtimes) body.runtimes = options.runtimes;
     if (options.heartbeat) body.heartbeat = options.heartbeat.body;
+    if (options.notices) body[options.notices.only ? 'notices_only' : 'notices'] = true;
+    if (options.notices?.canceling.length) body.canceling = options.notices.canceling.slice(0, 100);
     const res = await this.http.request({
       method: 'POST',
       path,
@@ -115,6 +119,9 @@ export class RostRunnerConnector implements RunnerConnector {
     if (res.status !== 200) throw this.http.rejected(path, res);
     const parsed = this.http.parse(path, res, ClaimResponseSchema);
     if (parsed.heartbeat && options.heartbeat) options.heartbeat.answered(parsed.heartbeat);
+    if (parsed.cancels?.length && options.notices) options.notices.heard(parsed.cancels);
+    // A read held for notices alone takes no unit; a server that handed one anyway lets its lease lapse.
+    if (options.notices?.only) return null;
     if (parsed.turn_execution) return { ...parsed.turn_execution, kind: 'turn_execution' };
     if (parsed.work_order) return { ...parsed.work_order, kind: 'work_order' };
     return null;
@@ -141,6 +148,19 @@ export class RostRunnerConnector implements RunnerConnector {
     } catch (error) {
       // A seed-era server has no lease heartbeat endpoint: run without one.
       if (error instanceof ConnectorError && error.kind === 'not_found' && error.code === undefined) return null;
+      throw error;
+    }
+  }
+
+  async lanes(credentials: RunnerCredentials): Promise<readonly PlaneLane[] | null> {
+    const path = '/api/runner/lanes';
+    try {
+      const res = await this.http.request({ method: 'GET', path, bearer: credentials.secret, timeoutMs: REQUEST_TIMEOUT_MS });
+      if (res.status !== 200) throw this.http.rejected(path, res);
+      return this.http.parse(path, res, LanesResponseSchema).lanes;
+    } catch (error) {
+      // A plane without the read lists no lanes.
+      if (error instanceof ConnectorError && error.kind === 'not_found') return null;
       throw error;
     }
   }

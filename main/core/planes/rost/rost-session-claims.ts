@@ -8,10 +8,19 @@ import type { ClaimOptions } from './connector';
 import type { UnitLauncher } from './unit-launcher';
 import { ClaimLoop, type ClaimStrategy } from '../../sessions/claim-loop';
 import { SerialClaimLoop } from './serial-claim-loop';
+import { CancelNoticeRoute } from './cancel-notices';
 import type { RostSessionDeps, SessionHooks, SessionParts } from './rost-session-deps';
 
 export function claimLoop(deps: RostSessionDeps, hooks: SessionHooks, get: () => SessionParts): ClaimStrategy {
   const log = deps.log;
+  const notices = new CancelNoticeRoute({
+    clock: deps.clock,
+    log: log.child('cancel-notices'),
+    heartbeat: () => get().heartbeat,
+    launcher: () => get().launcher,
+    target: () => get().identityKeeper.current,
+    revoked: () => void get().identityKeeper.markRevoked(),
+  });
   const loopDeps = {
     clock: deps.clock,
     log: log.child('claim'),
@@ -28,8 +37,10 @@ export function claimLoop(deps: RostSessionDeps, hooks: SessionHooks, get: () =>
       const runtimes = gate.claimable();
       // Nothing is claimed that could not be run: the journal, the outbox and the turn folders must take a write.
       if (!target || runtimes.length === 0 || !(await storage.check())) return null;
+      // [v1] Where offered, the held claim also hears the plane cancel a running unit.
+      const heard = notices.onClaim(options.waitMs);
       const claim = (carried?: ClaimOptions['heartbeat']) =>
-        target.connector.claim(target.credentials, { ...options, runtimes, ...(carried ? { heartbeat: carried } : {}) });
+        target.connector.claim(target.credentials, { ...options, runtimes, ...(carried ? { heartbeat: carried } : {}), ...(heard ? { notices: heard } : {}) });
       // [v1] Where offered, the held claim carries the heartbeat: one request per long-poll while idle.
       const unit = options.waitMs !== undefined && heartbeat.carriesHeartbeat ? await heartbeat.carrying(claim) : await claim();
       if (unit) log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
@@ -39,6 +50,7 @@ export function claimLoop(deps: RostSessionDeps, hooks: SessionHooks, get: () =>
       await get().launcher.launch(unit, slotFree);
     },
     revoked: () => void get().identityKeeper.markRevoked(),
+    watchNotices: (signal: AbortSignal) => notices.watch(signal),
   };
   return deps.strategy === 'seed' ? new SerialClaimLoop(loopDeps) : new ClaimLoop(loopDeps);
 }

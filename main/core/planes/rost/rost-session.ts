@@ -8,6 +8,7 @@ import { errorText } from '../../../../shared/errors';
 import type { ProfileSummary } from '../../../../shared/profiles';
 import type { RunnerSnapshot } from '../../../../shared/runner';
 import { redactText } from '../../../../shared/redact';
+import type { PlaneLane } from '../../../../shared/protocol';
 import type { RunnerStatus } from '../../../../shared/status';
 import type { HeartbeatTracker } from './heartbeat-tracker';
 import type { IdentityKeeper } from './identity-keeper';
@@ -168,6 +169,13 @@ export class RostSession extends SessionBase {
     await this.launcher.flush();
     const undelivered = this.launcher.undelivered > 0;
     return { claimed: true, error: refused ?? (undelivered ? 'the result could not be delivered yet (it stays queued)' : null) };
+  }
+
+  /** [v1] `--dry-run`: what the plane would hand this runner, nothing claimed (throws without an identity). */
+  async lanes(): Promise<readonly PlaneLane[] | null> {
+    const target = this.identityKeeper.current;
+    if (!target) throw new Error('this runner is not paired');
+    return (await target.connector.lanes?.(target.credentials)) ?? null;
   }
 
   status(): RunnerStatus {

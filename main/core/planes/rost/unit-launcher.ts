@@ -118,6 +118,23 @@ export class UnitLauncher {
     return true;
   }
 
+  /** A unit that runs, or whose result is on its way with its lease kept. */
+  holds(id: string): boolean {
+    return this.held(id) !== undefined;
+  }
+
+  private held(id: string): UnitRun | undefined {
+    return this.runs.get(id) ?? [...this.awaitingDelivery.values()].find((r) => r.unitId === id);
+  }
+
+  /** [v1] A cancel notice from a held claim: the same path as the lease heartbeat's `cancel_requested`. */
+  planeCancel(id: string, reason: string | null): boolean {
+    const run = this.held(id);
+    if (!run) return false;
+    run.planeCancel(reason, 'cancel notice');
+    return true;
+  }
+
   cancelAll(reason: string): number {
     for (const run of this.runs.values()) run.cancel(reason);
     return this.runs.size;

@@ -33,6 +33,10 @@ export class UnitRun {
     private readonly deps: UnitRunDeps,
   ) {}
 
+  get unitId(): string {
+    return this.unit.id;
+  }
+
   get key(): string {
     return resultKey(this.unit);
   }
@@ -55,6 +59,24 @@ export class UnitRun {
   /** The result is delivered (or refused): the lease heartbeats stop. */
   releaseLease(): void {
     this.stopLease();
+  }
+
+  /**
+   * The control plane canceled the unit: the one path for its lease heartbeat's
+   * `cancel_requested` and a cancel notice on a held claim [v1]. While the runtime runs it
+   * is stopped; after it ended the cancel only says the plane gave up on the unit.
+   */
+  planeCancel(reason: string | null, via: 'lease heartbeat' | 'cancel notice'): void {
+    if (this.processEnded) {
+      if (this.lost !== null) return;
+      this.lost = reason ?? 'the control plane no longer holds this unit for us';
+      this.deps.log.warn('the control plane ended the unit before its result arrived', { unit: this.unit.id, reason, via });
+      return;
+    }
+    this.deps.patch({ lease: 'cancel_requested' });
+    if (this.abort.signal.aborted) return;
+    this.deps.log.info('the control plane asked to cancel a running unit', { unit: this.unit.id, reason, via });
+    this.cancel(`canceled by the control plane${reason ? ` (${reason})` : ''}`);
   }
 
   cancel(reason: string): void {
@@ -185,19 +207,11 @@ export class UnitRun {
           this.deps.log.info('the control plane has no lease heartbeat; running without one', { unit: this.unit.id });
           return 'stop';
         }
-        if (this.processEnded) {
-          // Nothing runs any more: a cancel now means the control plane gave up on the unit.
-          if (answer.status === 'cancel_requested' && this.lost === null) {
-            this.lost = answer.reason ?? 'the control plane no longer holds this unit for us';
-            this.deps.log.warn('the control plane ended the unit before its result arrived', { unit: this.unit.id, reason: answer.reason });
-          }
-          if (answer.status === 'cancel_requested') return 'stop';
-        } else this.deps.patch({ lease: answer.status });
         if (answer.status === 'cancel_requested') {
-          this.deps.log.info('the control plane asked to cancel a running unit', { unit: this.unit.id, reason: answer.reason });
-          this.cancel(`canceled by the control plane${answer.reason ? ` (${answer.reason})` : ''}`);
+          this.planeCancel(answer.reason ?? null, 'lease heartbeat');
           return 'stop';
         }
+        if (!this.processEnded) this.deps.patch({ lease: answer.status });
         if (answer.status === 'pause_requested') {
           this.deps.log.info('the control plane asked to pause after this turn', { unit: this.unit.id });
         }

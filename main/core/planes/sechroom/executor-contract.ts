@@ -16,7 +16,8 @@ import type { WorkLayerClient } from './work-layer-client';
 export type WorkLayerPort = Pick<
   WorkLayerClient,
   'register' | 'refreshInstance' | 'deregister' | 'offers' | 'claimNext' | 'claimDirect' | 'card' | 'contextPack' | 'heartbeat'
->;
+> &
+  Partial<Pick<WorkLayerClient, 'leaseNotices'>>;
 
 export interface ExecutorSessionDeps {
   settings: InstanceSettings;

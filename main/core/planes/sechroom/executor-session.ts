@@ -2,7 +2,8 @@ import { ClaimPath } from './claim-path';
 import { laneOf } from '../../../../shared/sechroom-instance-settings';
 import { Advertisement } from './advertisement';
 import { ClaimGates } from './claim-gates';
-import { LeaseKeepers } from './lease-keeper';
+import { LeaseKeepers, type NoticeWatchFactory } from './lease-keeper';
+import { LeaseNoticeWatch } from './lease-notice-watch';
 import { AuthExpiredError } from './sechroom-auth';
 import type { OutboxDelivery } from './sechroom-outbox';
 import { LoopSleep } from './loop-sleep';
@@ -76,6 +77,7 @@ export class ExecutorSession {
       log: deps.log,
       intervalMs: deps.settings.heartbeatIntervalSeconds * 1000,
       ...(deps.random ? { random: deps.random } : {}),
+      ...this.noticeWatch(),
     });
     this.records = new TurnRecords({ clock: deps.clock, log: deps.log, ...(deps.onTurn ? { onTurn: deps.onTurn } : {}) });
     this.claims = new ClaimPath({ client, log, ...(deps.offerWaitMs ? { offerWaitMs: deps.offerWaitMs } : {}), ...waits });
@@ -92,6 +94,16 @@ export class ExecutorSession {
       authExpired: (error) => this.authExpired(error),
       process: (claim) => this.tasks.process(claim),
     });
+  }
+
+  /** [v1] Where the Work Layer holds reads, a cancel is heard on a held lease-notices read while a lease is kept. */
+  private noticeWatch(): { notices?: NoticeWatchFactory } {
+    const { client, clock, log, offerWaitMs, random } = this.deps;
+    const read = client.leaseNotices?.bind(client);
+    if (!read || !offerWaitMs) return {};
+    const watch: NoticeWatchFactory = (notice) =>
+      new LeaseNoticeWatch({ read: (opts) => read(this.instanceId, opts), waitMs: offerWaitMs, clock, log, notice, ...(random ? { random } : {}) });
+    return { notices: watch };
   }
 
   /** Set once registered (the loop claims only then). */

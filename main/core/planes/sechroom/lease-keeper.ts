@@ -5,6 +5,13 @@ import { SECHROOM_LEASE_TTL_MS } from '../../../../shared/protocol/sechroom-leas
 import { grantedMs, leaseGone, nextBeatMs, requestTimeoutMs, retryMs } from '../../sessions/lease-cadence';
 import type { WorkLayerClient } from './work-layer-client';
 
+/** The held lease-notices read [v1] (lease-notice-watch.ts), as the keepers start and stop it. */
+export interface NoticeWatch {
+  start(): void;
+  stop(): void;
+}
+export type NoticeWatchFactory = (notice: (leaseId: string, status: 'cancel_requested' | 'canceled', reason: string | null) => boolean) => NoticeWatch;
+
 /** Why a lease stopped being ours while we held it. */
 export type LeaseLoss =
   { kind: 'cancel_requested'; reason: string | null } | { kind: 'ended'; status: 'expired' | 'completed' | 'canceled' | 'unknown'; reason: string | null };
@@ -91,8 +98,7 @@ export class LeaseKeeper {
         this.deadline = sentAt + this.grant;
       }
       this.deps.onBeat?.(answer);
-      if (answer.status === 'cancel_requested') this.lose({ kind: 'cancel_requested', reason: answer.reason ?? null });
-      else if (answer.status !== 'active') this.lose({ kind: 'ended', status: answer.status, reason: answer.reason ?? null });
+      this.answered(answer.status, answer.reason ?? null);
       return true;
     } catch (error) {
       if (this.stopped) return true;
@@ -109,6 +115,17 @@ export class LeaseKeeper {
     }
   }
 
+  /** [v1] A cancel told on the held lease-notices read: the same path as the heartbeat's answer. */
+  notice(status: 'cancel_requested' | 'canceled', reason: string | null): void {
+    if (!this.stopped) this.answered(status, reason);
+  }
+
+  /** What the Work Layer said of the lease, by a heartbeat's answer or a notice. */
+  private answered(status: SechroomLeaseHeartbeatResponse['status'], reason: string | null): void {
+    if (status === 'cancel_requested') this.lose({ kind: 'cancel_requested', reason });
+    else if (status !== 'active') this.lose({ kind: 'ended', status, reason });
+  }
+
   private lose(loss: LeaseLoss): void {
     if (this.lost) return;
     this.lost = true;
@@ -121,8 +138,19 @@ export class LeaseKeeper {
 /** The leases an instance holds, by lease id: one keeper each, from the claim until the owner lets go. */
 export class LeaseKeepers {
   private readonly keepers = new Map<string, LeaseKeeper>();
+  /** [v1] The held lease-notices read, running while any lease is kept. */
+  private readonly watch: NoticeWatch | null;
 
-  constructor(private readonly deps: Pick<LeaseKeeperDeps, 'client' | 'clock' | 'log' | 'intervalMs' | 'random'>) {}
+  constructor(private readonly deps: Pick<LeaseKeeperDeps, 'client' | 'clock' | 'log' | 'intervalMs' | 'random'> & { notices?: NoticeWatchFactory }) {
+    this.watch = deps.notices?.((leaseId, status, reason) => this.notice(leaseId, status, reason)) ?? null;
+  }
+
+  /** A cancel notice for a held lease goes to its keeper; false for a lease not held. */
+  private notice(leaseId: string, status: 'cancel_requested' | 'canceled', reason: string | null): boolean {
+    const keeper = this.keepers.get(leaseId);
+    keeper?.notice(status, reason);
+    return keeper !== undefined;
+  }
 
   has(leaseId: string): boolean {
     return this.keepers.has(leaseId);
@@ -133,6 +161,7 @@ export class LeaseKeepers {
     this.keepers.get(lease.leaseId)?.stop();
     this.keepers.set(lease.leaseId, keeper);
     keeper.start();
+    this.watch?.start();
   }
 
   /** How long a held lease has left as far as we know; null for one we do not hold. */
@@ -143,6 +172,7 @@ export class LeaseKeepers {
   letGo(leaseId: string): void {
     this.keepers.get(leaseId)?.stop();
     this.keepers.delete(leaseId);
+    if (this.keepers.size === 0) this.watch?.stop();
   }
 
   letGoAll(): void {

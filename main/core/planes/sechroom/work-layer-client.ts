@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  LeaseNoticesSchema,
   BriefLifecycleResponseSchema,
   BriefStatusResponseSchema,
   BundlePackageSchema,
@@ -116,6 +117,19 @@ export class WorkLayerClient {
     const path = `/me/executor-instances/${seg(instanceId)}/dispatch-offers${wait ? `?waitMs=${wait}` : ''}`;
     return this.call('GET', path, DispatchOffersSchema, {
       timeoutMs: REQUEST_TIMEOUT_MS + (wait ? wait + LONG_POLL_GRACE_MS : 0),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  }
+
+  /**
+   * [v1] The instance's leases the Work Layer canceled, but those named in `canceling`; held
+   * up to `waitMs` until there is one. A Work Layer without it answers 404.
+   */
+  leaseNotices(instanceId: string, opts: { waitMs: number; canceling: readonly string[]; signal?: AbortSignal }) {
+    const wait = Math.max(0, Math.round(opts.waitMs));
+    const canceling = opts.canceling.length ? `&canceling=${opts.canceling.map(encodeURIComponent).join(',')}` : '';
+    return this.call('GET', `/me/executor-instances/${seg(instanceId)}/lease-notices?waitMs=${wait}${canceling}`, LeaseNoticesSchema, {
+      timeoutMs: REQUEST_TIMEOUT_MS + wait + LONG_POLL_GRACE_MS,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   }

@@ -1,9 +1,10 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { LIFECYCLE_ACTIONS, parseReason, REASON_MAX, type LifecycleAction, type RequestDetailView } from '../../../../shared/operator';
+import { LIFECYCLE_ACTIONS, parseReason, REASON_MAX, type LifecycleAction, type RequestDetailView, type ResumeBound } from '../../../../shared/operator';
 import type { CommandError } from '../../../../shared/result';
 import { Untrusted } from './chips';
 import { ACTION_LABEL, actionAvailable, phaseLabel } from './format-request';
 import { HandoffPanel } from './handoff-panel';
+import { RaiseBound } from './raise-bound';
 import { runLifecycle } from './requests-actions';
 import { useRequestsStore } from './requests-store';
 
@@ -102,11 +103,11 @@ function ConfirmPanel({ action, detail, onClose }: { action: LifecycleAction; de
 
   useEffect(() => first.current?.focus(), []);
 
-  const submit = async () => {
+  const submit = async (bound?: ResumeBound) => {
     if (!checked.ok || busy) return;
     setBusy(true);
     setError(null);
-    const result = await runLifecycle(action, detail.request.id, reason);
+    const result = await runLifecycle(action, detail.request.id, reason, bound);
     setBusy(false);
     if (result.ok) onClose();
     else setError(result.error);
@@ -147,11 +148,7 @@ function ConfirmPanel({ action, detail, onClose }: { action: LifecycleAction; de
         data-testid="reason"
       />
       <ReasonFoot error={reasonError} errorId={reasonErrorId} length={length} />
-      {error && error.field !== 'reason' ? (
-        <p className="req-error" role="alert" data-testid="action-error">
-          {error.message}
-        </p>
-      ) : null}
+      <Refusal action={action} error={error} detail={detail} busy={busy} onRaise={(bound) => void submit(bound)} />
       <div className="req-confirm-buttons">
         <button type="button" className="req-button" onClick={onClose}>
           {BACK_LABEL[action]}
@@ -166,6 +163,26 @@ function ConfirmPanel({ action, detail, onClose }: { action: LifecycleAction; de
         </button>
       </div>
     </form>
+  );
+}
+
+/** What the control plane refused, in one line; a resume refused for a ceiling offers to raise it [v1]. */
+function Refusal(props: {
+  action: LifecycleAction;
+  error: CommandError | null;
+  detail: RequestDetailView;
+  busy: boolean;
+  onRaise: (bound: ResumeBound) => void;
+}) {
+  const { action, error } = props;
+  if (!error || error.field === 'reason') return null;
+  return (
+    <>
+      <p className="req-error" role="alert" data-testid="action-error">
+        {error.message}
+      </p>
+      {action === 'resume' && error.code === 'ceiling_reached' ? <RaiseBound request={props.detail.request} busy={props.busy} onRaise={props.onRaise} /> : null}
+    </>
   );
 }
 

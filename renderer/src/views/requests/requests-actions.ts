@@ -1,4 +1,4 @@
-import type { LifecycleAction, LifecycleOutcome } from '../../../../shared/operator';
+import type { LifecycleAction, LifecycleOutcome, ResumeBound } from '../../../../shared/operator';
 import type { RequestStatus } from '../../../../shared/protocol';
 import type { Result } from '../../../../shared/result';
 import { getBridge } from '../../bridge/instance';
@@ -68,11 +68,15 @@ const DONE_TEXT: Record<LifecycleAction, string> = {
 const TARGET: Record<LifecycleAction, RequestStatus> = { pause: 'paused', resume: 'in_progress', cancel: 'canceled' };
 
 /** Runs pause / resume / cancel; the answer is either done or a browser confirmation to follow. */
-export async function runLifecycle(action: LifecycleAction, requestId: string, reason: string): Promise<Result<LifecycleOutcome>> {
-  const name = action === 'pause' ? 'requests:pause' : action === 'resume' ? 'requests:resume' : 'requests:cancel';
+/** `bound` (resume only): the ceilings raised with it, after the control plane refused it for one. */
+export async function runLifecycle(action: LifecycleAction, requestId: string, reason: string, bound?: ResumeBound): Promise<Result<LifecycleOutcome>> {
   const detail = get().detail;
   const statusBefore = detail?.request.id === requestId ? detail.request.status : 'open';
-  const result = await getBridge().invoke(name, { id: requestId, ...(reason.trim() ? { reason } : {}) });
+  const input = { id: requestId, ...(reason.trim() ? { reason } : {}) };
+  const result =
+    action === 'resume'
+      ? await getBridge().invoke('requests:resume', { ...input, ...(bound ? { terminationBound: bound } : {}) })
+      : await getBridge().invoke(action === 'pause' ? 'requests:pause' : 'requests:cancel', input);
   if (!result.ok) return result;
   const outcome = result.value;
   if (outcome.kind === 'done') {

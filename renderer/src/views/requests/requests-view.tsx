@@ -1,3 +1,4 @@
+import { CapacityTable } from './capacity-table';
 import { OperatorBar } from './operator-bar';
 import { RequestBoard } from './request-board';
 import { RequestDetail } from './request-detail';
@@ -8,8 +9,9 @@ import { useOperatorSync } from './requests-sync';
 import { SignInPanel } from './sign-in-panel';
 
 /**
- * Build requests of the operator's tenant (Forge): sign-in, the board, one request's
- * detail, and pause / resume / cancel with a human confirmation. Everything the control
+ * Build requests of the operator's tenant (Forge): sign-in, the board (with the tenant's
+ * runner capacity under it), one request's detail, and pause / resume / cancel with a
+ * human confirmation. Everything the control
  * plane wrote here (titles, summaries, questions, answers) is shown as text, never HTML.
  */
 export function RequestsView() {
@@ -40,7 +42,10 @@ export function RequestsView() {
       ) : selectedId ? (
         <RequestDetail id={selectedId} />
       ) : (
-        <RequestBoard />
+        <>
+          <RequestBoard />
+          <CapacityTable />
+        </>
       )}
     </section>
   );
