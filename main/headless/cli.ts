@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
-import { statusLine } from '../../shared/status';
 import { profileDir } from '../core/sessions/profile-store';
 import { parseProfilesFile } from './profiles-file';
 import { bootstrapCore } from '../core/bootstrap';
@@ -23,7 +22,7 @@ import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } from './server';
 import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
-import { TerminalReporter } from './terminal-reporter';
+import { hostStatusLine, TerminalReporter } from './terminal-reporter';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
@@ -183,7 +182,7 @@ async function serve(serving: Serving): Promise<void> {
     );
   }
   process.stdout.write(`Each address opens one window, once. ${newAddressHint}\n`);
-  process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
+  process.stdout.write(`${hostStatusLine(core.host.status(), core.profiles.list().length)}\n`);
   if (resolved.open) {
     const unavailable = browserUnavailableReason(process.platform, process.env);
     if (unavailable) {

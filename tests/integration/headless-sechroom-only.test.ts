@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '../../emulator';
@@ -70,6 +70,12 @@ describe('a headless host on the Sechroom plane only', () => {
     expect(listed.ok).toBe(true);
     expect(listed.value.map((p) => [p.id, p.connector])).toEqual([['codex-a', 'sechroom']]);
     expect(host.output.join('\n')).not.toMatch(/Not paired|\[Default\]/);
+    // One profile: its lines carry no name, and no status is sent as a `default` profile's.
+    await vi.waitFor(() => expect(host!.output).toContainEqual(expect.stringMatching(/Status: Idle — Live on lane codex-a/)), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    expect(host.output.filter((l) => l.startsWith('['))).toEqual([]);
   }, 40_000);
 
   it('a fleet host lists one profile per instance, and a second start on the same data folder still no Rost one', async () => {
