@@ -41,7 +41,7 @@ describe('the headless terminal, as journalctl shows it', () => {
     });
     reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn('sechroom:lse_1', 'succeeded')], active: [] } } as never]);
     reporter.quitBegan();
-    // A stop now interrupts the running Sechroom task: the plane reports it failed (abandoned).
+    // A turn that ends as failed while the quit stops it is the quit's, not a finished one.
     reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn('sechroom:lse_2', 'failed')], active: [] } } as never]);
     expect(reporter.exitLine({ kind: 'stopped', finished: 0, canceled: 1, undelivered: 0 })).toBe(
       'Stopped: 1 turn finished, 1 turn canceled; every result delivered.',
