@@ -12,6 +12,7 @@ import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
+import { pairAtStart } from './pair-at-start';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions, type SechroomPlane } from './sechroom-plane';
 import { RunLines } from './run-lines';
 import { SeedLines, watchModeLine } from './seed-lines';
@@ -195,15 +196,8 @@ async function serve(serving: Serving): Promise<void> {
       openBrowser(launcher, process.platform);
     }
   }
-  // A server has nobody at a window: start pairing at once and show the code here.
-  if (!core.runner.identity) {
-    const started = resolved.userCode
-      ? await core.host.invoke('pairing:start-with-code', { code: resolved.userCode, profile: core.runner.profile.id })
-      : await core.host.invoke('pairing:start', { profile: core.runner.profile.id });
-    if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
-  } else if (resolved.userCode) {
-    process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);
-  }
+  // A server has nobody at a window: every unpaired profile starts pairing at once and shows its code here.
+  await pairAtStart(core, resolved.userCode ?? null, process.stdout);
 }
 
 /**
