@@ -117,6 +117,15 @@ describe('a headless host on the Sechroom plane only', () => {
             ['codex-b', 'sechroom'],
           ],
         });
+        // Every instance gets its own lines, each named; no line speaks for a profile the host does not have.
+        await vi.waitFor(
+          () => {
+            for (const key of ['codex-a', 'codex-b'])
+              expect(host!.output).toContainEqual(expect.stringMatching(new RegExp(`^\\[${key}\\] Status: Idle — Live on lane ${key}`)));
+          },
+          { timeout: 20_000, interval: 50 },
+        );
+        expect(host.output.filter((l) => l.startsWith('[') && !/^\[codex-[ab]\] /.test(l))).toEqual([]);
         await host.stop();
         host = null;
       }
