@@ -15,7 +15,7 @@ import { runOnce } from './once';
 import { pairAtStart } from './pair-at-start';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions, type SechroomPlane } from './sechroom-plane';
 import { RunLines } from './run-lines';
-import { SeedLines, watchModeLine } from './seed-lines';
+import { SeedLines, watchModeLine, type ModePlane } from './seed-lines';
 import { mentionDefaultSeedFile, takeOverStateFile } from './seed-state-file';
 import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
@@ -84,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
   if (resolved.importStateFile) await takeOverStateFile(core, resolved.importStateFile, process.stdout);
   else await mentionDefaultSeedFile(core, process.stdout);
   await core.capabilities.get();
-  const offMode = watchModeLine(core, resolved.sources, process.stdout, plane.plane === 'sechroom' ? 'sechroom' : 'rost');
+  const offMode = watchModeLine(core, resolved.sources, process.stdout, modePlane(plane, mainProfile));
   const offEvents = () => {
     offTerminal();
     offMode();
@@ -125,6 +125,13 @@ function sechroomRunLines(core: Core, plane: Extract<SechroomPlane, { ok: true }
   const profiles = plane.profiles.map((p) => ({ id: p.id, instanceKey: p.config.instance.instanceKey }));
   if (plane.plane === 'sechroom' && profiles.length === 1) profiles[0]!.id = mainProfile;
   return profiles.length > 0 ? new RunLines(core.logFeed, profiles, process.stderr) : null;
+}
+
+/** What the Mode line is about: Rost's runtimes, or the codex the flags' Sechroom profile drives (named by the operator or detected). */
+function modePlane(plane: Extract<SechroomPlane, { ok: true }>, mainProfile: string): ModePlane {
+  if (plane.plane !== 'sechroom') return 'rost';
+  const config = (plane.profiles.find((p) => p.id === mainProfile) ?? plane.profiles[0])?.config;
+  return { sechroom: true, codexNamed: Boolean(config?.instance.codexBin ?? process.env.CODEX_BIN) };
 }
 
 function addressHint(tokenFile: string | null | undefined): string {

@@ -53,7 +53,7 @@ describe('the headless terminal, as journalctl shows it', () => {
     h = await startHarness({ core: { runtimeBinaries: { claude: '/nonexistent/claude', codex: '/nonexistent/codex' } } });
     await h.core.capabilities.get();
     const lines: string[] = [];
-    const off = watchModeLine(h.core, {}, { write: (text: string) => lines.push(text.trim()) }, 'sechroom');
+    const off = watchModeLine(h.core, {}, { write: (text: string) => lines.push(text.trim()) }, { sechroom: true, codexNamed: true });
     off();
     expect(lines).toEqual([
       'Mode: runs work on this machine (the default; RUNNER_EXECUTE=0 or --no-execute turns it off) with codex (the Sechroom executor drives codex app-server).',

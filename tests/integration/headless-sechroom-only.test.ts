@@ -12,6 +12,7 @@ import { gitOrigin, type GitOrigin } from './git-origin';
 // no empty Rost "Default" profile beside them, waiting to pair with a control plane nobody named.
 
 const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+const SIGNED_OUT = fileURLToPath(new URL('../fixtures/signed-out-runtime.mjs', import.meta.url));
 
 let emu: RunningEmulator | null = null;
 let host: RunningHost | null = null;
@@ -133,4 +134,37 @@ describe('a headless host on the Sechroom plane only', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  // The Mode line said "runs work … with codex" while the detected codex was signed out and the profile claimed nothing.
+  it('with the detected codex signed out, the Mode line says nothing is claimed until it is ready, as the status does', async () => {
+    emu = await startEmulator({});
+    repo = gitOrigin();
+    const home = mkdtempSync(path.join(os.tmpdir(), 'rt-sechroom-home-'));
+    const minted = emu.sechroom.mintToken();
+    try {
+      const args = ['--plane', 'sechroom', '--control-plane', emu.sechroomUrl, '--tenant', minted.tenant, '--allow-file-secret-store'];
+      host = await startHeadlessHost([...args, '--instance-key', 'codex-a', '--root', repo.root], {
+        SECHROOM_TOKEN: minted.access_token,
+        CODEX_BIN: '',
+        RUNNER_TRAY_CODEX_BIN: SIGNED_OUT,
+        RUNNER_TRAY_CLAUDE_BIN: SIGNED_OUT,
+        HOME: home,
+      });
+      const lines = host.output;
+      expect(lines.filter((l) => l.startsWith('Mode: '))).toEqual([
+        'Mode: runs work on this machine (the default; RUNNER_EXECUTE=0 or --no-execute turns it off), but codex is not ready (Codex: installed, not signed in — run `codex login`): nothing is claimed until it is.',
+      ]);
+      await vi.waitFor(
+        () => expect(lines).toContainEqual(expect.stringMatching(/^Status: Idle · not claiming — Not claiming: Codex: installed, not signed in/)),
+        {
+          timeout: 20_000,
+          interval: 50,
+        },
+      );
+    } finally {
+      await host?.stop();
+      host = null;
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 40_000);
 });
