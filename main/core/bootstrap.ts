@@ -141,6 +141,7 @@ function wireHost(f: Foundation, parts: HostParts): Host {
     log: f.log,
     logFeed: f.logging,
     status: () => profiles.status(),
+    profileStatuses: () => profiles.sessions().map((s) => ({ ...s.status(), profile: s.profile.id })),
     watch: () => parts.sampler.watch(),
     // The history starts loading first (what the sessions add meanwhile waits for it) and is flushed last.
     services: [parts.turns.service, parts.sampler, sessionsService, parts.operator],

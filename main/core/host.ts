@@ -1,6 +1,5 @@
 import type { HostEvent } from '../../shared/contract';
 import type { Result } from '../../shared/result';
-import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { RunnerStatus } from '../../shared/status';
 import { createDispatcher, type Caller, type Handlers } from './base/dispatch';
 import type { EventHub } from './event-hub';
@@ -17,7 +16,10 @@ export interface HostOptions {
   handlers: Handlers;
   log: Logger;
   logFeed: LogFeed;
+  /** The host's status: the worst of its profiles' (the tray's look, the health probe). */
   status(): RunnerStatus;
+  /** Each profile's own status, named by its profile (sent once the host has started). */
+  profileStatuses(): RunnerStatus[];
   /** A window shows the live figures until the returned release is called (capacity is sampled every 5 s meanwhile). */
   watch?(): () => void;
   /** Started in order, stopped in reverse. */
@@ -59,7 +61,8 @@ export function createHost(options: HostOptions): Host {
       started = true;
       unsubscribeLog = options.logFeed.subscribe((entry) => hub.emit({ event: 'log:entries', payload: [entry] }));
       for (const service of options.services) await service.start();
-      hub.emit({ event: 'runner:status', payload: { ...options.status(), profile: DEFAULT_PROFILE_ID } });
+      // Each profile's own: the combined status is no one profile's, and sent as one it would stand for it.
+      for (const status of options.profileStatuses()) hub.emit({ event: 'runner:status', payload: status });
     },
     async stop() {
       if (!started) return;

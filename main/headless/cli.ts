@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
-import { statusLine } from '../../shared/status';
 import { profileDir } from '../core/sessions/profile-store';
 import { parseProfilesFile } from './profiles-file';
 import { bootstrapCore } from '../core/bootstrap';
@@ -15,17 +14,18 @@ import { defaultDataDir } from '../core/paths';
 import { OVERRIDES_USAGE, resolveOverrides } from '../core/settings/overrides';
 import { startHealthServer, type HealthServer } from './health';
 import { runOnce } from './once';
+import { pairAtStart } from './pair-at-start';
 import { resolveSechroomPlane, runSechroomOnce, SECHROOM_USAGE, sechroomCoreOptions, type SechroomPlane } from './sechroom-plane';
 import { RunLines } from './run-lines';
 import { WORK_GROUPS, WORK_USAGE_LINE } from './work-groups';
-import { SeedLines, watchModeLine } from './seed-lines';
+import { SeedLines, watchModeLine, type ModePlane } from './seed-lines';
 import { redactText } from '../../shared/redact';
 import { writeAddressFile, writeLauncherPage } from './address-file';
 import { installLastResort } from './last-resort';
 import { browserUnavailableReason, openBrowser } from './open-browser';
 import { DEFAULT_MAX_CONNECTIONS, startHeadlessServer, type HeadlessServer } from './server';
 import { EXIT_CONFIG, isAddressInUse, portInUseLine } from './exit-codes';
-import { TerminalReporter } from './terminal-reporter';
+import { hostStatusLine, TerminalReporter } from './terminal-reporter';
 import { writeStartLines } from './start-lines';
 import { runDryRun } from './dry-run';
 import { HostSignals, signalExitCode, takeSignal } from './signals';
@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
   const runLines = sechroomRunLines(core, plane, mainProfile);
   await writeStartLines(core, resolved.importStateFile, process.stdout);
   await core.capabilities.get();
-  const offMode = watchModeLine(core, resolved.sources, process.stdout, plane.plane === 'sechroom' ? 'sechroom' : 'rost');
+  const offMode = watchModeLine(core, resolved.sources, process.stdout, modePlane(plane, mainProfile));
   const offEvents = () => {
     offTerminal();
     offMode();
@@ -154,6 +154,13 @@ function sechroomRunLines(core: Core, plane: Extract<SechroomPlane, { ok: true }
   const profiles = plane.profiles.map((p) => ({ id: p.id, instanceKey: p.config.instance.instanceKey }));
   if (plane.plane === 'sechroom' && profiles.length === 1) profiles[0]!.id = mainProfile;
   return profiles.length > 0 ? new RunLines(core.logFeed, profiles, process.stderr) : null;
+}
+
+/** What the Mode line is about: Rost's runtimes, or the codex the flags' Sechroom profile drives (named by the operator or detected). */
+function modePlane(plane: Extract<SechroomPlane, { ok: true }>, mainProfile: string): ModePlane {
+  if (plane.plane !== 'sechroom') return 'rost';
+  const config = (plane.profiles.find((p) => p.id === mainProfile) ?? plane.profiles[0])?.config;
+  return { sechroom: true, codexNamed: Boolean(config?.instance.codexBin ?? process.env.CODEX_BIN) };
 }
 
 function addressHint(tokenFile: string | null | undefined): string {
@@ -213,7 +220,7 @@ async function serve(serving: Serving): Promise<void> {
     );
   }
   process.stdout.write(`Each address opens one window, once. ${newAddressHint}\n`);
-  process.stdout.write(`Status: ${statusLine(core.host.status())}\n`);
+  process.stdout.write(`${hostStatusLine(core.host.status(), core.profiles.list().length)}\n`);
   if (resolved.open) {
     const unavailable = browserUnavailableReason(process.platform, process.env);
     if (unavailable) {
@@ -226,15 +233,8 @@ async function serve(serving: Serving): Promise<void> {
       openBrowser(launcher, process.platform);
     }
   }
-  // A server has nobody at a window: start pairing at once and show the code here.
-  if (!core.runner.identity) {
-    const started = resolved.userCode
-      ? await core.host.invoke('pairing:start-with-code', { code: resolved.userCode, profile: core.runner.profile.id })
-      : await core.host.invoke('pairing:start', { profile: core.runner.profile.id });
-    if (!started.ok) process.stdout.write(`Cannot pair yet: ${started.error.message}\n`);
-  } else if (resolved.userCode) {
-    process.stdout.write(`Already paired as runner ${core.runner.identity.runnerId}: --user-code is not used.\n`);
-  }
+  // A server has nobody at a window: every unpaired profile starts pairing at once and shows its code here.
+  await pairAtStart(core, resolved.userCode ?? null, process.stdout);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { HostEvent } from '../../shared/contract';
 import type { RunnerSnapshot } from '../../shared/runner';
 import type { SettingKey } from '../../shared/settings';
 import type { Core } from '../core/bootstrap';
-import { capabilitiesForRuntime } from '../core/runner/capabilities';
+import { capabilitiesForRuntime, runtimeReady } from '../core/runner/capabilities';
 import { describeNotReady, runtimeReadiness } from '../core/runner/runtime-readiness';
 
 type Out = { write(text: string): unknown };
@@ -91,11 +91,14 @@ export class SeedLines {
   }
 }
 
+/** The plane the flags name: Rost, or Sechroom with whether its codex is one the operator named. */
+export type ModePlane = 'rost' | { sechroom: true; codexNamed: boolean };
+
 /**
  * The start line's mode: whether this host runs work or only heartbeats, and why (the
  * flag, the variable, the setting, or the default), and whether a runtime is ready.
  */
-function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, plane: 'rost' | 'sechroom'): string {
+function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, plane: ModePlane): string {
   const settings = core.settings.get();
   const source = sources.runWork;
   if (!settings.runWork) {
@@ -103,8 +106,13 @@ function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, p
     return `Mode: heartbeat only — nothing is claimed (${why}).`;
   }
   const why = source ?? (core.settings.overriddenKeys().includes('runWork') ? 'set at start' : 'the default; RUNNER_EXECUTE=0 or --no-execute turns it off');
-  // The Sechroom executor drives its own codex app-server (its readiness is the profile's status), not Rost's detected runtimes.
-  if (plane === 'sechroom') return `Mode: runs work on this machine (${why}) with codex (the Sechroom executor drives codex app-server).`;
+  // The Sechroom executor drives its own codex app-server, not Rost's runtimes: a codex the operator named
+  // (CODEX_BIN, the instance's) is theirs to vouch for; the detected one claims nothing until it is ready.
+  if (plane !== 'rost') {
+    const codex = plane.codexNamed ? { ready: true as const } : runtimeReady('codex', core.capabilities.peek()?.codex);
+    if (!codex.ready) return `Mode: runs work on this machine (${why}), but codex is not ready (${codex.reason}): nothing is claimed until it is.`;
+    return `Mode: runs work on this machine (${why}) with codex (the Sechroom executor drives codex app-server).`;
+  }
   const readiness = runtimeReadiness({ capabilities: core.runner.snapshot().runtimes, preference: settings.runtime });
   if (readiness.ready.length === 0) {
     return `Mode: runs work on this machine (${why}), but no runtime is ready (${describeNotReady(readiness)}): nothing is claimed until one is.`;
@@ -117,7 +125,7 @@ function runModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, p
  * setting is switched): a start line that said "nothing is claimed" must not stand while
  * work runs. Returns the unsubscribe.
  */
-export function watchModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, out: Out, plane: 'rost' | 'sechroom' = 'rost'): () => void {
+export function watchModeLine(core: Core, sources: Partial<Record<SettingKey, string>>, out: Out, plane: ModePlane = 'rost'): () => void {
   let last = runModeLine(core, sources, plane);
   out.write(`${last}\n`);
   return core.host.subscribe(() => {

@@ -57,7 +57,7 @@ export class TerminalReporter {
   /**
    * The exit line, its turns counted over the whole run: those that ended before the quit
    * and those the quit drained. A turn the quit canceled is not "finished", even when its
-   * plane reports it failed (a Sechroom task interrupted by a stop now is abandoned).
+   * plane reports it failed (a turn its runtime ended as failed while the quit stopped it).
    */
   exitLine(outcome: Extract<QuitOutcome, { kind: 'stopped' }>): string {
     const before = this.finishedBeforeQuit;
@@ -128,6 +128,14 @@ export class TerminalReporter {
     this.offlineSince.delete(profile);
     this.line(profile, `Status: ${statusLine(status, this.now())} — ${status.reason}${back}`);
   }
+}
+
+/**
+ * The start's status line: the host's one profile's, or, with several, the worst of them,
+ * said to be the host's (each profile's own line names it).
+ */
+export function hostStatusLine(status: RunnerStatus, profiles: number): string {
+  return profiles > 1 ? `Host status (${profiles} profiles): ${statusLine(status)}` : `Status: ${statusLine(status)}`;
 }
 
 /** The one line the terminal prints as the host exits. */

@@ -39,7 +39,15 @@ function makeHost(clock = new FakeClock()) {
       service.stops++;
     },
   };
-  const host = createHost({ hub, handlers, log: logging.log, logFeed: logging.feed, status: () => status, services: [service] });
+  const host = createHost({
+    hub,
+    handlers,
+    log: logging.log,
+    logFeed: logging.feed,
+    status: () => status,
+    profileStatuses: () => [{ ...status, profile: 'default' }],
+    services: [service],
+  });
   return { host, clock, logging, service, setStatus: (s: RunnerStatus) => (status = s) };
 }
 

@@ -41,7 +41,7 @@ describe('the headless terminal, as journalctl shows it', () => {
     });
     reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn('sechroom:lse_1', 'succeeded')], active: [] } } as never]);
     reporter.quitBegan();
-    // A stop now interrupts the running Sechroom task: the plane reports it failed (abandoned).
+    // A turn that ends as failed while the quit stops it is the quit's, not a finished one.
     reporter.onEvents([{ event: 'turns:update', payload: { finished: [turn('sechroom:lse_2', 'failed')], active: [] } } as never]);
     expect(reporter.exitLine({ kind: 'stopped', finished: 0, canceled: 1, undelivered: 0 })).toBe(
       'Stopped: 1 turn finished, 1 turn canceled; every result delivered.',
@@ -72,7 +72,7 @@ describe('the headless terminal, as journalctl shows it', () => {
     h = await startHarness({ core: { runtimeBinaries: { claude: '/nonexistent/claude', codex: '/nonexistent/codex' } } });
     await h.core.capabilities.get();
     const lines: string[] = [];
-    const off = watchModeLine(h.core, {}, { write: (text: string) => lines.push(text.trim()) }, 'sechroom');
+    const off = watchModeLine(h.core, {}, { write: (text: string) => lines.push(text.trim()) }, { sechroom: true, codexNamed: true });
     off();
     expect(lines).toEqual([
       'Mode: runs work on this machine (the default; RUNNER_EXECUTE=0 or --no-execute turns it off) with codex (the Sechroom executor drives codex app-server).',

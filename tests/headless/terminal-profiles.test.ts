@@ -7,6 +7,7 @@ import { TerminalReporter } from '../../main/headless/terminal-reporter';
 import { handedRefreshRefusedMessage } from '../../main/core/planes/sechroom/sechroom-auth';
 import { startHarness, type Harness } from '../integration/core-harness';
 import { gitOrigin, type GitOrigin } from '../integration/git-origin';
+import { checkSechroomConfig } from '../../main/core/planes/sechroom/sechroom-config';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
 
@@ -95,3 +96,34 @@ it('the Mode line is printed again when it changes', async () => {
   expect(lines).toHaveLength(3);
   off();
 }, 30_000);
+
+// At start the host sent the combined status of all its profiles labelled `default`: the
+// demo's terminal and window showed "[Default] Status: Idle — Sechroom instance … stopped."
+it('at start each profile’s status line is its own: the host’s combined status is not sent as the Rost default’s', async () => {
+  repo = gitOrigin();
+  emu = await startEmulator({});
+  const minted = emu.sechroom.mintToken();
+  const checked = checkSechroomConfig({
+    baseUrl: emu.sechroomUrl,
+    tenant: minted.tenant,
+    raisePr: false,
+    instance: { instanceKey: 'lab-codex', root: repo.root },
+  });
+  if (!checked.ok) throw new Error(checked.message);
+  h = await startHarness({ emu, core: { env: { ...process.env, SECHROOM_TOKEN: minted.access_token }, sechroomProfiles: { 'lab-codex': checked.config } } });
+  const lines: string[] = [];
+  const reporter = new TerminalReporter({ write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) }, null, Date.now, {
+    list: h.core.profiles.list(),
+    main: 'default',
+  });
+  await h.waitForEvent('runner:status', (s) => s.profile === 'lab-codex');
+  await h.waitForEvent('runner:status', (s) => (s.profile ?? 'default') === 'default');
+  reporter.onEvents(h.events);
+  const statuses = h.events.flatMap((e) => (e.event === 'runner:status' ? [e.payload] : []));
+  // The Rost default never said anything of the Sechroom instance, nor was any other status sent as its.
+  expect(statuses.filter((s) => (s.profile ?? 'default') === 'default').map((s) => s.reason)).not.toContainEqual(expect.stringMatching(/Sechroom/));
+  expect(statuses.filter((s) => (s.profile ?? 'default') === 'default').at(-1)).toMatchObject(h.core.profiles.get('default').status());
+  expect(lines.filter((l) => l.startsWith('[Default] '))).not.toContainEqual(expect.stringMatching(/Sechroom/));
+  expect(lines).toContainEqual(expect.stringMatching(/^\[Default\] Status: Not paired — /));
+  expect(lines).toContainEqual(expect.stringMatching(/^\[lab-codex\] Status: /));
+}, 60_000);

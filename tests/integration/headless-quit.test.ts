@@ -104,6 +104,14 @@ describe('the headless host with two profiles, quit with Ctrl-C', () => {
     expect(lines).toContain('Stopping now: canceling running turns.');
     expect(lines).not.toContainEqual(expect.stringMatching(/^Still waiting/));
     expect(lines.filter((l) => l.startsWith('Stopped:'))).toEqual([expect.stringMatching(/^Stopped: 0 turns finished, 1 turn canceled; /)]);
+    // Its line says canceled (not failed), and the plane got no completion: the lease is left to expire.
+    expect(lines).toContainEqual(expect.stringMatching(/^\[lab-codex\] Turn canceled in \d+ s: unit sechroom:\S+ \(codex\) — the runner was stopped — /));
+    expect(lines).not.toContainEqual(expect.stringMatching(/Turn failed/));
+    expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
+    // Every status line names its profile; the host's combined one says it is the host's, and no profile's speaks of another.
+    expect(lines.filter((l) => l.startsWith('Status: '))).toEqual([]);
+    expect(lines).toContainEqual(expect.stringMatching(/^Host status \(2 profiles\): /));
+    expect(lines.filter((l) => l.startsWith('[Default] Status: '))).not.toContainEqual(expect.stringMatching(/Sechroom/));
     expect(lines.join('\n')).not.toContain(minted.access_token);
     expect(emu.sechroom.getTask(task.memoryId).status).not.toBe('Completed');
   }, 90_000);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '../../emulator';
@@ -12,6 +12,7 @@ import { gitOrigin, type GitOrigin } from './git-origin';
 // no empty Rost "Default" profile beside them, waiting to pair with a control plane nobody named.
 
 const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+const SIGNED_OUT = fileURLToPath(new URL('../fixtures/signed-out-runtime.mjs', import.meta.url));
 
 let emu: RunningEmulator | null = null;
 let host: RunningHost | null = null;
@@ -70,6 +71,12 @@ describe('a headless host on the Sechroom plane only', () => {
     expect(listed.ok).toBe(true);
     expect(listed.value.map((p) => [p.id, p.connector])).toEqual([['codex-a', 'sechroom']]);
     expect(host.output.join('\n')).not.toMatch(/Not paired|\[Default\]/);
+    // One profile: its lines carry no name, and no status is sent as a `default` profile's.
+    await vi.waitFor(() => expect(host!.output).toContainEqual(expect.stringMatching(/Status: Idle — Live on lane codex-a/)), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    expect(host.output.filter((l) => l.startsWith('['))).toEqual([]);
   }, 40_000);
 
   it('a fleet host lists one profile per instance, and a second start on the same data folder still no Rost one', async () => {
@@ -111,6 +118,15 @@ describe('a headless host on the Sechroom plane only', () => {
             ['codex-b', 'sechroom'],
           ],
         });
+        // Every instance gets its own lines, each named; no line speaks for a profile the host does not have.
+        await vi.waitFor(
+          () => {
+            for (const key of ['codex-a', 'codex-b'])
+              expect(host!.output).toContainEqual(expect.stringMatching(new RegExp(`^\\[${key}\\] Status: Idle — Live on lane ${key}`)));
+          },
+          { timeout: 20_000, interval: 50 },
+        );
+        expect(host.output.filter((l) => l.startsWith('[') && !/^\[codex-[ab]\] /.test(l))).toEqual([]);
         await host.stop();
         // The seed's fleet supervisor lines (B12): all live, all stopping at the stop, each exit, then all exited.
         const fleetLines = host
@@ -134,4 +150,37 @@ describe('a headless host on the Sechroom plane only', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  // The Mode line said "runs work … with codex" while the detected codex was signed out and the profile claimed nothing.
+  it('with the detected codex signed out, the Mode line says nothing is claimed until it is ready, as the status does', async () => {
+    emu = await startEmulator({});
+    repo = gitOrigin();
+    const home = mkdtempSync(path.join(os.tmpdir(), 'rt-sechroom-home-'));
+    const minted = emu.sechroom.mintToken();
+    try {
+      const args = ['--plane', 'sechroom', '--control-plane', emu.sechroomUrl, '--tenant', minted.tenant, '--allow-file-secret-store'];
+      host = await startHeadlessHost([...args, '--instance-key', 'codex-a', '--root', repo.root], {
+        SECHROOM_TOKEN: minted.access_token,
+        CODEX_BIN: '',
+        RUNNER_TRAY_CODEX_BIN: SIGNED_OUT,
+        RUNNER_TRAY_CLAUDE_BIN: SIGNED_OUT,
+        HOME: home,
+      });
+      const lines = host.output;
+      expect(lines.filter((l) => l.startsWith('Mode: '))).toEqual([
+        'Mode: runs work on this machine (the default; RUNNER_EXECUTE=0 or --no-execute turns it off), but codex is not ready (Codex: installed, not signed in — run `codex login`): nothing is claimed until it is.',
+      ]);
+      await vi.waitFor(
+        () => expect(lines).toContainEqual(expect.stringMatching(/^Status: Idle · not claiming — Not claiming: Codex: installed, not signed in/)),
+        {
+          timeout: 20_000,
+          interval: 50,
+        },
+      );
+    } finally {
+      await host?.stop();
+      host = null;
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 40_000);
 });

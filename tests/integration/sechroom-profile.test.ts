@@ -12,7 +12,7 @@ import { GitDelivery } from '../../main/core/delivery/git-delivery';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState } from '../../shared/runner';
 import type { TranscriptView } from '../../shared/transcript';
-import type { TurnView } from '../../shared/turns';
+import type { TurnsPage, TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { filesUnder, startHarness, type Harness } from './core-harness';
 import { gitOrigin, type GitOrigin } from './git-origin';
@@ -351,7 +351,13 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     const id = running.active.find((t) => t.plane === 'sechroom')!.id;
     await h.invoke('turns:cancel', { id });
     const ended = await finished(h, (t) => t.id === id);
-    expect(ended).toMatchObject({ profile: 'work', phase: 'failed', leaseState: 'left_to_expire', reason: expect.stringContaining('ABANDONED') });
+    // Canceled, as a Rost turn the operator cancels is: it did not fail.
+    expect(ended).toMatchObject({
+      profile: 'work',
+      phase: 'canceled',
+      leaseState: 'left_to_expire',
+      reason: expect.stringMatching(/^canceled by the operator — /),
+    });
     expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
     expect(git.git(git.origin, 'for-each-ref', 'refs/heads/task/')).toBe('');
   });
@@ -365,6 +371,12 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     expect(emu.sechroom.listCompletions({ memory_id: task.memoryId })).toEqual([]);
     expect(emu.sechroom.listInstances()).toMatchObject([{ status: 'deregistered' }]);
     expect(emu.sechroom.listLeases({ memory_id: task.memoryId })).toMatchObject([{ status: 'active' }]);
+    // Cut short by the stop, not failed: its row, live and in the history, says canceled.
+    const ended = await finished(h, (t) => t.plane === 'sechroom');
+    expect(ended).toMatchObject({ phase: 'canceled', leaseState: 'left_to_expire', reason: expect.stringMatching(/^the runner was stopped — /) });
+    await h.restart();
+    const page = await h.invoke<TurnsPage>('turns:list', {});
+    expect(page.history.find((row) => row.id === ended.id)).toMatchObject({ phase: 'canceled' });
   });
 
   it('the host sweeps at start the task worktrees a crash left behind (worktree and branch gone, the checkout untouched)', async () => {

@@ -137,9 +137,9 @@ export class ExecutorSession {
     return this.paused;
   }
 
-  /** The operator stops the task in flight (the Turns view): its turn is interrupted, nothing is completed, its lease left to expire. */
-  interrupt(leaseId: string): boolean {
-    return this.tasks.interrupt(leaseId);
+  /** The operator stops the task in flight (the Turns view, a stop now): its turn is interrupted, it is canceled (nothing completed, its lease left to expire). */
+  interrupt(leaseId: string, reason?: string): boolean {
+    return this.tasks.interrupt(leaseId, reason);
   }
 
   /** Claims nothing new until `resume()`; a turn in flight goes on, the advertisement stays. */

@@ -12,6 +12,12 @@ import { runTaskTurn, type TaskTurn } from './task-turn';
 import { deliverCompleted, type TaskWorkspace } from './task-workspace';
 import type { SechroomTurnRecord, TurnRecords } from './turn-records';
 
+/** An interruption this machine asked for (the operator's cancel, a stop now): the task is canceled, not failed. */
+class CanceledHere extends Error {}
+
+/** Why the task was canceled here, or null when its turn was not interrupted so (a drain timeout, a lost lease). */
+const canceledHere = (signal: AbortSignal): string | null => (signal.reason instanceof CanceledHere ? signal.reason.message : null);
+
 /**
  * One claimed task of the executor session, from the claim to its closeout: the lease's
  * heartbeat from the claim on, the in-flight journal note, the card (and its pack), the
@@ -37,10 +43,10 @@ export class ExecutorTaskRun {
     return this.instanceIdOf();
   }
 
-  /** The operator stops the task in flight (the Turns view): its turn is interrupted, nothing is completed, its lease left to expire. */
-  interrupt(leaseId: string): boolean {
+  /** The operator stops the task in flight (the Turns view, a stop now): its turn is interrupted, it is canceled (nothing completed, its lease left to expire). */
+  interrupt(leaseId: string, reason = 'canceled by the operator'): boolean {
     if (!this.turn || this.turnLease !== leaseId) return false;
-    this.turn.abort(new Error('canceled by the operator'));
+    this.turn.abort(new CanceledHere(reason));
     return true;
   }
 
@@ -128,8 +134,9 @@ export class ExecutorTaskRun {
     // The card, then its pack (a pack that fails: the card alone, with the seed's warning).
     const task = await loadTask(this.loader, claim.memoryId, turn.signal);
     if (task.ok) this.records.loaded(record, task.card, task.warning);
-    else this.records.abandon(record, task.reason);
-    if (!task.ok || turn.signal.aborted) return this.records.endWithoutCompletion(record, lossOf(), task.ok ? 'interrupted before the turn started' : null);
+    else if (!turn.signal.aborted) this.records.abandon(record, task.reason);
+    if (!task.ok || turn.signal.aborted)
+      return this.records.endWithoutCompletion(record, lossOf(), 'interrupted before the turn started', canceledHere(turn.signal));
     let space: TaskWorkspace | null = null;
     try {
       space = (await this.deps.workspace?.open(claim)) ?? null;
@@ -153,7 +160,8 @@ export class ExecutorTaskRun {
     const loss = lossOf();
     if (loss || outcome.result.status === 'canceled') {
       await space?.discard();
-      return this.records.endWithoutCompletion(record, loss, outcome.result.status === 'canceled' ? outcome.result.reason : null);
+      const interrupted = outcome.result.status === 'canceled' ? outcome.result.reason : null;
+      return this.records.endWithoutCompletion(record, loss, interrupted, canceledHere(turn.signal));
     }
     await this.finish(claim, record, task.card, outcome, space);
   }

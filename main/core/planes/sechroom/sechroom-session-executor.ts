@@ -101,15 +101,15 @@ export class SechroomSessionExecutor {
   }
 
   /** Interrupts the task of a TurnView id (`sechroom:<leaseId>`) if it runs here now. */
-  interrupt(turnId: string): boolean {
+  interrupt(turnId: string, reason?: string): boolean {
     if (!this.isOpen || !turnId.startsWith('sechroom:')) return false;
-    return this.run?.session.interrupt(turnId.slice('sechroom:'.length)) ?? false;
+    return this.run?.session.interrupt(turnId.slice('sechroom:'.length), reason) ?? false;
   }
 
-  /** Every task here interrupted (nothing completed, leases left to expire); how many there were. */
-  interruptAll(): number {
+  /** Every task here interrupted and canceled for `reason` (nothing completed, leases left to expire); how many there were. */
+  interruptAll(reason: string): number {
     const running = [...this.rows.running];
-    for (const id of running) this.interrupt(id);
+    for (const id of running) this.interrupt(id, reason);
     return running.length;
   }
 

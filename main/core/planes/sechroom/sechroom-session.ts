@@ -157,9 +157,9 @@ export class SechroomSession extends SessionBase {
     return this.executor.interrupt(id);
   }
 
-  /** Quitting now: every task here is interrupted (nothing completed, leases left to expire). */
-  cancelAll(): number {
-    return this.executor.interruptAll();
+  /** Quitting now: every task here is interrupted and canceled for `reason` (nothing completed, leases left to expire). */
+  cancelAll(reason: string): number {
+    return this.executor.interruptAll(reason);
   }
 
   /** The last step of a quit: up to `limitMs` for the task in flight, then it is interrupted; the loop deregisters. */
@@ -168,7 +168,7 @@ export class SechroomSession extends SessionBase {
     this.executor.pause();
     this.changed();
     await this.executor.idleWithin(limitMs);
-    const canceled = this.cancelAll();
+    const canceled = this.cancelAll('the runner is quitting');
     await this.close();
     return { canceled };
   }

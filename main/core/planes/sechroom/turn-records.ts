@@ -114,24 +114,27 @@ export class TurnRecords {
     this.update(record, { state: 'abandoned', lease: 'left_to_expire', note });
   }
 
-  /** A turn that ends with nothing to complete: canceled by the Work Layer, its lease lost, or interrupted. */
-  endWithoutCompletion(record: SechroomTurnRecord, loss: LeaseLoss | null, interrupted: string | null): void {
-    if (loss?.kind === 'cancel_requested') {
-      this.summary.abandoned++;
-      const note = `canceled by the Work Layer${loss.reason ? ` (${loss.reason})` : ''} — turn interrupted, no completion sent; the lease is left to expire`;
-      this.deps.log.warn(`${record.memoryId}: ${note}`);
-      this.update(record, { state: 'canceled', lease: 'left_to_expire', note });
-      return;
-    }
-    if (loss) {
+  /**
+   * A turn that ends with nothing to complete: canceled by the Work Layer, its lease lost,
+   * canceled here (`canceledHere`: the operator's cancel, a stop now), or interrupted.
+   */
+  endWithoutCompletion(record: SechroomTurnRecord, loss: LeaseLoss | null, interrupted: string | null, canceledHere: string | null = null): void {
+    if (loss && loss.kind !== 'cancel_requested') {
       this.summary.abandoned++;
       const note = `lease ${loss.status} during the turn — turn interrupted, nothing to complete`;
       this.deps.log.warn(`${record.memoryId}: ${note}`);
       this.update(record, { state: 'abandoned', lease: 'ended', note });
       return;
     }
-    if (record.state === 'abandoned') return;
-    this.abandon(record, interrupted ?? 'interrupted');
+    const canceledBy = loss ? `canceled by the Work Layer${loss.reason ? ` (${loss.reason})` : ''}` : record.state === 'abandoned' ? null : canceledHere;
+    if (canceledBy === null) {
+      if (record.state !== 'abandoned') this.abandon(record, interrupted ?? 'interrupted');
+      return;
+    }
+    this.summary.abandoned++;
+    const note = `${canceledBy} — turn interrupted, no completion sent; the lease is left to expire`;
+    this.deps.log.warn(`${record.memoryId}: ${note}`);
+    this.update(record, { state: 'canceled', lease: 'left_to_expire', note });
   }
 
   /** The outbox's word on a completion: landed (or already there), or refused for good. */

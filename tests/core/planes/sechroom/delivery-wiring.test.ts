@@ -127,7 +127,7 @@ describe('git delivery in the Sechroom executor session', () => {
     const started = await r.session({ turns, once: true, settings: { root: world.root }, workspace: workspaces });
     session = started.session;
     expect(await session.run()).toMatchObject({ processed: 1, abandoned: 1 });
-    expect(started.records.at(-1)).toMatchObject({ state: 'abandoned', lease: 'left_to_expire', note: expect.stringContaining('canceled by the operator') });
+    expect(started.records.at(-1)).toMatchObject({ state: 'canceled', lease: 'left_to_expire', note: expect.stringMatching(/^canceled by the operator — /) });
     expect(r.emu.sechroom.listCompletions({ memory_id: t.memoryId })).toEqual([]);
     expect(existsSync(turns.requests[0]!.cwd)).toBe(false);
     expect(branches(world, world.origin)).toBe('');
