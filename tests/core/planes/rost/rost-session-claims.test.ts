@@ -54,6 +54,8 @@ function rig(opts: { paired?: boolean; runtimes?: ('claude' | 'codex')[]; longPo
       },
     },
     launcher: { launch: async (u: ClaimedWork) => void launched.push(u.id) },
+    // The data folders take a write (storage-health.test.ts covers when they do not).
+    storage: { check: async () => true, reason: null },
   } as unknown as SessionParts;
   const deps = {
     clock,

@@ -39,6 +39,7 @@ function session(f: Facts = {}) {
     answers: { current: () => null },
     pauseState: { current: f.paused ?? null, view: () => (f.paused ? { until: null } : null) },
     runtimes: { notReady: () => f.notReady ?? null, view: () => null },
+    storage: { reason: null },
   } as unknown as SessionParts;
   const capabilities = { claude: { installed: true, path: '/bin/claude', version: '1.0.0' }, codex: { installed: false } };
   const deps = {
