@@ -9,7 +9,7 @@
 // host's RSS by ~90 MB of allocator memory that later growth then reuses unseen, so the RSS
 // slope of such a run does not count; take it from a run without.
 // Targets: ≤ 2 MB/h and 0 fd/h. Printed, not written to docs/benchmarks.md.
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, statSync, watch, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,18 +76,28 @@ function slopePerHour(samples: Sample[], value: (s: Sample) => number): number {
   return (num / den) * 3_600_000;
 }
 
-/** Asks the host for a heap snapshot and resolves with its file once written. */
-async function heapSnapshot(pid: number, dir: string): Promise<string> {
+/** Asks the host for a heap snapshot and resolves with its file once written whole (it ends its JSON). */
+function heapSnapshot(pid: number, dir: string): Promise<string> {
   const before = new Set(readdirSync(dir));
-  process.kill(pid, 'SIGUSR1');
-  for (;;) {
-    await sleep(500);
-    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
-    if (!file) continue;
-    const size = statSync(path.join(dir, file)).size;
-    await sleep(1_000);
-    if (size > 0 && statSync(path.join(dir, file)).size === size) return path.join(dir, file);
-  }
+  return new Promise((resolve) => {
+    const done = () => {
+      const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+      if (!file) return;
+      const full = path.join(dir, file);
+      const size = statSync(full).size;
+      if (size === 0) return;
+      const fd = openSync(full, 'r');
+      const tail = Buffer.alloc(Math.min(16, size));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      closeSync(fd);
+      if (!tail.toString('utf8').trimEnd().endsWith('}')) return;
+      watcher.close();
+      resolve(full);
+    };
+    // Each write to the folder is an event: the file is checked then, not on a timer.
+    const watcher = watch(dir, done);
+    process.kill(pid, 'SIGUSR1');
+  });
 }
 
 export async function soak(options: z.infer<typeof SoakArgsSchema>): Promise<void> {
