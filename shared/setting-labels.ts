@@ -30,6 +30,14 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   usageAlertPercents: 'Usage alerts (% left)',
   machineMaxTurns: 'Turns at once on this machine',
   transcriptMemoryKb: 'Live transcript kept in memory per turn (kB)',
+  lendSchedule: 'Take work during these hours',
+  lendIdleMinutes: 'Only after I have been idle for (minutes)',
+  lendOnBattery: 'Take work on battery',
+  lendMinBatteryPercent: 'On battery, only above (% charge)',
+  activeMachineMaxTurns: 'Turns at once while I use this machine',
+  activeCpuCeilingPercent: 'While I use this machine, CPU ceiling (%)',
+  diskMinFreeGb: 'Stop below this much free disk (GB)',
+  lendStopsRunningTurns: 'Stop running turns too',
 };
 
 /** The entries of the `turnEgressHosts` setting, lower-cased. */

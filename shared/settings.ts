@@ -9,6 +9,9 @@ import { egressHostEntries, SETTING_LABELS } from './setting-labels';
 export { egressHostEntries, SETTING_LABELS };
 import { DEFAULT_TRANSCRIPT_MEMORY_KB, MAX_TRANSCRIPT_MEMORY_KB, MIN_TRANSCRIPT_MEMORY_KB } from './transcript';
 import { plainHttpProblem } from './transport-security';
+import { DEFAULT_DISK_MIN_FREE_GB, isLendingKey, lendingFieldSchema, MAX_LEND_IDLE_MINUTES } from './lending-settings';
+
+export { DEFAULT_DISK_MIN_FREE_GB, MAX_LEND_IDLE_MINUTES };
 
 export const RUNTIMES = ['auto', 'claude', 'codex'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
@@ -88,6 +91,24 @@ export interface Settings {
   machineMaxTurns: number;
   /** How much of each running turn's live transcript memory keeps (kB); the rest is on disk. */
   transcriptMemoryKb: number;
+  // Lending terms: when this machine takes new work. None of them stops a running turn
+  // unless lendStopsRunningTurns is on.
+  /** Weekly hours (local time) in which new work is taken; `mon 09-18, sat 10-12`, empty: any time (see lending-schedule.ts). */
+  lendSchedule: string;
+  /** Take new work only after the operator has been idle this many minutes (0: also while in use). */
+  lendIdleMinutes: number;
+  /** Take new work while the machine runs on battery. */
+  lendOnBattery: boolean;
+  /** On battery (when allowed), take new work only above this charge (percent). */
+  lendMinBatteryPercent: number;
+  /** Turns at once while the operator is using the machine (0: the same as machineMaxTurns, which holds while idle). */
+  activeMachineMaxTurns: number;
+  /** While the operator is using the machine, take new work only while CPU use is below this percent (100: no ceiling). */
+  activeCpuCeilingPercent: number;
+  /** Stop taking work while the data or work folders have less free space than this (GB; 0: off). */
+  diskMinFreeGb: number;
+  /** When a lending term holds claims back, cancel running turns too (off: they finish). */
+  lendStopsRunningTurns: boolean;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -116,6 +137,14 @@ export const SETTING_KEYS = [
   'usageAlertPercents',
   'machineMaxTurns',
   'transcriptMemoryKb',
+  'lendSchedule',
+  'lendIdleMinutes',
+  'lendOnBattery',
+  'lendMinBatteryPercent',
+  'activeMachineMaxTurns',
+  'activeCpuCeilingPercent',
+  'diskMinFreeGb',
+  'lendStopsRunningTurns',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -144,6 +173,14 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   usageAlertPercents: 'must be a comma-separated list of numbers from 1 to 99.',
   machineMaxTurns: `must be an integer from 0 (one per CPU core) to ${MAX_MACHINE_TURNS}.`,
   transcriptMemoryKb: `must be an integer from ${MIN_TRANSCRIPT_MEMORY_KB} to ${MAX_TRANSCRIPT_MEMORY_KB}.`,
+  lendSchedule: 'must be day and hour ranges such as "mon 09-18, sat 10-12" (days mon–sun, hours 0–24), "never", or empty for any time.',
+  lendIdleMinutes: `must be an integer from 0 to ${MAX_LEND_IDLE_MINUTES}.`,
+  lendOnBattery: 'must be true or false.',
+  lendMinBatteryPercent: 'must be an integer from 0 to 100.',
+  activeMachineMaxTurns: `must be an integer from 0 (the same as while idle) to ${MAX_MACHINE_TURNS}.`,
+  activeCpuCeilingPercent: 'must be an integer from 10 to 100.',
+  diskMinFreeGb: 'must be a number from 0 to 10000.',
+  lendStopsRunningTurns: 'must be true or false.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -211,7 +248,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
     case 'usageReservePercent':
       return z.number({ error }).min(0, { error }).max(50, { error });
     default:
-      return listFieldSchema(key, error);
+      return isLendingKey(key) ? lendingFieldSchema(key, error, MAX_MACHINE_TURNS) : listFieldSchema(key, error);
   }
 }
 
@@ -281,6 +318,14 @@ export function defaultSettings(hostname: string): Settings {
     usageAlertPercents: DEFAULT_USAGE_ALERT_PERCENTS,
     machineMaxTurns: 0,
     transcriptMemoryKb: DEFAULT_TRANSCRIPT_MEMORY_KB,
+    lendSchedule: '',
+    lendIdleMinutes: 0,
+    lendOnBattery: true,
+    lendMinBatteryPercent: 20,
+    activeMachineMaxTurns: 0,
+    activeCpuCeilingPercent: 100,
+    diskMinFreeGb: DEFAULT_DISK_MIN_FREE_GB,
+    lendStopsRunningTurns: false,
   };
 }
 

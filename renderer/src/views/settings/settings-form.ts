@@ -45,6 +45,14 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   usageAlertPercents: 'text',
   machineMaxTurns: 'number',
   transcriptMemoryKb: 'number',
+  lendSchedule: 'text',
+  lendIdleMinutes: 'number',
+  lendOnBattery: 'toggle',
+  lendMinBatteryPercent: 'number',
+  activeMachineMaxTurns: 'number',
+  activeCpuCeilingPercent: 'number',
+  diskMinFreeGb: 'number',
+  lendStopsRunningTurns: 'toggle',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -85,6 +93,14 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   usageAlertPercents: 'Notify when an account falls to these percentages left, e.g. "20, 5".',
   machineMaxTurns: 'How many turns this machine runs at once over every profile; 0 is one per CPU core. Each profile keeps its own maximum too.',
   transcriptMemoryKb: "How much of each running turn's live transcript the runner keeps in memory; the rest is on disk beside the turn history.",
+  lendSchedule: 'Days and hours in your time zone, e.g. "mon 09-18, sat 10-12". Empty: any time. Outside them nothing new is claimed.',
+  lendIdleMinutes: 'Claim new work only once you have not touched the keyboard or mouse for this long. 0: also while you use the machine.',
+  lendOnBattery: 'Off: nothing new is claimed while the machine runs on battery.',
+  lendMinBatteryPercent: 'On battery, claim new work only while the charge is above this.',
+  activeMachineMaxTurns: 'A lower ceiling while you use the machine; the one above holds while you are away. 0: the same.',
+  activeCpuCeilingPercent: 'While you use the machine, claim new work only while its CPU use is below this. 100: no ceiling.',
+  diskMinFreeGb: 'Stop claiming while the data or work folders have less free space than this; claiming resumes above it. 0: off.',
+  lendStopsRunningTurns: 'Off: a turn that is running when a term above holds claims back finishes. On: it is canceled too.',
 };
 
 /** Shown beside a setting while its value is risky. */
@@ -102,6 +118,19 @@ export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
   { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig', 'turnNetwork', 'turnEgressHosts'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
+  {
+    title: 'When this machine lends',
+    keys: [
+      'lendSchedule',
+      'lendIdleMinutes',
+      'lendOnBattery',
+      'lendMinBatteryPercent',
+      'activeMachineMaxTurns',
+      'activeCpuCeilingPercent',
+      'diskMinFreeGb',
+      'lendStopsRunningTurns',
+    ],
+  },
   { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications'] },
 ];
 
