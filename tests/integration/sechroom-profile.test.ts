@@ -289,6 +289,9 @@ describe('a Rost profile and a Sechroom profile in one host', () => {
     h.emu.admin.decideOAuthDeviceCode(started.userCode, operator.operator_id, 'approve');
     await h.waitForEvent('profiles:changed', (list) => list.some((p) => p.id === 'work' && p.runnerId !== null && p.status.state === 'idle'));
     expect(h.emu.sechroom.listInstances()).toMatchObject([{ instanceKey: 'codex-a', status: 'live' }]);
+    // The tenant is shown by the name the Work Layer's `/me` gives, its id beside it.
+    const tenantName = h.emu.admin.listTenants().find((t) => t.id === operator.tenant)!.name;
+    await h.waitForEvent('runner:snapshot', (s) => s.profile === 'work' && s.identity?.tenantName === tenantName);
     // The grant is in the secret store (the file store here) under this profile's account, never in its folder.
     const holding = filesUnder(h.dataDir).filter((f) => f.text.includes('work.ops'));
     expect(holding.map((f) => f.file)).toEqual([expect.stringMatching(/secret/)]);

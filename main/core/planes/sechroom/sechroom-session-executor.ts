@@ -23,6 +23,8 @@ export interface SechroomSessionSnapshot {
   outboxPending: number;
   /** Tasks claimed and not settled yet. */
   active: TurnView[];
+  /** The tenant's name as the Work Layer's `/me` gave it, once asked. */
+  tenantName: string | null;
 }
 
 /** What the profile's session hears of its executor: a status that went live, and any change to show. */
@@ -54,6 +56,7 @@ export class SechroomSessionExecutor {
   private readonly active = new Map<string, TurnView>();
   private lastSummary: SessionSummary = { ...NO_SUMMARY };
   private last: SechroomSessionSnapshot | null = null;
+  private tenantName: string | null = null;
   private readonly rows: SechroomTurnRows;
 
   constructor(
@@ -135,6 +138,7 @@ export class SechroomSessionExecutor {
     if (paused) this.emitStatus();
     const run = await buildExecutorRun(this.deps, { config, tokens, plumbing, once }, this.hooks());
     this.run = run;
+    this.askTenantName(run);
     if (this.held) run.session.pause();
     this.done = run.session.run().then(
       (summary) => this.ended(summary),
@@ -154,6 +158,18 @@ export class SechroomSessionExecutor {
     }
     plumbing?.storage?.stop();
     await plumbing?.turns.stop?.().catch((error: unknown) => this.deps.log.warn(`could not stop the codex app-server: ${errorText(error)}`));
+  }
+
+  /** Who the bearer belongs to, for the tenant's name; best effort, off the loop's path (the id is shown meanwhile). */
+  private askTenantName(run: ExecutorRun): void {
+    run.client.me().then(
+      (me) => {
+        if (me.tenantName === this.tenantName) return;
+        this.tenantName = me.tenantName;
+        this.emitStatus();
+      },
+      (error: unknown) => this.deps.log.debug(`the Work Layer did not say the tenant's name: ${errorText(error)}`),
+    );
   }
 
   private hold(held: boolean): void {
@@ -218,6 +234,7 @@ export class SechroomSessionExecutor {
       summary: this.run ? this.run.session.counts : { ...this.lastSummary },
       outboxPending: this.run?.outbox.pending ?? 0,
       active: [...this.active.values()],
+      tenantName: this.tenantName,
     };
   }
 }

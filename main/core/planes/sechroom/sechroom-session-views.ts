@@ -67,7 +67,14 @@ export function sessionSnapshot(s: SechroomSessionState): RunnerSnapshot {
     status: sessionStatus(s),
     pairing: s.signIn.pairing,
     identity: identity
-      ? { runnerId: identity.runnerId, tenantId: identity.tenantId, name: identity.name, controlPlane: identity.controlPlaneUrl, pairedAt: identity.pairedAt }
+      ? {
+          runnerId: identity.runnerId,
+          tenantId: identity.tenantId,
+          tenantName: s.last?.tenantName ?? null,
+          name: identity.name,
+          controlPlane: identity.controlPlaneUrl,
+          pairedAt: identity.pairedAt,
+        }
       : null,
     secretStorage: s.deps.secretStorage,
     ...sechroomTelemetry(config, s.last),

@@ -32,6 +32,7 @@ export interface ExecutorRunHooks {
 export interface ExecutorRun {
   session: ExecutorSession;
   outbox: SechroomOutbox;
+  client: WorkLayerClient;
 }
 
 export interface ExecutorRunOptions {
@@ -86,5 +87,5 @@ export async function buildExecutorRun(deps: SechroomSessionDeps, options: Execu
     onTurn: (record) => hooks.turn(turnViewOf(record)),
     onState: (state) => hooks.state(state),
   });
-  return { session, outbox };
+  return { session, outbox, client };
 }
