@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { claudeJsonReport, claudeReport, ClaudeResultSchema, type ClaudeResult } from './claude-result';
-import { JsonLines } from './json-lines';
+import { JsonEventReader } from './json-lines';
 import type { RuntimeReport } from './runtime-report';
-import { NO_TRANSCRIPT, type TranscriptSink } from './transcript-writer';
+import type { TranscriptSink } from './transcript-writer';
 
 /**
  * `claude -p … --output-format stream-json --verbose` prints one event per line:
@@ -38,34 +38,16 @@ const FILE_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
 /** How much of one tool result the transcript keeps (the model reads the rest, not the operator). */
 const TOOL_RESULT_CHARS = 8_000;
 
-export class ClaudeStreamReader {
-  private readonly lines: JsonLines;
+export class ClaudeStreamReader extends JsonEventReader {
   private result: ClaudeResult | null = null;
-  /** Lines that looked like events but did not match the schema. */
-  malformed = 0;
-
-  constructor(
-    maxLineChars: number,
-    private readonly transcript: TranscriptSink = NO_TRANSCRIPT,
-  ) {
-    this.lines = new JsonLines(
-      maxLineChars,
-      (json) => this.event(json),
-      (text) => this.transcript.line('note', text),
-    );
-  }
-
-  push(chunk: Buffer): void {
-    this.lines.push(chunk);
-  }
 
   /** The result event's report; without one (an older claude, a stand-in), what `stdout` holds as JSON. */
   end(stdout: string): RuntimeReport {
-    this.lines.end();
+    this.endLines();
     return this.result ? claudeReport(this.result) : claudeJsonReport(stdout);
   }
 
-  private event(json: unknown): void {
+  protected event(json: unknown): void {
     const type = (json as { type?: unknown }).type;
     if (type === 'result') {
       const result = ClaudeResultSchema.safeParse(json);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { JsonLines } from './json-lines';
+import { JsonEventReader } from './json-lines';
 import type { RuntimeReport } from './runtime-report';
-import { NO_TRANSCRIPT, type TranscriptSink } from './transcript-writer';
+import type { TranscriptSink } from './transcript-writer';
 
 /**
  * `codex exec --json` prints one event per line. Read as the bytes arrive, so the turn's
@@ -48,39 +48,16 @@ const CodexEventSchema = z.discriminatedUnion('type', [
 
 const KNOWN_TYPES = new Set(['thread.started', 'item.started', 'item.completed', 'turn.completed', 'turn.failed', 'error']);
 
-export class CodexEventReader {
-  private readonly lines: JsonLines;
+export class CodexEventReader extends JsonEventReader {
   private threadId: string | undefined;
   private lastMessage: string | null = null;
   private turnCompleted = false;
   private failure: string | null = null;
   private pendingError: string | null = null;
   private usage: { input_tokens: number; output_tokens: number } | undefined;
-  /** Lines that looked like events but did not match the schema. */
-  malformed = 0;
-
-  /**
-   * @param maxLineChars longer lines are skipped (never buffered whole).
-   * @param transcript where the turn's messages, commands and file changes go as they arrive.
-   */
-  constructor(
-    maxLineChars: number,
-    private readonly transcript: TranscriptSink = NO_TRANSCRIPT,
-  ) {
-    // codex prints the odd plain log line: a note in the transcript, nothing more.
-    this.lines = new JsonLines(
-      maxLineChars,
-      (json) => this.event(json),
-      (text) => this.transcript.line('note', text),
-    );
-  }
-
-  push(chunk: Buffer): void {
-    this.lines.push(chunk);
-  }
 
   end(): RuntimeReport {
-    this.lines.end();
+    this.endLines();
     const error = this.failure ?? this.pendingError;
     return {
       ok: error !== null ? false : this.turnCompleted ? true : null,
@@ -90,7 +67,7 @@ export class CodexEventReader {
     };
   }
 
-  private event(json: unknown): void {
+  protected event(json: unknown): void {
     const type = (json as { type?: unknown }).type;
     if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) return;
     const parsed = CodexEventSchema.safeParse(json);

@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { NO_TRANSCRIPT, type TranscriptSink } from './transcript-writer';
 
 /**
  * Splits a runtime's stdout into lines as the bytes arrive and hands each JSON object
@@ -56,4 +57,41 @@ export class JsonLines {
     }
     this.onJson(json);
   }
+}
+
+/**
+ * A runtime's stdout read as JSON event lines as they arrive: each event to `event`, any
+ * plain log line to the transcript as a note. The claude stream-json and codex exec
+ * readers are this with their own events.
+ */
+export abstract class JsonEventReader {
+  private readonly lines: JsonLines;
+  /** Lines that looked like events but did not match the schema. */
+  malformed = 0;
+
+  /**
+   * @param maxLineChars longer lines are skipped (never buffered whole).
+   * @param transcript where the turn's messages, commands and file changes go as they arrive.
+   */
+  constructor(
+    maxLineChars: number,
+    protected readonly transcript: TranscriptSink = NO_TRANSCRIPT,
+  ) {
+    this.lines = new JsonLines(
+      maxLineChars,
+      (json) => this.event(json),
+      (text) => this.transcript.line('note', text),
+    );
+  }
+
+  push(chunk: Buffer): void {
+    this.lines.push(chunk);
+  }
+
+  /** The last bytes, read as the last line. */
+  protected endLines(): void {
+    this.lines.end();
+  }
+
+  protected abstract event(json: unknown): void;
 }
