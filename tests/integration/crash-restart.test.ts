@@ -1,16 +1,8 @@
-import { spawn } from 'node:child_process';
-
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PairingState } from '../../shared/runner';
 import type { TurnsPage } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { startHarness, type Harness } from './core-harness';
-
-const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
-const CRASH_HOST = fileURLToPath(new URL('./crash-host.ts', import.meta.url));
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+import type { Harness } from './core-harness';
+import { CRASH_EMULATOR_CONFIG, FAKE, pairedDataDir, startCrashHost } from './crash-host-harness';
 
 let h: Harness | null = null;
 let emu: RunningEmulator | null = null;
@@ -31,29 +23,15 @@ afterEach(async () => {
 
 describe('the host killed -9 mid-turn', () => {
   it('reports the interrupted unit failed ("runner restarted") exactly once after a restart', async () => {
-    emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, longPollMaxMs: 2000 } });
+    emu = await startEmulator({ config: CRASH_EMULATOR_CONFIG });
     // Pair with an in-process host, then hand its data dir to a separate process.
-    h = await startHarness({ emu, core: { runtimeBinaries: { claude: FAKE, codex: FAKE } } });
-    const pairing = await h.invoke<PairingState>('pairing:start');
-    if (pairing.phase !== 'waiting') throw new Error('not waiting');
-    emu.admin.approvePairing(pairing.userCode);
-    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null);
-    await h.core.shutdown(0);
-
-    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu.url, FAKE], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-    const lines = createInterface({ input: child.stdout! });
+    h = await pairedDataDir(emu);
+    const host = startCrashHost(h, emu);
     const unit = emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep' });
-    const runtimePid = await new Promise<number>((resolve, reject) => {
-      lines.on('line', (line) => {
-        const m = /^running (\S+) (\d+)$/.exec(line);
-        if (m && m[1] === unit.id) resolve(Number(m[2]));
-      });
-      child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
-    });
+    const runtimePid = await host.running(unit.id);
     orphans.push(runtimePid);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    host.child.kill('SIGKILL');
+    await host.exited;
     expect(emu.admin.listResults({ unit_id: unit.id })).toHaveLength(0);
 
     // A new host over the same data dir: the journal says what was running.

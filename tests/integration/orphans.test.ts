@@ -2,19 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PairingState } from '../../shared/runner';
 import { processStartToken } from '../../main/core/exec/process-start';
 import { isRunning, snapshotProcesses } from '../../main/core/exec/process-tree';
 import { gone, launchersOf } from '../helpers/processes';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { startHarness, type Harness } from './core-harness';
-
-const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
-const CRASH_HOST = fileURLToPath(new URL('./crash-host.ts', import.meta.url));
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+import type { Harness } from './core-harness';
+import { CRASH_EMULATOR_CONFIG, FAKE, pairedDataDir, startCrashHost } from './crash-host-harness';
 
 let h: Harness | null = null;
 let emu: RunningEmulator | null = null;
@@ -56,15 +50,9 @@ function fileAppears(file: string, timeoutMs = 15_000): Promise<string> {
   });
 }
 
-async function pairedDataDir(): Promise<Harness> {
-  emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, longPollMaxMs: 2000 } });
-  const harness = await startHarness({ emu, core: { runtimeBinaries: { claude: FAKE, codex: FAKE } } });
-  const pairing = await harness.invoke<PairingState>('pairing:start');
-  if (pairing.phase !== 'waiting') throw new Error('not waiting');
-  emu.admin.approvePairing(pairing.userCode);
-  await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null);
-  await harness.core.shutdown(0);
-  return harness;
+async function paired(): Promise<Harness> {
+  emu = await startEmulator({ config: CRASH_EMULATOR_CONFIG });
+  return pairedDataDir(emu);
 }
 
 /** Runs a host in its own process over the harness's data dir until its runtime (and grandchild) run. */
@@ -75,19 +63,9 @@ async function crashHostRunning(
   const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-pids-'));
   temps.push(dir);
   const pidsFile = path.join(dir, 'pids.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, harness.dataDir, emu!.url, FAKE, ...extra], {
-    cwd: repoRoot,
-    env: { ...process.env, FAKE_PIDS_FILE: pidsFile },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { child, running } = startCrashHost(harness, emu!, extra, { FAKE_PIDS_FILE: pidsFile });
   const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
-  const launcher = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /^running (\S+) (\d+)$/.exec(line);
-      if (m && m[1] === unit.id) resolve(Number(m[2]));
-    });
-    child.once('exit', (code) => reject(new Error(`crash host exited early (${code})`)));
-  });
+  const launcher = await running(unit.id);
   const { parent, grandchild } = JSON.parse(await fileAppears(pidsFile)) as { parent: number; grandchild: number };
   pids.push(launcher, parent, grandchild);
   return { child, unitId: unit.id, launcher, runtime: parent, grandchild };
@@ -117,7 +95,7 @@ async function kill9(child: ChildProcess): Promise<void> {
 
 describe('no orphaned agents', () => {
   it('kill -9 of the host: the parent-death watch stops the runtime and its children without a restart', async () => {
-    h = await pairedDataDir();
+    h = await paired();
     const run = await crashHostRunning(h, []);
     expect(await isRunning(run.runtime)).toBe(true);
     await kill9(run.child);
@@ -130,13 +108,13 @@ describe('no orphaned agents', () => {
   }, 60_000);
 
   it('kill -9 while the start call is under way: the runtime started beside it dies with the host, and the unit is reported once', async () => {
-    h = await pairedDataDir();
+    h = await paired();
     // The start call is held: the runtime process begins beside it and waits for its prompt.
     emu!.admin.addFault({ route: '/api/runner/turn-executions/*/start', latency_ms: 60_000, remaining: 1 });
-    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu!.url, FAKE], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const { child, lines } = startCrashHost(h, emu!);
     const unit = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:spawn-child' });
     const launcher = await new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.on('line', (line) => {
         const m = /^(spawned|running) (\S+) (\d+)$/.exec(line);
         if (!m || m[2] !== unit.id) return;
         if (m[1] === 'spawned') resolve(Number(m[3]));
@@ -160,16 +138,11 @@ describe('no orphaned agents', () => {
   }, 60_000);
 
   it('kill -9 of the host: a runtime started through the warm launcher dies with it, and no spare launcher outlives it', async () => {
-    h = await pairedDataDir();
+    h = await paired();
     const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-tray-pids-'));
     temps.push(dir);
     const pidsFile = path.join(dir, 'pids.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu!.url, FAKE], {
-      cwd: repoRoot,
-      env: { ...process.env, FAKE_PIDS_FILE: pidsFile },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const lines = createInterface({ input: child.stdout! });
+    const { child, lines } = startCrashHost(h, emu!, [], { FAKE_PIDS_FILE: pidsFile });
     // A first turn leaves one launcher started behind it.
     const first = emu!.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json' });
     await emu!.admin.waitForEvent((e) => e.type === 'unit.result' && e.data.unit_id === first.id, { timeoutMs: 20_000 });
@@ -195,7 +168,7 @@ describe('no orphaned agents', () => {
   }, 60_000);
 
   it('without the watch, the restart stops the recorded process group that is still the same process, and no other', async () => {
-    h = await pairedDataDir();
+    h = await paired();
     const run = await crashHostRunning(h, ['no-lifeline']);
     await kill9(run.child);
     // Nothing stopped them: they outlived their host.

@@ -1,14 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PairingState } from '../../shared/runner';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { startHarness, type Harness } from './core-harness';
-
-const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
-const CRASH_HOST = fileURLToPath(new URL('./crash-host.ts', import.meta.url));
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+import type { Harness } from './core-harness';
+import { CRASH_EMULATOR_CONFIG, FAKE, pairedDataDir, startCrashHost } from './crash-host-harness';
 
 let h: Harness | null = null;
 let emu: RunningEmulator | null = null;
@@ -21,17 +14,10 @@ afterEach(async () => {
 
 describe('the host killed -9 right after the start call', () => {
   it('still reports the unit the server saw start, exactly once, after a restart', async () => {
-    emu = await startEmulator({ config: { pairingIntervalSec: 1, nextHeartbeatMs: 1000, longPollMaxMs: 2000 } });
-    h = await startHarness({ emu, core: { runtimeBinaries: { claude: FAKE, codex: FAKE } } });
-    const pairing = await h.invoke<PairingState>('pairing:start');
-    if (pairing.phase !== 'waiting') throw new Error('not waiting');
-    emu.admin.approvePairing(pairing.userCode);
-    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null);
-    await h.core.shutdown(0);
-
-    const child = spawn(process.execPath, ['--import', 'tsx', CRASH_HOST, h.dataDir, emu.url, FAKE], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    await new Promise<void>((resolve) => createInterface({ input: child.stdout! }).on('line', (line) => line === 'ready' && resolve()));
+    emu = await startEmulator({ config: CRASH_EMULATOR_CONFIG });
+    h = await pairedDataDir(emu);
+    const { child, exited, ready } = startCrashHost(h, emu);
+    await ready;
     const unit = emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep' });
     // The kill lands while the emulator handles the start: before the host has read its answer.
     await emu.admin.waitForEvent((e) => e.type === 'unit.started' && e.data.unit_id === unit.id, { timeoutMs: 20_000 });
