@@ -45,7 +45,8 @@ export function localMoment(at: number): string {
   const d = new Date(at);
   return `${dayName(d)} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
-const gb = (bytes: number) => `${(bytes / GB).toFixed(1).replace(/\.0$/, '')} GB`;
+/** "1.2 GB", or "512 MB" below a gigabyte (a small floor reads as what it is). */
+const gb = (bytes: number) => (bytes >= GB ? `${(bytes / GB).toFixed(1).replace(/\.0$/, '')} GB` : `${Math.round(bytes / 1e6)} MB`);
 
 function scheduleHold(terms: LendingTerms, now: number): { hold: LendingHold | null; next: number | null } {
   const grid = parseSchedule(terms.lendSchedule);
