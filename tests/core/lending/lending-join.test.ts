@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { LendingHold } from '../../../shared/lending';
 import { stopTurnsOnHold } from '../../../main/core/lending/lending-stops';
 import { lendingAdmission } from '../../../main/core/planes/sechroom/runtime-admission';
-import { deriveStatus } from '../../../main/core/planes/rost/runner-status';
 import { allAdmit, type ClaimAdmission } from '../../../main/core/work/claim-admission';
 import { testLogging } from '../../helpers/test-logger';
 
@@ -73,28 +72,6 @@ describe('lending joined to claiming', () => {
     expect(both.allowsClaim()).toBe(false);
     both.onChange(() => undefined);
     expect(heard).toEqual(['usage', 'lending']);
-  });
-
-  it('Rost: an idle profile held by a term says why in `held`', () => {
-    const base = {
-      paired: true,
-      pairing: null,
-      revoked: false,
-      problem: null,
-      offline: null,
-      paused: null,
-      draining: false,
-      active: 0,
-      max: 2,
-      connected: true,
-    };
-    expect(deriveStatus({ ...base, lendingHeld: outside.reason })).toEqual({
-      state: 'idle',
-      held: outside.reason,
-      reason: `Not taking work: ${outside.reason}.`,
-    });
-    // A running turn goes on: the profile is working, not held.
-    expect(deriveStatus({ ...base, active: 1, lendingHeld: outside.reason }).state).toBe('working');
   });
 
   it('Sechroom: a hold defers the claim with its reason and when it lets go; no hold asks the usage account', async () => {
