@@ -44,4 +44,30 @@ describe('the lending schedule against the emulator', () => {
     expect(done.finished.find((t) => t.id === unit.id)?.phase).toBe('succeeded');
     expect(await h.invoke<LendingView>('lending:get')).toMatchObject({ holds: [] });
   });
+
+  it('lets a running turn go on when a hold begins, and cancels it when lendStopsRunningTurns is on', async () => {
+    h = await startHarness({
+      settings: { runtime: 'claude', maxSessions: 1 },
+      emulator: { config: { longPollMaxMs: 1_000 } },
+      core: { runtimeBinaries: { claude: FAKE, codex: FAKE } },
+    });
+    const pairing = await h.invoke<PairingState>('pairing:start');
+    if (pairing.phase !== 'waiting') throw new Error('not waiting');
+    h.emu.admin.approvePairing(pairing.userCode);
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:sleep' });
+    await h.waitForEvent('turns:update', (u) => u.active.some((t) => t.id === unit.id));
+
+    await h.invoke('settings:update', { lendSchedule: 'never' });
+    const heldAt = Date.now();
+    await h.waitForEvent('runner:snapshot', (s) => Date.parse(s.heartbeat.lastOkAt ?? '') > heldAt + 2_000);
+    expect(h.emu.admin.getUnit(unit.id)?.status).not.toMatch(/succeeded|failed|canceled/);
+    expect(h.events.some((e) => e.event === 'turns:update' && e.payload.finished.some((t) => t.id === unit.id))).toBe(false);
+
+    // On: the next hold cancels it through the cancel path.
+    await h.invoke('settings:update', { lendStopsRunningTurns: true, lendSchedule: '' });
+    await h.waitForEvent('lending:update', (v) => v.holds.length === 0);
+    await h.invoke('settings:update', { lendSchedule: 'never' });
+    const done = await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id));
+    expect(done.finished.find((t) => t.id === unit.id)?.phase).toBe('canceled');
+  });
 });
