@@ -22,6 +22,7 @@ export const LAYERS = [
   { folder: 'runner', layer: 3, holds: 'runtime detection, capacity telemetry, pause, the breaker, state files' },
   { folder: 'work', layer: 3, holds: 'turns: registry, history, transcripts, prompts, claim admission' },
   { folder: 'usage', layer: 4, holds: 'usage meters and admission' },
+  { folder: 'lending', layer: 4, holds: 'the lending terms: schedule, idle, battery, CPU and disk, and the gate on new work' },
   { folder: 'sessions', layer: 5, holds: 'what both planes share: claim loop, machine slots, lease cadence, profiles, the session contract' },
   { folder: 'planes/rost', layer: 6, holds: "Rost's Forge: session, heartbeat, pairing, claims, leases, outbox, journal" },
   { folder: 'planes/sechroom', layer: 6, holds: "Sechroom's Work Layer: executor, offers, leases, closeout, outbox, Work view" },

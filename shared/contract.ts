@@ -13,6 +13,7 @@ import { CapacitySampleSchema } from './telemetry';
 import { TranscriptUpdateSchema, TranscriptViewSchema } from './transcript';
 import { TurnsPageInputSchema, TurnsPageSchema, TurnsUpdateSchema, TurnViewSchema } from './turns';
 import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
+import { LendingViewSchema } from './lending';
 
 /**
  * The one contract between the UI and the host. Every command the UI may invoke and
@@ -144,6 +145,8 @@ export const commands = {
   ),
   /** The lent model accounts: windows, this runner's tokens and cost, and claim admission. */
   'usage:get': command(NoInput, UsageSnapshotSchema),
+  /** The lending terms now: which hold new work back (with when each lets go), whether the operator is active, the turn cap. */
+  'lending:get': command(NoInput, LendingViewSchema),
   ...operatorCommands,
   ...workLayerCommands,
   ...sechroomProfileCommands,
@@ -169,6 +172,8 @@ export const events = {
   'usage:update': UsageSnapshotSchema,
   /** A threshold crossed (percent left), an account limited, or recovered (the tray notifies). */
   'usage:notice': UsageNoticeSchema,
+  /** After any change of the lending holds or of whether the operator is active (same shape as lending:get). */
+  'lending:update': LendingViewSchema,
   ...operatorEvents,
 } as const;
 

@@ -23,5 +23,6 @@ export const EVENT_NAME_LIST = everyOf<EventName>()([
   'settings:changed',
   'usage:update',
   'usage:notice',
+  'lending:update',
   'operator:state',
 ]);

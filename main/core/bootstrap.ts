@@ -159,6 +159,7 @@ function wireHost(f: Foundation, parts: HostParts): Host {
       operator: parts.operator,
       quit: parts.quit,
       usage: parts.usage.service,
+      lending: { view: () => p.lending.view(machineCap(f.hostSettings.get(), f.cpuCount)) },
       refreshRuntimes: async () => {
         // "Check again": the operator says the problem is fixed.
         runtimes.breaker.reset();

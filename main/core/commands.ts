@@ -1,4 +1,5 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
+import type { LendingView } from '../../shared/lending';
 import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { SettingKey } from '../../shared/settings';
 import { PrUrlSchema } from '../../shared/delivery';
@@ -34,6 +35,8 @@ export interface CommandServices {
   refreshRuntimes(): Promise<void>;
   /** Only the window may widen what a turn can reach (settings/widening.ts). */
   widening: WideningGate;
+  /** The lending terms now (which hold new work back, and until when). */
+  lending: { view(): LendingView };
 }
 
 /** Handlers of the commands whose names start with `P`. */
@@ -149,7 +152,7 @@ function sessionHandlers(s: CommandServices): HandlersOf<'runner:' | 'pairing:' 
 }
 
 /** What the app has recorded and keeps: capacity history, turns, settings, the log and the usage accounts. */
-function recordHandlers(s: CommandServices): HandlersOf<'telemetry:' | 'turns:' | 'settings:' | 'log:' | 'usage:'> {
+function recordHandlers(s: CommandServices): HandlersOf<'telemetry:' | 'turns:' | 'settings:' | 'log:' | 'usage:' | 'lending:'> {
   return {
     'telemetry:history': () => s.history.all(),
     'turns:list': async (input) => {
@@ -173,6 +176,7 @@ function recordHandlers(s: CommandServices): HandlersOf<'telemetry:' | 'turns:' 
     'settings:widening-challenge': (_input, caller) => s.widening.challenge(caller),
     'log:recent': (input) => s.logFeed.recent(input?.limit ?? 200),
     'usage:get': () => s.usage.snapshot(),
+    'lending:get': () => s.lending.view(),
   };
 }
 

@@ -11,6 +11,7 @@ import type { Interrupt, QuitMode, QuitOutcome } from './quit-policy';
 import type { CapabilityDetector } from './runner/capabilities';
 import type { CommandRunner } from './exec/process-runner';
 import type { SystemProbe } from './runner/telemetry';
+import type { LendingSources } from './lending/sources';
 import type { OpenSecretStoreResult } from './secrets/open-secret-store';
 import type { SechroomProfileConfig } from './planes/sechroom/sechroom-config';
 import type { RunOneOutcome, RunnerSession } from './sessions/session';
@@ -76,6 +77,8 @@ export interface CoreOptions {
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
   logFiles?: boolean;
+  /** What the shell reads of the machine for the lending terms (absent: the headless sources). */
+  lendingSources?: Partial<LendingSources>;
 }
 
 export interface Core {

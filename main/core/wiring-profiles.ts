@@ -17,6 +17,9 @@ import { ProfileStore } from './sessions/profile-store';
 import type { SessionRegistry } from './sessions/session-registry';
 import type { SettingsBackend } from './settings/settings-store';
 import { createUsage, type UsageWiring } from './usage/usage-wiring';
+import type { LendingGate } from './lending/lending-gate';
+import { stopTurnsOnHold } from './lending/lending-stops';
+import { createLendingGate } from './lending/lending-wiring';
 import { settingsView } from './commands';
 import type { Foundation, Runtimes, Turns } from './wiring';
 
@@ -32,6 +35,8 @@ export interface Profiles {
   planes: PlaneTable;
   /** The machine-wide cap on turns at once: every profile's loop takes its slots here, Rost and Sechroom alike. */
   machine: MachineSlots;
+  /** The lending terms: whether this machine takes new work now (both planes), and its cap while in use. */
+  lending: LendingGate;
   mainSettings(): Settings;
   /** A profile's settings changed (the usage meters read them again). */
   onSettingsChange(listener: () => void): void;
@@ -41,7 +46,19 @@ export async function wireProfileRegistry(f: Foundation, runtimes: Runtimes): Pr
   const { options, paths, log, hub, hostSettings, overrides, platform } = f;
   const store = new ProfileStore(paths.dataDir);
   await migrateToProfiles({ dataDir: paths.dataDir, store, legacySettings: readQuietly(f.hostBackend), hostname: platform.hostname, log });
-  const machine = new MachineSlots(() => machineCap(hostSettings.get(), f.cpuCount));
+  const lending = createLendingGate({
+    clock: f.clock,
+    log: log.child('lending'),
+    terms: () => hostSettings.get(),
+    dataDir: paths.dataDir,
+    commandRunner: runtimes.commandRunner,
+    env: options.env ?? process.env,
+    sources: options.lendingSources,
+  });
+  // Read once before any profile opens: the first claim already meets the terms.
+  await lending.start();
+  f.teardown.add('lending', () => lending.stop());
+  const machine = new MachineSlots(() => lending.turnCap(machineCap(hostSettings.get(), f.cpuCount)));
   const settingsListeners: (() => void)[] = [];
   const { profiles, planes } = createProfiles({
     store,
@@ -59,6 +76,7 @@ export async function wireProfileRegistry(f: Foundation, runtimes: Runtimes): Pr
       onSettings: () => {
         for (const listener of settingsListeners) listener();
         machine.recheck();
+        void lending.check();
       },
     },
   });
@@ -67,6 +85,7 @@ export async function wireProfileRegistry(f: Foundation, runtimes: Runtimes): Pr
     profiles,
     planes,
     machine,
+    lending,
     mainSettings: () => profiles.settingsOf(f.mainProfile).get(),
     onSettingsChange: (listener) => settingsListeners.push(listener),
   };
@@ -107,6 +126,7 @@ export async function wireSechroomHost(
   const { options } = f;
   const sechroom = new SechroomHost({
     machine: p.machine,
+    lending: p.lending,
     dataDir: f.paths.dataDir,
     clock: f.clock,
     log: f.log,
@@ -178,6 +198,7 @@ function rostShared(f: Foundation, p: Profiles, parts: PlaneParts): Omit<SharedS
     breaker: runtimes.breaker,
     history: runtimes.capacity,
     machine: p.machine,
+    lending: p.lending,
     registry: parts.turns.registry,
     turnsDir: path.join(f.paths.dataDir, 'turns'),
     platform: f.platform,
@@ -206,7 +227,27 @@ export async function openProfiles(f: Foundation, p: Profiles, parts: PlaneParts
   await parts.usage.start();
   const unsubscribe = parts.usage.service.onChange(() => p.profiles.sessions().forEach((s) => s.refreshStatus()));
   f.teardown.add('usage watch', unsubscribe);
+  f.teardown.add('lending watch', watchLending(f, p));
   return runtimesChangedFor(p.profiles);
+}
+
+/** A change of the lending terms: the machine's cap and every profile look again; a hold may cancel the running turns. */
+function watchLending(f: Foundation, p: Profiles): () => void {
+  const offChange = p.lending.onChange(() => {
+    p.machine.recheck();
+    p.profiles.sessions().forEach((s) => s.refreshStatus());
+    f.hub.emit({ event: 'lending:update', payload: p.lending.view(machineCap(f.hostSettings.get(), f.cpuCount)) });
+  });
+  const offStops = stopTurnsOnHold({
+    gate: p.lending,
+    stopsRunningTurns: () => f.hostSettings.get().lendStopsRunningTurns,
+    cancelAll: (reason) => p.profiles.sessions().reduce((n, s) => n + s.cancelAll(reason), 0),
+    log: f.log.child('lending'),
+  });
+  return () => {
+    offChange();
+    offStops();
+  };
 }
 
 /** The stored settings document, or null when it cannot be read (the settings store reports that). */

@@ -174,6 +174,13 @@ export interface AppApi {
   on(event: 'web-contents-created', listener: (event: unknown, contents: WebContentsApi) => void): unknown;
 }
 
+/** What the lending terms read of Electron's powerMonitor (only after the app is ready). */
+export interface PowerMonitorApi {
+  /** Seconds since the last input of the operator's session. */
+  getSystemIdleTime(): number;
+  isOnBatteryPower(): boolean;
+}
+
 export interface ElectronApi {
   readonly app: AppApi;
   readonly BrowserWindow: new (options: WindowOptions) => BrowserWindowApi;
@@ -184,4 +191,6 @@ export interface ElectronApi {
   readonly protocol: ProtocolApi;
   readonly session: { readonly defaultSession: SessionApi };
   readonly nativeTheme: { readonly shouldUseDarkColors: boolean };
+  /** Absent from the shell's test fakes: the core then reads the headless sources. */
+  readonly powerMonitor?: PowerMonitorApi;
 }

@@ -7,6 +7,9 @@ import * as electron from 'electron';
 import { bootstrapCore } from '../core/bootstrap';
 import type { ElectronApi } from './electron-api';
 import { electronSettingsBackend } from './electron-settings';
+import { electronLendingSources } from './lending-sources';
+import { headlessPowerSource } from '../core/lending/headless-sources';
+import { createCommandRunner } from '../core/exec/process-runner';
 import { startShell } from './shell';
 
 const api: ElectronApi = electron;
@@ -27,6 +30,8 @@ startShell({
     bootstrapCore({
       ...options,
       settingsBackend: electronSettingsBackend(),
+      // Called once the app is ready, as powerMonitor needs.
+      lendingSources: electronLendingSources(electron.powerMonitor, headlessPowerSource(createCommandRunner())),
       desktop: {
         // Reviewed: the core lets only http(s) addresses on the control plane's own origin
         // through (commands.ts controlPlaneAddress); this checks the scheme once more.

@@ -25,3 +25,15 @@ export function admittedCapabilities<C extends Record<'claude' | 'codex', { inst
   for (const r of ['claude', 'codex'] as const) if (capabilities[r].installed && !admits(r)) out[r] = { ...capabilities[r], installed: false };
   return out;
 }
+
+/** Claims only while every admission allows (usage limits and the lending terms); a change of any is a change. */
+export function allAdmit(...admissions: readonly ClaimAdmission[]): ClaimAdmission {
+  return {
+    allowsClaim: () => admissions.every((a) => a.allowsClaim()),
+    admits: (runtime) => admissions.every((a) => a.admits(runtime)),
+    onChange: (listener) => {
+      const offs = admissions.map((a) => a.onChange(listener));
+      return () => offs.forEach((off) => off());
+    },
+  };
+}

@@ -1,6 +1,8 @@
 import { MAX_SESSIONS_LIMIT } from '../../../../shared/settings';
 import type { RunnerPairingStartOutput } from '../../../../shared/protocol';
 import type { UsageWiring } from '../../usage/usage-wiring';
+import type { LendingPort } from '../../lending/lending-gate';
+import { allAdmit } from '../../work/claim-admission';
 import type { SessionContext } from '../../sessions/open-profile';
 import { profileSecretAccount } from '../../sessions/profile-store';
 import { RostSession } from './rost-session';
@@ -10,8 +12,21 @@ import type { RunnerSession } from '../../sessions/session';
 /** What every Rost session of the host shares: the machine's runtimes, slots, turns, secrets and events. */
 export type SharedSessionDeps = Omit<
   RostSessionDeps,
-  'profile' | 'dir' | 'log' | 'settings' | 'accountState' | 'account' | 'state' | 'executor' | 'admission' | 'claimsDeferred' | 'operatorPairingStart'
+  | 'profile'
+  | 'dir'
+  | 'log'
+  | 'settings'
+  | 'accountState'
+  | 'account'
+  | 'state'
+  | 'executor'
+  | 'admission'
+  | 'claimsDeferred'
+  | 'lendingHeld'
+  | 'operatorPairingStart'
 > & {
+  /** The host's lending terms: composed with each profile's usage admission. */
+  lending?: LendingPort;
   usage: Pick<UsageWiring, 'executorFor' | 'admissionFor' | 'claimsDeferredFor' | 'accountState' | 'accountStateFor'>;
   /** The main profile: its model account state setting may come from an env variable. */
   mainProfile: string;
@@ -21,7 +36,7 @@ export type SharedSessionDeps = Omit<
 
 /** Makes the Rost session of a profile (the `rost` entry of the session factories). */
 export function rostSessionFactory(shared: SharedSessionDeps): (context: SessionContext) => RunnerSession {
-  const { usage, mainProfile, operator, ...deps } = shared;
+  const { usage, mainProfile, operator, lending, ...deps } = shared;
   return ({ profile, dir, settings, state, log }) =>
     new RostSession({
       ...deps,
@@ -39,9 +54,15 @@ export function rostSessionFactory(shared: SharedSessionDeps): (context: Session
       account: (url) => profileSecretAccount(profile.id, url),
       // One usage account per alias, shared by every profile that uses it.
       executor: usage.executorFor(() => settings.get().modelAccountAlias),
-      // Claims wait on the accounts of the profile's own alias.
-      admission: usage.admissionFor(() => settings.get()),
+      // Claims wait on the accounts of the profile's own alias, and on the host's lending terms.
+      admission: lending
+        ? allAdmit(
+            usage.admissionFor(() => settings.get()),
+            lending.admission,
+          )
+        : usage.admissionFor(() => settings.get()),
       claimsDeferred: usage.claimsDeferredFor(() => settings.get()),
+      ...(lending ? { lendingHeld: () => lending.reason() } : {}),
       // The signed-in operator belongs to one control plane: other profiles pair by device code.
       operatorPairingStart: async (input) => (settings.get().controlPlaneUrl === operator.controlPlaneUrl() ? operator.runnerPairingStart(input) : null),
     });

@@ -57,6 +57,8 @@ export interface RostSessionDeps extends SessionBaseDeps {
   operatorPairingStart?(input: { name: string; platform: string }): Promise<RunnerPairingStartOutput | null>;
   /** Why claims wait on a usage reserve or limit, or null. */
   claimsDeferred?(): string | null;
+  /** Why the host's lending terms hold new work back (the first hold's reason), or null. */
+  lendingHeld?(): string | null;
   /** `seed`: the seed CLI's serial cadence (the benchmark's baseline). */
   strategy: 'adaptive' | 'seed';
   /** false: claim only when asked (`runOne`, for `--once`). */

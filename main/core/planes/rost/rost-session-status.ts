@@ -41,6 +41,7 @@ export function sessionStatus(deps: RostSessionDeps, parts: SessionParts, state:
     heartbeatOnly: !s.runWork,
     notReady: parts.runtimes.notReady(),
     claimsDeferred: deps.claimsDeferred?.() ?? null,
+    lendingHeld: deps.lendingHeld?.() ?? null,
     storage: parts.storage.reason,
   });
   // Reasons quote the control plane (an error code, a message): redact them like everything else.

@@ -20,6 +20,8 @@ export interface StatusInputs {
   notReady?: string | null;
   /** Why claims wait although nothing else stops them (a usage reserve or limit), or null. */
   claimsDeferred?: string | null;
+  /** Why the host's lending terms hold new work back (outside the lending hours, in use, on battery…), or null. */
+  lendingHeld?: string | null;
   /** Why the folders a claim needs cannot be written (the path and the error), or null. */
   storage?: string | null;
 }
@@ -89,6 +91,7 @@ export function deriveStatus(s: StatusInputs): RunnerStatus {
   if (s.notReady) return { state: 'idle', held: s.notReady, reason: `Not taking work: ${s.notReady}.` };
   if (!s.connected) return { state: 'idle', reason: 'Connecting to the control plane…' };
   if (s.heartbeatOnly) return { state: 'idle', reason: 'Heartbeat only: this machine takes no work ("Run work on this machine" is off).' };
+  if (s.lendingHeld) return { state: 'idle', held: s.lendingHeld, reason: `Not taking work: ${s.lendingHeld}.` };
   if (s.claimsDeferred) return { state: 'idle', reason: s.claimsDeferred };
   return { state: 'idle', reason: 'Connected and waiting for work.' };
 }

@@ -2,7 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { GitWorkspaces, SechroomCodexTurns } from './delivery-wiring';
 import { InstanceUsageLines } from './usage-lines';
-import { runtimeAdmission } from './runtime-admission';
+import { lendingAdmission, runtimeAdmission } from './runtime-admission';
+import type { LendingPort } from '../../lending/lending-gate';
 import { sechroomStorage } from './sechroom-storage';
 import type { SechroomUsage } from './usage-account';
 import type { RuntimeCapability } from '../../runner/capabilities';
@@ -40,6 +41,8 @@ export interface SechroomHostDeps extends Pick<
   initial: Readonly<Record<string, SechroomProfileConfig>>;
   /** The machine-wide cap on turns at once, shared with the Rost profiles. */
   machine?: MachineSlots;
+  /** The host's lending terms: no task is claimed while one holds (composed with the usage admission). */
+  lending?: LendingPort;
   /** The host's profiles now: which are Sechroom profiles decides whom SECHROOM_TOKEN signs in. */
   profiles(): readonly Profile[];
   /** [v1] How long an empty offers read is held (default DEFAULT_OFFER_WAIT_MS; 0 polls like the seed). */
@@ -139,12 +142,14 @@ export class SechroomHost {
       log,
     });
     const machine = deps.machine;
+    const usageAdmission = named ? usage?.admission : runtimeAdmission(deps.codex, usage?.admission);
+    const admission = deps.lending ? lendingAdmission(deps.lending, usageAdmission) : usageAdmission;
     return {
       turns,
       storage: sechroomStorage(context.dir, path.join(deps.dataDir, 'turns'), { clock: deps.clock, log, ...(deps.random ? { random: deps.random } : {}) }),
       ...(machine ? { machine: { acquire: (signal: AbortSignal) => machine.acquire(profile.id, signal), free: () => machine.free() } } : {}),
       ...(workspaces ? { workspace: workspaces, root: { check: () => this.delivery.checkRoot(root) } } : {}),
-      ...(named ? (usage ? { admission: usage.admission } : {}) : { admission: runtimeAdmission(deps.codex, usage?.admission) }),
+      ...(admission ? { admission } : {}),
     };
   }
 }

@@ -146,4 +146,10 @@ describe('deriveStatus details', () => {
   it('a problem is shown as it is', () => {
     expect(deriveStatus({ ...base, problem: 'The secret store cannot be read.' })).toEqual({ state: 'error', reason: 'The secret store cannot be read.' });
   });
+
+  it('an idle profile held by a lending term says why in `held`; a running turn keeps it working', () => {
+    const reason = 'Outside your lending hours — resumes Mon 09:00';
+    expect(deriveStatus({ ...base, lendingHeld: reason })).toEqual({ state: 'idle', held: reason, reason: `Not taking work: ${reason}.` });
+    expect(deriveStatus({ ...base, active: 1, lendingHeld: reason }).state).toBe('working');
+  });
 });
