@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PairingState } from '../../shared/runner';
 import { FleetMetrics } from '../../main/headless/fleet/metrics';
 import { startMetricsServer, type MetricsServer } from '../../main/headless/fleet/metrics-server';
 import { parsePromText, sampleValue } from '../helpers/prom-text';
-import { startHarness, type Harness } from './core-harness';
+import { pairWithClaude, startHarness, type Harness } from './core-harness';
 
 // The real core against the emulator, with the headless host's metrics listening beside it:
 // a turn runs, and a scrape of /metrics (read with a strict parser of the text format)
@@ -46,10 +45,7 @@ describe('/metrics of the headless host', () => {
     expect(before.types.get('runner_tray_claim_duration_seconds')).toBe('histogram');
     expect(sampleValue(before.samples, 'runner_tray_process_resident_memory_bytes')).toBeGreaterThan(0);
 
-    const pairing = await h.invoke<PairingState>('pairing:start');
-    if (pairing.phase !== 'waiting') throw new Error('not waiting');
-    h.emu.admin.approvePairing(pairing.userCode);
-    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+    await pairWithClaude(h);
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:counted' });
     await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id && t.delivery?.state === 'delivered'));
 

@@ -2,12 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
 import { systemClock } from '../../main/core/base/ports';
 import { proxyAwareFetch } from '../../main/core/connectors/proxy-fetch';
 import { WebhookNotifier, type WebhookBody } from '../../main/headless/fleet/webhook';
-import { startHarness, type Harness } from './core-harness';
+import { pairWithClaude, startHarness, type Harness } from './core-harness';
 
 // The real core against the emulator, with two webhooks: one on loopback that records what
 // it gets, one that takes the request and never answers. A usage limit and its recovery
@@ -67,10 +66,7 @@ describe('webhook notifications of a headless host', () => {
       const notifier = new WebhookNotifier({ url, host: 'it-host', clock: systemClock, fetch: proxyAwareFetch({}), log: (l) => lines.push(l) });
       h.core.host.subscribe((batch) => notifier.onEvents(batch));
     }
-    const pairing = await h.invoke<PairingState>('pairing:start');
-    if (pairing.phase !== 'waiting') throw new Error('not waiting');
-    h.emu.admin.approvePairing(pairing.userCode);
-    await h.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+    await pairWithClaude(h);
 
     const resetSec = Math.ceil(Date.now() / 1000) + 3;
     const limited = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: `fake:json limit:${resetSec}` });
