@@ -32,6 +32,7 @@ import { HostSignals, signalExitCode, takeSignal } from './signals';
 import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
+import type { Fleet } from './fleet/start';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How many windows and scripts may hold a WebSocket at once (RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS). */
@@ -120,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const newAddressHint = addressHint(resolved.tokenFile);
-  const listening = await listen(core, resolved, { windowDir, maxConnections: connections.data, newAddressHint });
+  const listening = await listen(core, resolved, { windowDir, maxConnections: connections.data, newAddressHint, dataDir });
   if (!listening.ok) {
     // One line, and an exit code the service unit does not restart on: another start would find the port as taken.
     process.stderr.write(`${listening.line}\n`);
@@ -130,9 +131,9 @@ async function main(argv: string[]): Promise<number> {
     await core.shutdown(0);
     return EXIT_CONFIG;
   }
-  const { health, server } = listening;
+  const { health, server, fleet } = listening;
   alive.release();
-  await serve({ core, resolved, signals, alive, lines, runLines, terminal, offEvents, health, server, pkg, dataDir, windowDir, newAddressHint });
+  await serve({ core, resolved, signals, alive, lines, runLines, terminal, offEvents, health, server, fleet, pkg, dataDir, windowDir, newAddressHint });
   return -1;
 }
 
@@ -179,6 +180,7 @@ interface Serving {
   offEvents: () => void;
   health: HealthServer | null;
   server: HeadlessServer;
+  fleet: Fleet | null;
   pkg: { version: string; productName: string };
   dataDir: string;
   windowDir: string;
@@ -243,7 +245,7 @@ async function serve(serving: Serving): Promise<void> {
  * Returns what a signal does: the first drains, the second stops now, a third exits.
  */
 function quitHandlers(serving: Serving): (signal: string) => void {
-  const { core, alive, offEvents, lines, runLines, terminal, health, server } = serving;
+  const { core, alive, offEvents, lines, runLines, terminal, health, server, fleet } = serving;
   let exiting = false;
   core.onQuit(() => {
     terminal.quitBegan();
@@ -257,6 +259,7 @@ function quitHandlers(serving: Serving): (signal: string) => void {
       offEvents();
       lines.close();
       await health?.close();
+      await fleet?.close();
       await server.close();
       process.stdout.write(`${terminal.exitLine(outcome)}\n`);
       process.exit(0);
@@ -344,8 +347,8 @@ type Resolved = Extract<ReturnType<typeof resolveOverrides>, { ok: true }>;
 async function listen(
   core: Core,
   resolved: Resolved,
-  window: { windowDir: string; maxConnections: number; newAddressHint: string },
-): Promise<{ ok: true; health: HealthServer | null; server: HeadlessServer } | { ok: false; line: string }> {
+  window: { windowDir: string; maxConnections: number; newAddressHint: string; dataDir: string },
+): Promise<{ ok: true; health: HealthServer | null; server: HeadlessServer; fleet: Fleet | null } | { ok: false; line: string }> {
   let health: HealthServer | null = null;
   if (resolved.healthPort !== undefined) {
     try {
@@ -365,10 +368,26 @@ async function listen(
       maxConnections: window.maxConnections,
       newAddressHint: window.newAddressHint,
     });
-    return { ok: true, health, server };
+    const fleet = await startFleetIfAsked(core, resolved, window.dataDir);
+    if (typeof fleet !== 'string') return { ok: true, health, server, fleet };
+    await Promise.all([health?.close(), server.close()]);
+    return { ok: false, line: fleet };
   } catch (error) {
     await health?.close();
     if (isAddressInUse(error) && resolved.port !== undefined) return { ok: false, line: portInUseLine('the window', resolved.port, '--port') };
+    throw error;
+  }
+}
+
+/** `/metrics` and the webhook, loaded only when asked for; a port already held is the line to print. */
+async function startFleetIfAsked(core: Core, resolved: Resolved, dataDir: string): Promise<Fleet | null | string> {
+  const options = resolved.fleet;
+  if (!options.metrics && !options.webhookUrl) return null;
+  const { startFleet } = await import('./fleet/start');
+  try {
+    return await startFleet(core, options, { out: process.stdout, err: process.stderr, dataDir, proc: process });
+  } catch (error) {
+    if (isAddressInUse(error) && options.metrics) return portInUseLine('the metrics', options.metrics.port, '--metrics-port');
     throw error;
   }
 }

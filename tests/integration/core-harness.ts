@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import type { HostEvent } from '../../shared/contract';
+import type { PairingState } from '../../shared/runner';
 import type { SettingsPatch } from '../../shared/settings';
 import { bootstrapCore, type Core, type CoreOptions } from '../../main/core/bootstrap';
 import { DETECTION_BOUND_MS } from '../../main/core/runner/capabilities';
@@ -119,4 +120,12 @@ export function filesUnder(dir: string): { file: string; text: string }[] {
   };
   walk(dir);
   return out;
+}
+
+/** Pairs the harness's runner by device code (approved on the emulator) and waits for its long-poll with claude found. */
+export async function pairWithClaude(harness: Harness): Promise<void> {
+  const pairing = await harness.invoke<PairingState>('pairing:start');
+  if (pairing.phase !== 'waiting') throw new Error('not waiting');
+  harness.emu.admin.approvePairing(pairing.userCode);
+  await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
 }

@@ -4,7 +4,7 @@ import { redactText } from '../../../shared/redact';
 import { describeZodError } from '../../../shared/result';
 import { plainHttpProblem } from '../../../shared/transport-security';
 import { ConnectorError } from './errors';
-import { nodeFetch } from './node-fetch';
+import { proxyAwareFetch } from './proxy-fetch';
 
 /** What the client reads of an answer (a fetch `Response` is one). */
 export interface FetchResponse {
@@ -33,6 +33,9 @@ export interface JsonResponse {
 
 const MAX_ERROR_TEXT = 300;
 
+/** node:http, or undici through the proxy the environment names (proxy-fetch.ts). */
+const defaultFetch = proxyAwareFetch();
+
 /**
  * One JSON exchange with a control plane: a deadline, the bearer, and an answer that is
  * classified (network, timeout, 401, 5xx, 4xx) before anyone reads it. Bodies of errors
@@ -41,7 +44,7 @@ const MAX_ERROR_TEXT = 300;
 export class JsonHttpClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly fetchImpl: FetchLike = nodeFetch,
+    private readonly fetchImpl: FetchLike = defaultFetch,
     private readonly knownSecrets: () => readonly string[] = () => [],
   ) {}
 

@@ -27,10 +27,17 @@ export interface StorageProblem {
   message: string;
 }
 
+const STORAGE_REASON = 'Cannot write to ';
+
 /** "Cannot write to /data/…/running: no space left on device (ENOSPC) — taking no work until it can" */
 export function storageReason(problem: StorageProblem): string {
   const why = problem.code ? `${STORAGE_WORDS[problem.code] ?? problem.message} (${problem.code})` : problem.message;
-  return `Cannot write to ${problem.path}: ${why} — taking no work until it can`;
+  return `${STORAGE_REASON}${problem.path}: ${why} — taking no work until it can`;
+}
+
+/** Whether a status reason is storageReason's (a disk that refuses writes). */
+export function isStorageReason(reason: string): boolean {
+  return reason.startsWith(STORAGE_REASON);
 }
 
 const PROBE_BYTES = Buffer.alloc(4096, 0x2e);

@@ -26,11 +26,15 @@ const FLAGS: ReadonlyMap<string, Flag> = new Map<string, Flag>([
   ['token-file', { type: 'string' }],
   ['health-port', { type: 'string' }],
   ['health-host', { type: 'string' }],
+  ['metrics-port', { type: 'string' }],
+  ['metrics-host', { type: 'string' }],
+  ['webhook-url', { type: 'string' }],
   ['profile', { type: 'string' }],
   ['profiles', { type: 'string' }],
   ['once', { type: 'boolean' }],
   ['dry-run', { type: 'boolean' }],
   ['open', { type: 'boolean' }],
+  ['metrics', { type: 'boolean' }],
   ['allow-file-secret-store', { type: 'boolean' }],
   ['execute', { type: 'boolean' }],
   ['no-execute', { type: 'boolean' }],
@@ -41,6 +45,7 @@ export const OVERRIDES_USAGE =
   'Usage: runner-tray-headless [--name <text>] [--state-file <path>] [--heartbeat-ms <n>] [--interactive-claim-ms <n>] [--user-code <code>] ' +
   '[--runtime auto|claude|codex] [--once] [--dry-run] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
   '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>] [--profile <id>] [--profiles <file>]\n' +
+  '       [--metrics] [--metrics-host <addr>] [--metrics-port <n>] [--webhook-url <https-url>]\n' +
   '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
 
 export type Raw = { value: string; source: string };

@@ -12,6 +12,7 @@
 import { ProfileIdSchema } from '../../../shared/profiles';
 import { type SettingKey, type SettingsPatch, parseSetting } from '../../../shared/settings';
 import { type Flags, type Raw, readFlags } from './override-flags';
+import { type FleetOptions, resolveFleetOptions } from './fleet-overrides';
 
 export { OVERRIDES_USAGE } from './override-flags';
 
@@ -45,6 +46,8 @@ export interface ResolvedOverrides {
   profile?: string;
   /** `--profiles <file>` / `RUNNER_TRAY_PROFILES_FILE`: several profiles and their settings (main/headless/profiles-file.ts). */
   profilesFile?: string;
+  /** `/metrics` and the webhook (fleet-overrides.ts). */
+  fleet: FleetOptions;
 }
 export interface OverridesError {
   code: 'invalid_option';
@@ -102,6 +105,8 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
   const { overrides, sources } = settings;
   const conflict = runWorkOverride(env, flags, overrides, sources);
   if (conflict !== undefined) return conflict;
+  const fleet = resolveFleetOptions({ booleans: flags.booleans, values: flags.values, env });
+  if (!fleet.ok) return fail(fleet.message);
   const result: ResolvedOverrides = {
     ok: true,
     overrides: overrides as SettingsPatch,
@@ -111,6 +116,7 @@ export function resolveOverrides(env: Record<string, string | undefined>, argv: 
     open: flags.booleans.has('--open'),
     // The env form is for containers and service units, where the command line is fixed.
     allowFileSecretStore: flags.booleans.has('--allow-file-secret-store') || /^(1|true|yes)$/i.test(env.RUNNER_TRAY_ALLOW_FILE_SECRET_STORE?.trim() ?? ''),
+    fleet: fleet.options,
   };
   return addPathOptions(env, flags.values, result) ?? addListenOptions(env, flags.values, result) ?? result;
 }

@@ -14,7 +14,16 @@ function message(env: Record<string, string | undefined>, argv: string[]): strin
 
 describe('resolveOverrides', () => {
   it('returns nothing to override when nothing is given', () => {
-    expect(ok({}, [])).toEqual({ ok: true, overrides: {}, sources: {}, once: false, dryRun: false, open: false, allowFileSecretStore: false });
+    expect(ok({}, [])).toEqual({
+      ok: true,
+      overrides: {},
+      sources: {},
+      once: false,
+      dryRun: false,
+      open: false,
+      allowFileSecretStore: false,
+      fleet: { metrics: null, webhookUrl: null },
+    });
   });
 
   it('reads --dry-run as a switch [v1]', () => {

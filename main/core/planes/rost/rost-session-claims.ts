@@ -42,8 +42,10 @@ export function claimLoop(deps: RostSessionDeps, hooks: SessionHooks, get: () =>
       const claim = (carried?: ClaimOptions['heartbeat']) =>
         target.connector.claim(target.credentials, { ...options, runtimes, ...(carried ? { heartbeat: carried } : {}), ...(heard ? { notices: heard } : {}) });
       // [v1] Where offered, the held claim carries the heartbeat: one request per long-poll while idle.
+      const asked = deps.clock.now();
       const unit = options.waitMs !== undefined && heartbeat.carriesHeartbeat ? await heartbeat.carrying(claim) : await claim();
-      if (unit) log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto' });
+      // claimMs: from the claim request to the unit received (the headless host's claim latency metric).
+      if (unit) log.info('claimed a unit', { unit: unit.id, kind: unit.kind, brain: unit.brain ?? 'auto', claimMs: deps.clock.now() - asked });
       return unit;
     },
     launch: async (unit: Parameters<UnitLauncher['launch']>[0], slotFree?: () => void) => {
