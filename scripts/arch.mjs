@@ -23,6 +23,7 @@ export const LAYERS = [
   { folder: 'work', layer: 3, holds: 'turns: registry, history, transcripts, prompts, claim admission' },
   { folder: 'usage', layer: 4, holds: 'usage meters and admission' },
   { folder: 'sessions', layer: 5, holds: 'what both planes share: claim loop, machine slots, lease cadence, profiles, the session contract' },
+  { folder: 'diagnostics', layer: 6, holds: 'the diagnostics bundle: versions, settings, profiles, runtimes, storage, logs, redacted in a zip' },
   { folder: 'planes/rost', layer: 6, holds: "Rost's Forge: session, heartbeat, pairing, claims, leases, outbox, journal" },
   { folder: 'planes/sechroom', layer: 6, holds: "Sechroom's Work Layer: executor, offers, leases, closeout, outbox, Work view" },
   { folder: 'planes', layer: 7, holds: 'the factory table: which session a profile of each plane gets' },

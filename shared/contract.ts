@@ -80,6 +80,11 @@ export const commands = {
   /** Desktop only: show the logs folder in the file manager. */
   'app:open-logs': command(NoInput, z.null()),
   /**
+   * The redacted diagnostics zip. The desktop asks where to save it (savedTo: the path, or
+   * null when canceled); elsewhere the answer carries the zip for a download.
+   */
+  'app:diagnostics': command(NoInput, z.object({ fileName: z.string(), zipBase64: z.string().nullable(), savedTo: z.string().nullable() })),
+  /**
    * Per-profile commands take an optional `profile` (a profile id); without it they act on
    * the `default` profile, which is what a single-runner host had.
    */

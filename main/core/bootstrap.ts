@@ -10,6 +10,7 @@ import type { Core, CoreOptions } from './core-api';
 import { wireFoundation, wireRuntimes, wireSecrets, wireTurns, type Foundation, type Runtimes, type Turns } from './wiring';
 import { machineCap, openProfiles, wireOperator, wireProfileRegistry, wireSechroomHost, wireUsage, type PlaneParts, type Profiles } from './wiring-profiles';
 import type { UsageWiring } from './usage/usage-wiring';
+import { wireDiagnostics } from './wiring-diagnostics';
 
 export type { Core, CoreOptions } from './core-api';
 
@@ -36,13 +37,14 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     return f.teardown.run();
   };
   const quit = wireQuit(f, p, () => shutdown(0));
-  const host = wireHost(f, { runtimes, turns, p, usage, operator, sampler, quit, runtimesChanged });
+  const diagnostics = wireDiagnostics(f, runtimes, p, secrets);
+  const host = wireHost(f, { runtimes, turns, p, usage, operator, sampler, quit, runtimesChanged, diagnostics });
   await host.start();
   f.log.info('host started', { mode: options.mode, version: options.appVersion, profiles: p.store.all().length });
   f.teardown.add('host', () => host.stop());
   // Stops first: quit drains every profile, each saying "finishing N running turns" while its turns end.
   f.teardown.add('profiles', () => drainProfiles(f, p, drainLimitMs));
-  return coreApi(f, p, { host, quit, runtimes, shutdown });
+  return coreApi(f, p, { host, quit, runtimes, shutdown, diagnostics });
 }
 
 async function drainProfiles(f: Foundation, p: Profiles, limitMs: number): Promise<void> {
@@ -110,6 +112,7 @@ interface HostParts {
   sampler: CapacitySampler;
   quit: QuitPolicy;
   runtimesChanged(notice: string | null): void;
+  diagnostics: Core['diagnostics'];
 }
 
 function wireHost(f: Foundation, parts: HostParts): Host {
@@ -159,6 +162,7 @@ function wireHost(f: Foundation, parts: HostParts): Host {
       operator: parts.operator,
       quit: parts.quit,
       usage: parts.usage.service,
+      diagnostics: parts.diagnostics,
       refreshRuntimes: async () => {
         // "Check again": the operator says the problem is fixed.
         runtimes.breaker.reset();
@@ -169,7 +173,11 @@ function wireHost(f: Foundation, parts: HostParts): Host {
   });
 }
 
-function coreApi(f: Foundation, p: Profiles, parts: { host: Host; quit: QuitPolicy; runtimes: Runtimes; shutdown(limitMs?: number): Promise<void> }): Core {
+function coreApi(
+  f: Foundation,
+  p: Profiles,
+  parts: { host: Host; quit: QuitPolicy; runtimes: Runtimes; shutdown(limitMs?: number): Promise<void>; diagnostics: Core['diagnostics'] },
+): Core {
   const main = p.profiles.get(f.mainProfile);
   return {
     host: parts.host,
@@ -185,5 +193,6 @@ function coreApi(f: Foundation, p: Profiles, parts: { host: Host; quit: QuitPoli
     interrupt: () => parts.quit.interrupt(),
     quitDrainMs: () => f.hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => parts.shutdown(limitMs),
+    diagnostics: parts.diagnostics,
   };
 }

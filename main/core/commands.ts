@@ -34,6 +34,8 @@ export interface CommandServices {
   refreshRuntimes(): Promise<void>;
   /** Only the window may widen what a turn can reach (settings/widening.ts). */
   widening: WideningGate;
+  /** The redacted diagnostics zip (diagnostics/). */
+  diagnostics(): Promise<{ fileName: string; zip: Uint8Array }>;
 }
 
 /** Handlers of the commands whose names start with `P`. */
@@ -82,6 +84,12 @@ function appHandlers(s: CommandServices): HandlersOf<'app:'> {
       const problem = await requireDesktop(s).openPath(s.appInfo.logDir);
       if (problem) throw new CommandFailure('open_failed', `Could not open the logs folder: ${problem}`);
       return null;
+    },
+    // The desktop saves it where the operator says; a browser gets the bytes to download.
+    'app:diagnostics': async () => {
+      const { fileName, zip } = await s.diagnostics();
+      if (!s.desktop) return { fileName, zipBase64: Buffer.from(zip).toString('base64'), savedTo: null };
+      return { fileName, zipBase64: null, savedTo: await s.desktop.saveFile(fileName, zip) };
     },
   };
 }

@@ -76,6 +76,8 @@ export interface CoreOptions {
   parentDeathWatch?: boolean;
   /** Write rotating log files (default true). */
   logFiles?: boolean;
+  /** The shell's own secrets the diagnostics bundle must drop by value (the headless window token). */
+  diagnosticsSecrets?: () => readonly string[];
 }
 
 export interface Core {
@@ -105,6 +107,8 @@ export interface Core {
   interrupt(): Interrupt;
   /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
   quitDrainMs(): number;
+  /** The diagnostics bundle (a redacted zip) and the file name it is offered under. */
+  diagnostics(): Promise<{ fileName: string; zip: Uint8Array }>;
   /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */
   shutdown(limitMs?: number): Promise<void>;
 }

@@ -4,6 +4,7 @@
  * checks here that the module fits the narrow ElectronApi the shell is written against.
  */
 import * as electron from 'electron';
+import { writeFile } from 'node:fs/promises';
 import { bootstrapCore } from '../core/bootstrap';
 import type { ElectronApi } from './electron-api';
 import { electronSettingsBackend } from './electron-settings';
@@ -35,6 +36,12 @@ startShell({
           return electron.shell.openExternal(url); // eng-disable OPEN_EXTERNAL_JS_CHECK
         },
         openPath: (dir) => electron.shell.openPath(dir),
+        saveFile: async (defaultName, data) => {
+          const chosen = await electron.dialog.showSaveDialog({ defaultPath: defaultName, filters: [{ name: 'Zip', extensions: ['zip'] }] });
+          if (chosen.canceled || !chosen.filePath) return null;
+          await writeFile(chosen.filePath, data, { mode: 0o600 });
+          return chosen.filePath;
+        },
       },
     }),
   env: process.env,
