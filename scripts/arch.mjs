@@ -16,6 +16,7 @@ export const LAYERS = [
   { folder: 'logging', layer: 1, holds: 'the logger with redaction' },
   { folder: 'secrets', layer: 1, holds: 'the OS keychain and its file fallback' },
   { folder: 'settings', layer: 1, holds: 'the settings store and the environment overrides' },
+  { folder: 'updates', layer: 2, holds: "the headless host's update check against the npm registry" },
   { folder: 'sign-in', layer: 2, holds: 'OAuth, the device-code flow, the token vault' },
   { folder: 'exec', layer: 2, holds: 'running a turn: claude, codex exec and app-server, isolation, the process tree' },
   { folder: 'delivery', layer: 3, holds: 'git: worktrees, commits, pushes, pull requests' },

@@ -12,6 +12,7 @@ import { RunnerStatusSchema } from './status';
 import { CapacitySampleSchema } from './telemetry';
 import { TranscriptUpdateSchema, TranscriptViewSchema } from './transcript';
 import { TurnsPageInputSchema, TurnsPageSchema, TurnsUpdateSchema, TurnViewSchema } from './turns';
+import { UpdateNoticeSchema } from './updates';
 import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
 
 /**
@@ -33,6 +34,8 @@ export const AppInfoSchema = z.object({
   uptimeMs: z.number().int().min(0),
   dataDir: z.string(),
   logDir: z.string(),
+  /** A newer version to install, once an update check found one (absent from older hosts). */
+  update: UpdateNoticeSchema.nullable().optional(),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -174,6 +177,8 @@ export const events = {
   'usage:update': UsageSnapshotSchema,
   /** A threshold crossed (percent left), an account limited, or recovered (the tray notifies). */
   'usage:notice': UsageNoticeSchema,
+  /** An update check found a newer version (app:info carries it from then on). */
+  'app:update': UpdateNoticeSchema,
   ...operatorEvents,
 } as const;
 

@@ -24,4 +24,5 @@ export const EVENT_NAME_LIST = everyOf<EventName>()([
   'usage:update',
   'usage:notice',
   'operator:state',
+  'app:update',
 ]);

@@ -10,6 +10,7 @@ import type { Core, CoreOptions } from './core-api';
 import { wireFoundation, wireRuntimes, wireSecrets, wireTurns, type Foundation, type Runtimes, type Turns } from './wiring';
 import { machineCap, openProfiles, wireOperator, wireProfileRegistry, wireSechroomHost, wireUsage, type PlaneParts, type Profiles } from './wiring-profiles';
 import type { UsageWiring } from './usage/usage-wiring';
+import type { UpdateNotice } from '../../shared/updates';
 import { wireDiagnostics } from './wiring-diagnostics';
 
 export type { Core, CoreOptions } from './core-api';
@@ -38,13 +39,18 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   };
   const quit = wireQuit(f, p, () => shutdown(0));
   const diagnostics = wireDiagnostics(f, runtimes, p, secrets);
-  const host = wireHost(f, { runtimes, turns, p, usage, operator, sampler, quit, runtimesChanged, diagnostics });
+  let update: UpdateNotice | null = null;
+  const host = wireHost(f, { runtimes, turns, p, usage, operator, sampler, quit, runtimesChanged, diagnostics, update: () => update });
   await host.start();
   f.log.info('host started', { mode: options.mode, version: options.appVersion, profiles: p.store.all().length });
   f.teardown.add('host', () => host.stop());
   // Stops first: quit drains every profile, each saying "finishing N running turns" while its turns end.
   f.teardown.add('profiles', () => drainProfiles(f, p, drainLimitMs));
-  return coreApi(f, p, { host, quit, runtimes, shutdown, diagnostics });
+  const announceUpdate = (notice: UpdateNotice) => {
+    update = notice;
+    f.hub.emit({ event: 'app:update', payload: notice });
+  };
+  return coreApi(f, p, { host, quit, runtimes, shutdown, diagnostics, announceUpdate });
 }
 
 async function drainProfiles(f: Foundation, p: Profiles, limitMs: number): Promise<void> {
@@ -113,6 +119,7 @@ interface HostParts {
   quit: QuitPolicy;
   runtimesChanged(notice: string | null): void;
   diagnostics: Core['diagnostics'];
+  update(): UpdateNotice | null;
 }
 
 function wireHost(f: Foundation, parts: HostParts): Host {
@@ -163,6 +170,7 @@ function wireHost(f: Foundation, parts: HostParts): Host {
       quit: parts.quit,
       usage: parts.usage.service,
       diagnostics: parts.diagnostics,
+      update: parts.update,
       refreshRuntimes: async () => {
         // "Check again": the operator says the problem is fixed.
         runtimes.breaker.reset();
@@ -176,7 +184,14 @@ function wireHost(f: Foundation, parts: HostParts): Host {
 function coreApi(
   f: Foundation,
   p: Profiles,
-  parts: { host: Host; quit: QuitPolicy; runtimes: Runtimes; shutdown(limitMs?: number): Promise<void>; diagnostics: Core['diagnostics'] },
+  parts: {
+    host: Host;
+    quit: QuitPolicy;
+    runtimes: Runtimes;
+    shutdown(limitMs?: number): Promise<void>;
+    diagnostics: Core['diagnostics'];
+    announceUpdate: Core['announceUpdate'];
+  },
 ): Core {
   const main = p.profiles.get(f.mainProfile);
   return {
@@ -194,5 +209,6 @@ function coreApi(
     quitDrainMs: () => f.hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => parts.shutdown(limitMs),
     diagnostics: parts.diagnostics,
+    announceUpdate: parts.announceUpdate,
   };
 }

@@ -1,4 +1,5 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
+import type { UpdateNotice } from '../../shared/updates';
 import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { SettingKey } from '../../shared/settings';
 import { PrUrlSchema } from '../../shared/delivery';
@@ -34,6 +35,8 @@ export interface CommandServices {
   refreshRuntimes(): Promise<void>;
   /** Only the window may widen what a turn can reach (settings/widening.ts). */
   widening: WideningGate;
+  /** The newer version an update check found, if any. */
+  update(): UpdateNotice | null;
   /** The redacted diagnostics zip (diagnostics/). */
   diagnostics(): Promise<{ fileName: string; zip: Uint8Array }>;
 }
@@ -59,6 +62,7 @@ function appHandlers(s: CommandServices): HandlersOf<'app:'> {
       ...s.appInfo,
       startedAt: new Date(s.startedAt).toISOString(),
       uptimeMs: Math.max(0, s.clock.now() - s.startedAt),
+      update: s.update(),
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
