@@ -44,6 +44,8 @@ startShell({
         },
       },
     }),
+  // Loaded only by a packaged build: it checks the publish feed of electron-builder.yml.
+  updater: async () => (await import('electron-updater')).autoUpdater,
   env: process.env,
   argv: process.argv,
   platform: process.platform,
