@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UpdateNotice } from '../../shared/updates';
 import { DESKTOP_CHECK_PERIOD_MS, DesktopUpdater, type UpdaterApi } from '../../main/electron/updater';
-import { trayMenuTemplate, trayView } from '../../main/electron/tray-menu';
+import { trayMenuTemplate, trayView, type TrayActions } from '../../main/electron/tray-menu';
 import { FakeClock } from '../helpers/fake-clock';
 import { testLogging } from '../helpers/test-logger';
 
@@ -92,18 +92,9 @@ describe('the desktop update check', () => {
       },
       Date.now(),
     );
-    const noop = () => undefined;
-    const items = trayMenuTemplate(view.menu, {
-      open: noop,
-      pause: noop,
-      resume: noop,
-      pauseAll: noop,
-      resumeAll: noop,
-      pair: noop,
-      quitNow: () => (asked = 'now'),
-      quitAfterTurns: () => (asked = 'after-turns'),
-      cancelQuit: noop,
-    });
+    // Every action does nothing but the quit after the running turns, which is recorded.
+    const actions = new Proxy({} as TrayActions, { get: (_t, key) => (key === 'quitAfterTurns' ? () => (asked = 'after-turns') : () => undefined) });
+    const items = trayMenuTemplate(view.menu, actions);
     const line = items.find((i) => i.label === 'Update available: 0.2.0 — restart to install');
     line?.click?.();
     expect(asked).toBe('after-turns');
