@@ -12,6 +12,7 @@ import { RunnerStatusSchema } from './status';
 import { CapacitySampleSchema } from './telemetry';
 import { TranscriptUpdateSchema, TranscriptViewSchema } from './transcript';
 import { TurnsPageInputSchema, TurnsPageSchema, TurnsUpdateSchema, TurnViewSchema } from './turns';
+import { UpdateNoticeSchema } from './updates';
 import { UsageNoticeSchema, UsageSnapshotSchema } from './usage';
 import { LendingViewSchema } from './lending';
 
@@ -34,6 +35,8 @@ export const AppInfoSchema = z.object({
   uptimeMs: z.number().int().min(0),
   dataDir: z.string(),
   logDir: z.string(),
+  /** A newer version to install, once an update check found one (absent from older hosts). */
+  update: UpdateNoticeSchema.nullable().optional(),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -80,6 +83,11 @@ export const commands = {
   'app:open-external': command(z.object({ url: z.string().min(1).max(2000) }).strict(), z.null()),
   /** Desktop only: show the logs folder in the file manager. */
   'app:open-logs': command(NoInput, z.null()),
+  /**
+   * The redacted diagnostics zip. The desktop asks where to save it (savedTo: the path, or
+   * null when canceled); elsewhere the answer carries the zip for a download.
+   */
+  'app:diagnostics': command(NoInput, z.object({ fileName: z.string(), zipBase64: z.string().nullable(), savedTo: z.string().nullable() })),
   /**
    * Per-profile commands take an optional `profile` (a profile id); without it they act on
    * the `default` profile, which is what a single-runner host had.
@@ -174,6 +182,8 @@ export const events = {
   'usage:notice': UsageNoticeSchema,
   /** After any change of the lending holds or of whether the operator is active (same shape as lending:get). */
   'lending:update': LendingViewSchema,
+  /** An update check found a newer version (app:info carries it from then on). */
+  'app:update': UpdateNoticeSchema,
   ...operatorEvents,
 } as const;
 

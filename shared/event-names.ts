@@ -25,4 +25,5 @@ export const EVENT_NAME_LIST = everyOf<EventName>()([
   'usage:notice',
   'lending:update',
   'operator:state',
+  'app:update',
 ]);

@@ -38,6 +38,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   activeCpuCeilingPercent: 'While I use this machine, CPU ceiling (%)',
   diskMinFreeGb: 'Stop below this much free disk (GB)',
   lendStopsRunningTurns: 'Stop running turns too',
+  updateCheck: 'Check for updates',
 };
 
 /** The entries of the `turnEgressHosts` setting, lower-cased. */

@@ -109,6 +109,8 @@ export interface Settings {
   diskMinFreeGb: number;
   /** When a lending term holds claims back, cancel running turns too (off: they finish). */
   lendStopsRunningTurns: boolean;
+  /** Look for a newer Runner Tray (the desktop app's publish feed, the headless host's npm registry) at start and daily. */
+  updateCheck: boolean;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -145,6 +147,7 @@ export const SETTING_KEYS = [
   'activeCpuCeilingPercent',
   'diskMinFreeGb',
   'lendStopsRunningTurns',
+  'updateCheck',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -181,6 +184,7 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   activeCpuCeilingPercent: 'must be an integer from 10 to 100.',
   diskMinFreeGb: 'must be a number from 0 to 10000.',
   lendStopsRunningTurns: 'must be true or false.',
+  updateCheck: 'must be true or false.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -248,6 +252,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
     case 'usageReservePercent':
       return z.number({ error }).min(0, { error }).max(50, { error });
     default:
+      if (key === 'updateCheck') return z.boolean({ error });
       return isLendingKey(key) ? lendingFieldSchema(key, error, MAX_MACHINE_TURNS) : listFieldSchema(key, error);
   }
 }
@@ -326,6 +331,7 @@ export function defaultSettings(hostname: string): Settings {
     activeCpuCeilingPercent: 100,
     diskMinFreeGb: DEFAULT_DISK_MIN_FREE_GB,
     lendStopsRunningTurns: false,
+    updateCheck: true,
   };
 }
 

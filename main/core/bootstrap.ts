@@ -10,6 +10,8 @@ import type { Core, CoreOptions } from './core-api';
 import { wireFoundation, wireRuntimes, wireSecrets, wireTurns, type Foundation, type Runtimes, type Turns } from './wiring';
 import { machineCap, openProfiles, wireOperator, wireProfileRegistry, wireSechroomHost, wireUsage, type PlaneParts, type Profiles } from './wiring-profiles';
 import type { UsageWiring } from './usage/usage-wiring';
+import type { UpdateNotice } from '../../shared/updates';
+import { wireDiagnostics } from './wiring-diagnostics';
 
 export type { Core, CoreOptions } from './core-api';
 
@@ -36,13 +38,19 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
     return f.teardown.run();
   };
   const quit = wireQuit(f, p, () => shutdown(0));
-  const host = wireHost(f, { runtimes, turns, p, usage, operator, sampler, quit, runtimesChanged });
+  const diagnostics = wireDiagnostics(f, runtimes, p, secrets);
+  let update: UpdateNotice | null = null;
+  const host = wireHost(f, { runtimes, turns, p, usage, operator, sampler, quit, runtimesChanged, diagnostics, update: () => update });
   await host.start();
   f.log.info('host started', { mode: options.mode, version: options.appVersion, profiles: p.store.all().length });
   f.teardown.add('host', () => host.stop());
   // Stops first: quit drains every profile, each saying "finishing N running turns" while its turns end.
   f.teardown.add('profiles', () => drainProfiles(f, p, drainLimitMs));
-  return coreApi(f, p, { host, quit, runtimes, shutdown });
+  const announceUpdate = (notice: UpdateNotice) => {
+    update = notice;
+    f.hub.emit({ event: 'app:update', payload: notice });
+  };
+  return coreApi(f, p, { host, quit, runtimes, shutdown, diagnostics, announceUpdate });
 }
 
 async function drainProfiles(f: Foundation, p: Profiles, limitMs: number): Promise<void> {
@@ -110,6 +118,8 @@ interface HostParts {
   sampler: CapacitySampler;
   quit: QuitPolicy;
   runtimesChanged(notice: string | null): void;
+  diagnostics: Core['diagnostics'];
+  update(): UpdateNotice | null;
 }
 
 function wireHost(f: Foundation, parts: HostParts): Host {
@@ -160,6 +170,8 @@ function wireHost(f: Foundation, parts: HostParts): Host {
       quit: parts.quit,
       usage: parts.usage.service,
       lending: { view: () => p.lending.view(machineCap(f.hostSettings.get(), f.cpuCount)) },
+      diagnostics: parts.diagnostics,
+      update: parts.update,
       refreshRuntimes: async () => {
         // "Check again": the operator says the problem is fixed.
         runtimes.breaker.reset();
@@ -170,7 +182,18 @@ function wireHost(f: Foundation, parts: HostParts): Host {
   });
 }
 
-function coreApi(f: Foundation, p: Profiles, parts: { host: Host; quit: QuitPolicy; runtimes: Runtimes; shutdown(limitMs?: number): Promise<void> }): Core {
+function coreApi(
+  f: Foundation,
+  p: Profiles,
+  parts: {
+    host: Host;
+    quit: QuitPolicy;
+    runtimes: Runtimes;
+    shutdown(limitMs?: number): Promise<void>;
+    diagnostics: Core['diagnostics'];
+    announceUpdate: Core['announceUpdate'];
+  },
+): Core {
   const main = p.profiles.get(f.mainProfile);
   return {
     host: parts.host,
@@ -186,5 +209,7 @@ function coreApi(f: Foundation, p: Profiles, parts: { host: Host; quit: QuitPoli
     interrupt: () => parts.quit.interrupt(),
     quitDrainMs: () => f.hostSettings.get().quitDrainMs,
     shutdown: (limitMs) => parts.shutdown(limitMs),
+    diagnostics: parts.diagnostics,
+    announceUpdate: parts.announceUpdate,
   };
 }

@@ -1,5 +1,6 @@
 import type { AppInfo, SettingsView } from '../../shared/contract';
 import type { LendingView } from '../../shared/lending';
+import type { UpdateNotice } from '../../shared/updates';
 import { DEFAULT_PROFILE_ID } from '../../shared/profiles';
 import type { SettingKey } from '../../shared/settings';
 import { PrUrlSchema } from '../../shared/delivery';
@@ -37,6 +38,10 @@ export interface CommandServices {
   widening: WideningGate;
   /** The lending terms now (which hold new work back, and until when). */
   lending: { view(): LendingView };
+  /** The newer version an update check found, if any. */
+  update(): UpdateNotice | null;
+  /** The redacted diagnostics zip (diagnostics/). */
+  diagnostics(): Promise<{ fileName: string; zip: Uint8Array }>;
 }
 
 /** Handlers of the commands whose names start with `P`. */
@@ -60,6 +65,7 @@ function appHandlers(s: CommandServices): HandlersOf<'app:'> {
       ...s.appInfo,
       startedAt: new Date(s.startedAt).toISOString(),
       uptimeMs: Math.max(0, s.clock.now() - s.startedAt),
+      update: s.update(),
     }),
     'app:open-external': async ({ url }) => {
       const desktop = requireDesktop(s);
@@ -85,6 +91,12 @@ function appHandlers(s: CommandServices): HandlersOf<'app:'> {
       const problem = await requireDesktop(s).openPath(s.appInfo.logDir);
       if (problem) throw new CommandFailure('open_failed', `Could not open the logs folder: ${problem}`);
       return null;
+    },
+    // The desktop saves it where the operator says; a browser gets the bytes to download.
+    'app:diagnostics': async () => {
+      const { fileName, zip } = await s.diagnostics();
+      if (!s.desktop) return { fileName, zipBase64: Buffer.from(zip).toString('base64'), savedTo: null };
+      return { fileName, zipBase64: null, savedTo: await s.desktop.saveFile(fileName, zip) };
     },
   };
 }

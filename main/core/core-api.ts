@@ -2,6 +2,7 @@
 // the tests pass, and the core they get back.
 import type { ConnectorKind } from '../../shared/profiles';
 import type { PlaneLane } from '../../shared/protocol';
+import type { UpdateNotice } from '../../shared/updates';
 import type { SettingKey, SettingsPatch } from '../../shared/settings';
 import type { FetchLike } from './connectors/http-json';
 import type { IsolationProbe } from './exec/isolation';
@@ -79,6 +80,8 @@ export interface CoreOptions {
   logFiles?: boolean;
   /** What the shell reads of the machine for the lending terms (absent: the headless sources). */
   lendingSources?: Partial<LendingSources>;
+  /** The shell's own secrets the diagnostics bundle must drop by value (the headless window token). */
+  diagnosticsSecrets?: () => readonly string[];
 }
 
 export interface Core {
@@ -108,6 +111,10 @@ export interface Core {
   interrupt(): Interrupt;
   /** The longest a quit may take before its turns are canceled (the effective quitDrainMs). */
   quitDrainMs(): number;
+  /** A shell's update check found a newer version: app:info carries it, and the window is told (app:update). */
+  announceUpdate(notice: UpdateNotice): void;
+  /** The diagnostics bundle (a redacted zip) and the file name it is offered under. */
+  diagnostics(): Promise<{ fileName: string; zip: Uint8Array }>;
   /** The last step of a quit (and a test's tear-down): drain for up to `limitMs`, then stop everything. */
   shutdown(limitMs?: number): Promise<void>;
 }

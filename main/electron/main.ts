@@ -4,6 +4,7 @@
  * checks here that the module fits the narrow ElectronApi the shell is written against.
  */
 import * as electron from 'electron';
+import { writeFile } from 'node:fs/promises';
 import { bootstrapCore } from '../core/bootstrap';
 import type { ElectronApi } from './electron-api';
 import { electronSettingsBackend } from './electron-settings';
@@ -40,8 +41,16 @@ startShell({
           return electron.shell.openExternal(url); // eng-disable OPEN_EXTERNAL_JS_CHECK
         },
         openPath: (dir) => electron.shell.openPath(dir),
+        saveFile: async (defaultName, data) => {
+          const chosen = await electron.dialog.showSaveDialog({ defaultPath: defaultName, filters: [{ name: 'Zip', extensions: ['zip'] }] });
+          if (chosen.canceled || !chosen.filePath) return null;
+          await writeFile(chosen.filePath, data, { mode: 0o600 });
+          return chosen.filePath;
+        },
       },
     }),
+  // Loaded only by a packaged build: it checks the publish feed of electron-builder.yml.
+  updater: async () => (await import('electron-updater')).autoUpdater,
   env: process.env,
   argv: process.argv,
   platform: process.platform,

@@ -1,7 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Core, CoreOptions } from '../core/bootstrap';
-import type { Logger } from '../core/base/ports';
+import { systemClock, type Clock, type Logger } from '../core/base/ports';
+import type { SettingsView } from '../../shared/contract';
+import { DesktopUpdater, type UpdaterApi } from './updater';
 import { refusedDebugSwitch } from './debug-switches';
 import { APP_NAME, appFiles, configureDataDir, trayIconPath } from './app-paths';
 import { installAppProtocol, registerAppScheme } from './app-protocol';
@@ -18,7 +20,7 @@ export const APP_USER_MODEL_ID = 'dev.runnertray.app';
 export const HIDDEN_FLAG = '--hidden';
 
 /** What the shell needs of the core: its host, its logger and its quit policy. */
-export type ShellCore = Pick<Core, 'host' | 'log' | 'quit' | 'onQuit' | 'quitDrainMs'>;
+export type ShellCore = Pick<Core, 'host' | 'log' | 'quit' | 'onQuit' | 'quitDrainMs' | 'announceUpdate'>;
 export type ShellCoreOptions = Pick<CoreOptions, 'mode' | 'appName' | 'appVersion' | 'dataDir' | 'electronRunAsNode'>;
 
 export interface ShellOptions {
@@ -33,6 +35,10 @@ export interface ShellOptions {
   bootstrap: (options: ShellCoreOptions) => Promise<ShellCore>;
   /** The backstop over the core's own drain limit (default: that limit plus a minute). */
   shutdownLimitMs?: number;
+  /** electron-updater's autoUpdater, loaded only by a packaged build (updater.ts). */
+  updater?: () => Promise<UpdaterApi>;
+  /** The update check's timers (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface Shell {
@@ -174,10 +180,44 @@ function startSurfaces(options: ShellOptions, core: ShellCore, shellLog: Logger)
   ipc.start();
   tray.start();
   loginItem.start(core.host);
+  const updates = startUpdates(options, core, shellLog);
   const stop = () => {
+    updates?.stop();
     loginItem.stop();
     tray.stop();
     ipc.stop();
   };
   return { mainWindow, ipc, tray, stop };
+}
+
+/** The packaged app's update check (updater.ts); nothing in development. */
+function startUpdates(options: ShellOptions, core: ShellCore, shellLog: Logger): { stop(): void } | null {
+  const load = options.updater;
+  if (!load || !options.electron.app.isPackaged) return null;
+  let updates: DesktopUpdater | null = null;
+  let stopped = false;
+  void load().then(
+    (updater) => {
+      if (stopped) return;
+      updates = new DesktopUpdater({
+        updater,
+        isPackaged: true,
+        enabled: async () => {
+          const view = await core.host.invoke('settings:get', undefined);
+          return view.ok ? (view.value as SettingsView).settings.updateCheck : true;
+        },
+        clock: options.clock ?? systemClock,
+        log: shellLog.child('updates'),
+        onAvailable: (notice) => core.announceUpdate(notice),
+      });
+      updates.start();
+    },
+    (error: unknown) => shellLog.debug('no update check: the updater did not load', { error: String(error) }),
+  );
+  return {
+    stop: () => {
+      stopped = true;
+      updates?.stop();
+    },
+  };
 }

@@ -26,6 +26,8 @@ export interface TrayFacts {
   lastLine?: string;
   /** While a setting widens what a turn can reach: the warning (shared/widening.ts). */
   widening?: string | null;
+  /** A downloaded update: "Update available: 0.2.0 — restart to install". */
+  update?: string | null;
 }
 
 /** How much of a running turn's last line the tooltip shows (Windows cuts tooltips at 127 characters). */
@@ -53,6 +55,8 @@ export interface TrayMenuModel {
   usageLines: string[];
   /** A setting widens what a turn can reach: shown first, opens Settings. */
   widening: string | null;
+  /** A downloaded update's line; choosing it quits after the running turns, and the update installs on quit. */
+  update: string | null;
   /** With several profiles: each one, and whether "Pause all" / "Resume all" apply (null: one profile). */
   profiles: TrayProfileItem[] | null;
   pauseAll: boolean;
@@ -107,6 +111,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       quit,
       usageLines: (facts.usage?.accounts ?? []).map((account) => accountSummaryLine(account, now)),
       widening: facts.widening ?? null,
+      update: facts.update ?? null,
       profiles,
       pauseAll: profiles?.some((p) => p.pause === 'pause') ?? false,
       resumeAll: profiles?.some((p) => p.pause === 'resume') ?? false,
@@ -132,6 +137,8 @@ export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | nul
 export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[] {
   const items: MenuItemSpec[] = [{ label: model.statusLine, enabled: false }];
   if (model.widening) items.push({ label: `⚠ ${model.widening}…`, click: () => actions.open('settings') });
+  // Never a restart under running turns: the quit waits for them, then the update installs.
+  if (model.update) items.push({ label: model.update, click: () => actions.quitAfterTurns() });
   items.push(
     model.activeTurns > 0
       ? { label: `${plural(model.activeTurns, 'turn', 'turns')} running…`, click: () => actions.open('turns') }

@@ -160,6 +160,9 @@ export class TrayController {
         case 'usage:notice':
           this.notifier.notify(usageNotice(event.payload));
           break;
+        case 'app:update':
+          this.facts = { ...this.facts, update: event.payload.line };
+          break;
         default:
           break;
       }

@@ -33,6 +33,7 @@ import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
 import type { Fleet } from './fleet/start';
+import { startUpdateCheck } from './update-check';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How many windows and scripts may hold a WebSocket at once (RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS). */
@@ -52,11 +53,29 @@ async function subcommand(argv: string[]): Promise<number | null> {
       readStdin: () => text(process.stdin),
     });
   }
+  if (argv[0] === 'diagnostics') {
+    const { runDiagnosticsCommand } = await import('./diagnostics-command');
+    return runDiagnosticsCommand(argv.slice(1), { out: process.stdout, err: process.stderr, cwd: process.cwd(), boot: bootQuiet });
+  }
   if (argv[0] === 'service') {
     const { runServiceCommand } = await import('./service/service-cli');
     return runServiceCommand(argv.slice(1), { env: process.env, out: process.stdout, err: process.stderr });
   }
   return null;
+}
+
+/** This package's name and version (package.json). */
+function readPackage(): { version: string; productName: string } {
+  return z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
+}
+
+/** The host's core for a one-shot command (`diagnostics`): its flags and env, claiming nothing, writing no log. */
+async function bootQuiet(argv: string[]): Promise<Awaited<ReturnType<typeof bootstrapCore>> | number> {
+  const start = await readStart(argv);
+  if (typeof start === 'number') return start;
+  const dataDir = start.resolved.dataDir ?? defaultDataDir(process.platform, process.env, os.homedir());
+  const pkg = readPackage();
+  return bootstrapCore({ ...coreOptions(start.resolved, start.plane, dataDir, pkg, null), workAutoClaim: false, logFiles: false });
 }
 
 /**
@@ -77,14 +96,16 @@ async function main(argv: string[]): Promise<number> {
   const signals = new HostSignals(process, (signal) => process.exit(signalExitCode(signal)));
   // Held until the server listens: before that only the core's timers run, and they never hold the process.
   const alive = stayAlive({ proc: process, log: (message) => process.stderr.write(`${message}\n`) });
-  const pkg = z.object({ version: z.string(), productName: z.string() }).parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
+  const pkg = readPackage();
   const dataDir = resolved.dataDir ?? defaultDataDir(process.platform, process.env, os.homedir());
   const listed = resolved.profilesFile ? readProfilesFile(resolved.profilesFile) : null;
   if (listed && !listed.ok) {
     process.stderr.write(`runner-tray headless: ${listed.message}\n`);
     return 2;
   }
-  const core = await bootstrapCore(coreOptions(resolved, plane, dataDir, pkg, listed));
+  // The window's tokens, once it listens: a diagnostics bundle drops them by value.
+  let windowTokens: readonly string[] = [];
+  const core = await bootstrapCore({ ...coreOptions(resolved, plane, dataDir, pkg, listed), diagnosticsSecrets: () => windowTokens });
   // First, before any await: the first heartbeat goes out at once and its line must not be missed.
   const lines = new SeedLines(core, process.stdout, path.join(profileDir(dataDir, core.runner.profile.id), 'runner-state.json'));
   // From here on runtimes may run: an error nothing caught stops them before the process goes.
@@ -132,6 +153,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT_CONFIG;
   }
   const { health, server, fleet } = listening;
+  windowTokens = [server.scriptToken, new URL(server.url).searchParams.get('token') ?? ''];
   alive.release();
   await serve({ core, resolved, signals, alive, lines, runLines, terminal, offEvents, health, server, fleet, pkg, dataDir, windowDir, newAddressHint });
   return -1;
@@ -235,6 +257,9 @@ async function serve(serving: Serving): Promise<void> {
       openBrowser(launcher, process.platform);
     }
   }
+  // Never waited for: the registry may be slow or out of reach.
+  const updates = startUpdateCheck({ core, pkg, dataDir, env: process.env, out: process.stdout });
+  core.onQuit(() => updates.stop());
   // A server has nobody at a window: every unpaired profile starts pairing at once and shows its code here.
   await pairAtStart(core, resolved.userCode ?? null, process.stdout);
 }

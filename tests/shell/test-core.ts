@@ -122,7 +122,15 @@ export function createTestCore(): TestCore {
     shutdown: () => shutdown(),
     undelivered: () => 0,
   });
-  const core: ShellCore = { host, log: logging.log, quit: (mode) => quit.quit(mode), onQuit: (l) => quit.onQuit(l), quitDrainMs: () => drainMs.value };
+  const core: ShellCore = {
+    host,
+    log: logging.log,
+    quit: (mode) => quit.quit(mode),
+    onQuit: (l) => quit.onQuit(l),
+    quitDrainMs: () => drainMs.value,
+    // As the core does: the window and the tray hear of it through app:update.
+    announceUpdate: (notice) => emit([{ event: 'app:update', payload: notice }]),
+  };
   const options: TestCore['options'] = [];
   return {
     core,

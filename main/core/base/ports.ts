@@ -51,4 +51,6 @@ export interface DesktopPort {
   openExternal(url: string): Promise<void>;
   /** Resolves with an error message, or '' on success (Electron's openPath). */
   openPath(path: string): Promise<string>;
+  /** Asks where to save a file (a save dialog) and writes it there; resolves with the path, or null when the operator canceled. */
+  saveFile(defaultName: string, data: Uint8Array): Promise<string | null>;
 }

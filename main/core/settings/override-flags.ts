@@ -46,7 +46,8 @@ export const OVERRIDES_USAGE =
   '[--runtime auto|claude|codex] [--once] [--dry-run] [--execute|--no-execute] [--control-plane <url>] [--max-sessions <1-8>] [--port <n>] [--open] ' +
   '[--token-file <path>] [--data-dir <dir>] [--allow-file-secret-store] [--health-port <n>] [--health-host <addr>] [--profile <id>] [--profiles <file>]\n' +
   '       [--metrics] [--metrics-host <addr>] [--metrics-port <n>] [--webhook-url <https-url>]\n' +
-  '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]';
+  '       runner-tray-headless service install|start|stop|restart|status|logs|uninstall [--name <name>]\n' +
+  '       runner-tray-headless diagnostics [--out <file.zip>] [host flags]';
 
 export type Raw = { value: string; source: string };
 export interface Flags {

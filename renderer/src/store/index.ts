@@ -63,7 +63,7 @@ export const useHostStore = create<HostState>(() => initialHostState);
 
 /** The state after one batch of events; the same object when nothing changed. */
 export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
-  let { runner, turns, transcripts, telemetry, logs, settings, usage, profiles } = state;
+  let { runner, turns, transcripts, telemetry, logs, settings, usage, profiles, appInfo } = state;
   // Events name their profile (absent: a single-runner host's `default`); the window keeps the chosen one's.
   const ours = (profile: string | undefined) => (profile ?? DEFAULT_PROFILE_ID) === state.profile;
   for (const e of events) {
@@ -99,6 +99,9 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
       case 'usage:update':
         if (!sameJson(usage, e.payload)) usage = e.payload;
         break;
+      case 'app:update':
+        if (appInfo) appInfo = { ...appInfo, update: e.payload };
+        break;
       default:
         // Events of other surfaces (the operator contract) have their own stores.
         break;
@@ -112,11 +115,12 @@ export function reduceEvents(state: HostState, events: HostEvent[]): HostState {
     logs === state.logs &&
     settings === state.settings &&
     usage === state.usage &&
-    profiles === state.profiles
+    profiles === state.profiles &&
+    appInfo === state.appInfo
   ) {
     return state;
   }
-  return { ...state, runner, turns, transcripts, telemetry, logs, settings, usage, profiles };
+  return { ...state, runner, turns, transcripts, telemetry, logs, settings, usage, profiles, appInfo };
 }
 
 /** Applies one batch in a single store update, so a batch costs at most one render. */

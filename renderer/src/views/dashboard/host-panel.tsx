@@ -11,6 +11,12 @@ export function HostPanel() {
       <dl className="facts">
         <dt>Version</dt>
         <dd data-testid="app-version">{info ? info.version : '—'}</dd>
+        {info?.update ? (
+          <>
+            <dt>Update</dt>
+            <dd data-testid="app-update">{info.update.line}</dd>
+          </>
+        ) : null}
         <dt>Mode</dt>
         <dd data-testid="app-mode">{info ? (info.mode === 'electron' ? 'Desktop app' : 'Headless host') : '—'}</dd>
         <dt>Machine</dt>

@@ -53,6 +53,7 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   activeCpuCeilingPercent: 'number',
   diskMinFreeGb: 'number',
   lendStopsRunningTurns: 'toggle',
+  updateCheck: 'toggle',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -101,6 +102,7 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   activeCpuCeilingPercent: 'While you use the machine, claim new work only while its CPU use is below this. 100: no ceiling.',
   diskMinFreeGb: 'Stop claiming while the data or work folders have less free space than this; claiming resumes above it. 0: off.',
   lendStopsRunningTurns: 'Off: a turn that is running when a term above holds claims back finishes. On: it is canceled too.',
+  updateCheck: 'At start and once a day, look for a newer Runner Tray and say so. Nothing is installed or restarted while turns run.',
 };
 
 /** Shown beside a setting while its value is risky. */
@@ -131,7 +133,7 @@ export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
       'lendStopsRunningTurns',
     ],
   },
-  { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications'] },
+  { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications', 'updateCheck'] },
 ];
 
 export function draftFrom(settings: Settings): Draft {

@@ -7,6 +7,7 @@ import { ConfirmDialog } from '../common/confirm-dialog';
 import { ErrorLine } from '../common/error-line';
 import { ProfilesCard } from '../profiles/profiles-card';
 import { useCommand } from '../common/use-command';
+import { DiagnosticsCard } from './diagnostics-card';
 import { SechroomCard } from './sechroom-card';
 import { SecretStoreInUse } from './secret-store-in-use';
 import { SettingField } from './setting-field';
@@ -26,6 +27,7 @@ export function SettingsView() {
       <ProfilesCard />
       {sechroom ? <SechroomCard key={profile} profile={profile} /> : null}
       {view ? <SettingsForm key={profile} view={view} /> : <p className="empty">Waiting for the host…</p>}
+      <DiagnosticsCard />
     </div>
   );
 }
