@@ -116,7 +116,7 @@ function processRows(host: HeadlessCost | null, proc: ProcessFloor, reference: R
       `${fmt(pickup50 / sandboxFloor, 2)}× ${floorName}${ref(reference?.pickupMs)}; p99 ${ms(pickup99)} (${fmt(pickup99 / pickup50, 2)}× p50); ${spawnFloor}`,
       `≤ ${TARGETS.pickupOverSpawn}× ${floorName}, p99 ≤ ${TARGETS.pickupP99OverP50}× p50`,
       pickup50 <= TARGETS.pickupOverSpawn * sandboxFloor && pickup99 <= TARGETS.pickupP99OverP50 * pickup50,
-      "the held claim's answer, the turn folder and the sandboxed command, the spawn call (forking the host), then bubblewrap, the egress bridge's Node start (the turn's own network, docs/egress.md) and the stand-in's own start; a sandbox started ahead of the claim is not done",
+      "the held claim's answer, the sandboxed command computed and its files written into the spare turn folder, the command handed over fd 3 to the bridge already running in bubblewrap (warm-sandbox.ts), the bridge's spawn and the stand-in's own start; on a shared machine a core is not always free for the host and the stand-in at once (the spread across runs in docs/benchmarks.md)",
     ),
     hostRow(
       'Runtime exit → result accepted, p50 (built host)',

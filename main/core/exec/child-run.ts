@@ -28,6 +28,8 @@ export interface ChildSpec {
   lifeline?: boolean;
   /** A launcher started ahead (warm-launcher.ts): instead of a spawn, the command goes to it over its lifeline. */
   warm?: ChildProcess;
+  /** What `warm` is sent on its lifeline instead of `{command, args, cwd, env}` (a handoff bridge's command, see bridge-source.ts). */
+  handoff?: object;
   clock: Clock;
   log: Logger;
   onSpawn?(pid: number): void;
@@ -153,7 +155,10 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  if (spec.warm) (lifeline as Writable | null)?.write(`${JSON.stringify({ command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env })}\n`);
+  if (spec.warm) {
+    const line = spec.handoff ?? { command: spec.command, args: spec.args, cwd: spec.cwd, env: spec.env };
+    (lifeline as Writable | null)?.write(`${JSON.stringify(line)}\n`);
+  }
   // A warm launcher is running already (its 'spawn' came long ago).
   const spawnError = spec.warm
     ? null

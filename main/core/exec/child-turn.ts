@@ -7,6 +7,9 @@ import { commandFor } from './child-launch';
 import { withLifeline } from './lifeline';
 import { runChild, type ChildResult } from './child-run';
 import type { WarmLauncher } from './warm-launcher';
+import { sandboxKey, startSandbox, type SpareSandbox } from './warm-sandbox';
+import type { IsolatedCommand } from './isolation/spec';
+import type { PickupTrace } from './pickup-trace';
 import { parseUsageLimit } from './limit-messages';
 import { composeSummary, decideStatus } from './outcome';
 import { isolateTurn, type PreparedTurn, type TurnContext } from './isolation';
@@ -38,6 +41,10 @@ export interface ChildTurn {
   invocation: Invocation & { cwd: string };
   started: number;
   markSpawned: () => void;
+  /** A sandbox started ahead in this turn's folder (warm-sandbox.ts): used when its command line is this turn's. */
+  spare?: SpareSandbox | null;
+  /** Phase times to the runtime's start (RUNNER_TRAY_TRACE_PICKUP). */
+  trace?: PickupTrace;
 }
 
 const OUTPUT_EMIT_INTERVAL_MS = 250;
@@ -86,11 +93,11 @@ interface OutputSinks {
   done(): void;
 }
 
-/** Sandbox, lifeline, the start's acceptance, the egress proxy, and the process run to its end. */
-async function launch(deps: ChildTurnDeps, turn: ChildTurn, log: Logger, sinks: OutputSinks): Promise<ChildResult | null> {
+/** The turn's command in its sandbox (a spare sandbox is started from the same, see warm-sandbox.ts). */
+export async function sandboxedTurn(turn: Pick<ChildTurn, 'request' | 'context' | 'prepared' | 'invocation'>, log: Logger): Promise<IsolatedCommand> {
   const { request, invocation, prepared } = turn;
   const inner = commandFor(request.binary, invocation.args);
-  const sandboxed = await isolateTurn(turn.context, prepared, {
+  return isolateTurn(turn.context, prepared, {
     command: inner.command,
     args: inner.args,
     cwd: invocation.cwd,
@@ -99,7 +106,17 @@ async function launch(deps: ChildTurnDeps, turn: ChildTurn, log: Logger, sinks: 
     knownSecrets: request.knownSecrets,
     egressUrls: request.mcp ? [request.mcp.serverUrl] : [],
     log: log.child('egress'),
+    handoff: true,
   });
+}
+
+/** Sandbox, lifeline, the start's acceptance, the egress proxy, and the process run to its end. */
+async function launch(deps: ChildTurnDeps, turn: ChildTurn, log: Logger, sinks: OutputSinks): Promise<ChildResult | null> {
+  const { request, invocation, prepared } = turn;
+  const sandboxed = await sandboxedTurn(turn, log);
+  turn.trace?.mark('sandboxedCommandMs');
+  // A spare started with this very command line and allowlist takes the command on fd 3.
+  const spare = sandboxed.handoff && turn.spare && turn.spare.key === sandboxKey(sandboxed) ? turn.spare : null;
   // The outermost layer, around the sandbox: whatever runs the runtime is stopped if this host dies.
   // bubblewrap watches for that itself (--die-with-parent with its own pid namespace: the
   // whole namespace goes with it), so there the Node launcher's ~35 ms start is not paid.
@@ -116,7 +133,11 @@ async function launch(deps: ChildTurnDeps, turn: ChildTurn, log: Logger, sinks: 
   }
 
   // The turn's way out (an allowlist), up before the sandbox that binds its socket, down when the process has ended.
-  const proxy = sandboxed.egress ? await sandboxed.egress.start() : null;
+  const proxy = spare ? spare.proxy : sandboxed.egress ? await sandboxed.egress.start() : null;
+  if (spare) spare.used = true;
+  turn.trace?.mark('egressProxyMs');
+  // With a handoff the sandbox is started (or was, ahead) waiting for its command on fd 3.
+  const waiting = spare ? spare.child : sandboxed.handoff ? startSandbox(isolated) : null;
   try {
     return await runChild({
       command: isolated.command,
@@ -125,14 +146,16 @@ async function launch(deps: ChildTurnDeps, turn: ChildTurn, log: Logger, sinks: 
       env: isolated.env,
       stdin: invocation.stdin,
       ...(warm ? { warm } : {}),
+      ...(waiting && sandboxed.handoff ? { warm: waiting, handoff: sandboxed.handoff, lifeline: true } : { lifeline: watch }),
       ...(early ? { stdinWhen: request.startAccepted } : {}),
       timeoutMs: request.timeoutMs,
       signal: request.signal,
       killGraceMs: deps.killGraceMs,
-      lifeline: watch,
       clock: deps.clock,
       log,
       onSpawn: (pid) => {
+        turn.trace?.mark('spawnToStartedMs');
+        turn.trace?.done(log);
         turn.markSpawned();
         // The next turn outside bubblewrap finds its launcher started.
         if (watch) deps.warm.fill();
@@ -142,6 +165,7 @@ async function launch(deps: ChildTurnDeps, turn: ChildTurn, log: Logger, sinks: 
           pid,
           resumed: request.resumeSessionId !== null,
           isolation: isolated.level,
+          startedAhead: spare !== null,
           ownConfig: prepared.ownConfig,
         });
         request.onSpawn?.(pid);

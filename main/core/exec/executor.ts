@@ -3,6 +3,9 @@ import { systemClock, type Clock, type Logger } from '../base/ports';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from './executor-port';
 import { lifelineSupported } from './lifeline';
 import { WarmLauncher } from './warm-launcher';
+import { SpareSandboxes, type SpareSandbox } from './warm-sandbox';
+import { makeSpare, spareShape, spareTemplate } from './spare-turn';
+import { pickupTrace } from './pickup-trace';
 import { runCodexAppServer } from './codex-app-server/app-server-executor';
 import { AppServerLauncher } from './codex-app-server/app-server-launcher';
 import type { AppServerPool } from './codex-app-server/server-pool';
@@ -12,7 +15,9 @@ import { clampSummary, type OutcomeReason } from './outcome';
 import { ENVIRONMENT_ONLY, prepareTurn, type PreparedTurn, type TurnIsolationOptions } from './isolation';
 import type { IsolationSpec } from './isolation/spec';
 import { CLAUDE_ALLOWED_TOOLS, MCP_SERVER_NAME, claudeInvocation, codexInvocation, type Invocation } from './runtime-args';
-import { claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir, sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
+import path from 'node:path';
+import { MCP_CONFIG_FILE, claudeSessionCwd, createTurnDir, mcpConfigDocument, removeTurnDir } from './turn-files';
+import { sweepStaleTurnDirs, writeMcpConfig, type TurnDir } from './turn-files';
 import { errorText } from '../../../shared/errors';
 import { keepSession, removeLegacyClaudeConfig } from './isolation/claude-sessions';
 import { requestProblem } from './turn-request';
@@ -49,6 +54,8 @@ export interface LocalRuntimeExecutorOptions {
   appServerPool?: AppServerPool;
   /** The runner's version, sent as the app-server client's version. */
   clientVersion?: string;
+  /** Sandboxes started ahead for the next turns (warm-sandbox.ts; default 1, 0: none). */
+  spareSandboxes?: number;
 }
 
 const DEFAULT_ISOLATION: TurnIsolationOptions = {
@@ -72,6 +79,8 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   private readonly appServers: AppServerLauncher;
   /** The parent-death launcher started ahead for the next turn outside bubblewrap. */
   private readonly warm: WarmLauncher;
+  /** The sandboxes started ahead for the next turns in bubblewrap. */
+  private readonly spares: SpareSandboxes;
 
   constructor(private readonly options: LocalRuntimeExecutorOptions) {
     this.log = options.log.child('executor');
@@ -83,6 +92,12 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     this.allowedTools = options.claudeAllowedTools ?? CLAUDE_ALLOWED_TOOLS;
     this.isolation = options.isolation ?? DEFAULT_ISOLATION;
     this.warm = new WarmLauncher(this.log);
+    this.spares = new SpareSandboxes({
+      clock: this.clock,
+      log: this.log,
+      size: options.spareSandboxes ?? 1,
+      removeTurn: (turn) => this.removeSpareTurn(turn),
+    });
     this.appServers = new AppServerLauncher({
       workRoot: options.workRoot,
       isolation: this.isolation,
@@ -98,7 +113,12 @@ export class LocalRuntimeExecutor implements UnitExecutor {
   /** Stops the long-lived codex app-servers (at quit) and removes their folders, and the spare launcher. */
   async stop(): Promise<void> {
     this.warm.stop();
-    await this.appServers.stop();
+    await Promise.all([this.spares.stop(), this.appServers.stop()]);
+  }
+
+  /** At pause: the sandboxes started ahead are ended (the next turn's start makes them again). */
+  dropSpares(): Promise<void> {
+    return this.spares.drop();
   }
 
   /**
@@ -158,6 +178,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     const notStarted = (): ExecutionOutcome => ({ ...failEarly('spawn_error', 'the control plane refused the start'), status: 'canceled', reason: 'canceled' });
 
     let turn: TurnDir | null = null;
+    let spare: SpareSandbox | null = null;
     let spawned = false;
     try {
       if (request.runtime === 'codex' && (await this.codexDriver(request)) === 'app-server') {
@@ -176,17 +197,27 @@ export class LocalRuntimeExecutor implements UnitExecutor {
           interruptGraceMs: this.killGraceMs,
         });
       }
-      turn = await createTurnDir(this.options.workRoot, request.unitId);
+      const trace = pickupTrace();
+      const shape = await spareShape(request, this.isolation);
+      spare = this.spares.take(shape);
+      turn = spare?.turn ?? (await createTurnDir(this.options.workRoot, request.unitId));
       this.activeDirs.add(turn.root);
-      const prepared = await prepareTurn(this.turnContext(request, turn));
+      const context = this.turnContext(request, turn);
+      const prepared = spare?.prepared ?? (await prepareTurn(context));
       const invocation = await this.invocation(request, turn, prepared);
+      trace.mark(spare ? 'spareTakenAndTurnFilesMs' : 'turnFolderHomeAndFilesMs');
       const outcome = await runChildTurn(this.childTurnDeps(), {
         request,
-        context: this.turnContext(request, turn),
+        context,
         prepared,
         invocation,
         started,
-        markSpawned: () => (spawned = true),
+        spare,
+        trace,
+        markSpawned: () => {
+          spawned = true;
+          this.fillSpare(shape, request);
+        },
       });
       await keepSession(this.options.workRoot, prepared, outcome?.sessionId, this.log);
       return outcome ?? notStarted();
@@ -195,6 +226,7 @@ export class LocalRuntimeExecutor implements UnitExecutor {
       this.log.error('runtime turn failed in the runner', { unitId: request.unitId, error: redactText(message, secrets) });
       return failEarly(spawned ? 'runtime_error' : 'spawn_error', `runner error while running ${request.runtime}: ${message}`);
     } finally {
+      if (spare) await this.spares.release(spare);
       if (turn) {
         const dir = turn.root;
         // The turn's broker token opens nothing from here on (a copy it carried off included).
@@ -213,14 +245,39 @@ export class LocalRuntimeExecutor implements UnitExecutor {
     return { runtime, resumeSessionId, workRoot: this.options.workRoot, turnRoot: turn.root, requestEnv: request.env ?? {}, options: this.isolation };
   }
 
-  private async invocation(request: ExecutionRequest, turn: TurnDir, prepared: PreparedTurn): Promise<Invocation & { cwd: string }> {
+  /** The next turn of this shape finds its sandbox started, its folder and private home made (none for a null shape). */
+  private fillSpare(shape: string | null, request: ExecutionRequest): void {
+    if (shape === null) return;
+    const deps = {
+      workRoot: this.options.workRoot,
+      clock: this.clock,
+      log: this.log.child('spare'),
+      activeDirs: this.activeDirs,
+      context: (r: ExecutionRequest, t: TurnDir) => this.turnContext(r, t),
+      invocation: (r: ExecutionRequest, t: TurnDir, p: PreparedTurn) => this.invocation(r, t, p, false),
+      removeTurn: (t: TurnDir) => this.removeSpareTurn(t),
+    };
+    this.spares.fill(shape, () => makeSpare(deps, shape, spareTemplate(request)));
+  }
+
+  private removeSpareTurn(turn: TurnDir): Promise<void> {
+    this.isolation.broker?.revoke(turn.root);
+    return removeTurnDir(turn.root).finally(() => this.activeDirs.delete(turn.root));
+  }
+
+  /** `writeFiles` false (a spare sandbox): the MCP config's path as the turn's, nothing written. */
+  private async invocation(request: ExecutionRequest, turn: TurnDir, prepared: PreparedTurn, writeFiles = true): Promise<Invocation & { cwd: string }> {
     if (request.runtime === 'codex') {
       if (request.resumeSessionId) this.log.warn('resume is claude only; running a fresh codex turn', { unitId: request.unitId });
       const codex = codexInvocation({ prompt: request.prompt, cwd: turn.cwd, mcp: request.mcp, extraArgs: prepared.home.args });
       return { ...codex, cwd: turn.cwd };
     }
     const [mcpConfigPath, cwd] = await Promise.all([
-      request.mcp ? writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token)) : null,
+      !request.mcp
+        ? null
+        : writeFiles
+          ? writeMcpConfig(turn.root, mcpConfigDocument(MCP_SERVER_NAME, request.mcp.serverUrl, request.mcp.token))
+          : path.join(turn.root, MCP_CONFIG_FILE),
       // Resumable turns (JSON) share one directory: claude finds a session only from where it ran.
       request.kind === 'turn_execution' ? claudeSessionCwd(this.options.workRoot) : turn.cwd,
     ]);

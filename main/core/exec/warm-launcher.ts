@@ -73,7 +73,7 @@ export class WarmLauncher {
 }
 
 /** A spare must not keep the host's event loop alive; a taken one must. */
-function referenced(child: ChildProcess, yes: boolean): void {
+export function referenced(child: ChildProcess, yes: boolean): void {
   if (yes) child.ref();
   else child.unref();
   for (const stream of child.stdio) {

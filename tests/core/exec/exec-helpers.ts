@@ -10,9 +10,9 @@ export const FAKE_RUNTIME = fileURLToPath(new URL('../../fixtures/fake-runtime.m
 export const MCP_TOKEN = 'mcp-unit-token-9f8e7d6c5b4a3210';
 export const RUNNER_SECRET = 'runner-secret-0a1b2c3d4e5f6789';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()?.();
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
 export function tempDir(label: string): string {
@@ -25,12 +25,15 @@ export function setup(options: Partial<LocalRuntimeExecutorOptions> = {}) {
   const workRoot = path.join(tempDir('work'), 'runtime');
   const logging = testLogging();
   const executor = new LocalRuntimeExecutor({ workRoot, log: logging.log, killGraceMs: 300, ...options });
+  // Its sandboxes started ahead (warm-sandbox.ts) end with it, before its folder goes.
+  cleanups.push(() => executor.stop());
   return { executor, workRoot, logging, turnDirs: () => listTurnDirs(workRoot) };
 }
 
-export function listTurnDirs(workRoot: string): string[] {
+/** The turns' folders (not a spare sandbox's, started ahead for the next turn: `spares: true` lists those). */
+export function listTurnDirs(workRoot: string, spares = false): string[] {
   try {
-    return readdirSync(workRoot).filter((n) => n.startsWith('turn-'));
+    return readdirSync(workRoot).filter((n) => n.startsWith(spares ? 'turn-spare-' : 'turn-') && (spares || !n.startsWith('turn-spare-')));
   } catch {
     return [];
   }

@@ -13,16 +13,37 @@ import { request, setup, tempDir } from './exec-helpers';
 
 /** Pids of live processes whose environment holds `marker` (we may read them: same user or root). */
 function processesWith(marker: string): number[] {
-  const found: number[] = [];
+  const found = new Set<number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(marker)) found.push(Number(name));
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(marker)) found.add(Number(name));
     } catch {
       // gone, or not ours
     }
   }
-  return found;
+  // bubblewrap and the egress bridge hold none of the turn's environment (the bridge gets it
+  // on fd 3): they are the marked processes' sandbox ancestors.
+  for (const pid of [...found]) for (let up = parentOf(pid); up !== null && sandboxProcess(up); up = parentOf(up)) found.add(up);
+  return [...found];
+}
+
+function parentOf(pid: number): number | null {
+  try {
+    const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1]);
+    return ppid > 1 ? ppid : null;
+  } catch {
+    return null;
+  }
+}
+
+function sandboxProcess(pid: number): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+    return path.basename(argv[0] ?? '') === 'bwrap' || argv.some((a) => a.includes('runner-tray egress bridge'));
+  } catch {
+    return false;
+  }
 }
 
 const linux = process.platform === 'linux';

@@ -18,14 +18,16 @@ export async function withTurnNetwork(
   allow: readonly EgressTarget[],
   turnRoot: string,
   log: Logger,
+  /** bubblewrap: the command goes to the bridge on fd 3 (`handoff` of the result), not on bubblewrap's command line. */
+  handoff = false,
 ): Promise<IsolatedCommand> {
-  if (tools.level === 'bubblewrap') return bridged(spec, tools, allow, turnRoot, log);
+  if (tools.level === 'bubblewrap') return bridged(spec, tools, allow, turnRoot, log, handoff);
   return proxied(spec, tools, allow, log);
 }
 
-function bridged(spec: IsolationSpec, tools: IsolationTools, allow: readonly EgressTarget[], turnRoot: string, log: Logger): IsolatedCommand {
+function bridged(spec: IsolationSpec, tools: IsolationTools, allow: readonly EgressTarget[], turnRoot: string, log: Logger, handoff: boolean): IsolatedCommand {
   const socket = proxySocketPath(turnRoot, spec.cwd);
-  const bridge = bridgedCommand(allow, spec.command, spec.args, spec.env);
+  const bridge = bridgedCommand(allow, spec.command, spec.args, spec.env, handoff);
   if (!bridge) {
     // No Node for the bridge (the packaged app on a machine without node): the host's network, said once per turn.
     log.warn('no Node runs the egress bridge here: the turn shares the host network', { fix: 'install Node.js (a node on PATH)' });
@@ -39,7 +41,11 @@ function bridged(spec: IsolationSpec, tools: IsolationTools, allow: readonly Egr
     readOnly: [...new Set([...spec.readOnly, bridge.readOnly])],
     network: { socket },
   };
-  return { ...isolate(inner, tools), egress: turnEgress(allow, { socketPath: socket }, log) };
+  return {
+    ...isolate(inner, tools),
+    egress: turnEgress(allow, { socketPath: socket }, log),
+    ...(bridge.handoff ? { handoff: bridge.handoff } : {}),
+  };
 }
 
 // sandbox-exec: loopback is not namespaced, so the proxy listens on a port the profile

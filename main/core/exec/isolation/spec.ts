@@ -1,4 +1,5 @@
 import type { TurnEgress } from './egress/egress-plan';
+import type { BridgeHandoff } from './egress/bridge-source';
 import type { IsolationLevel } from '../../../../shared/isolation';
 
 /**
@@ -48,4 +49,6 @@ export interface IsolatedCommand {
   level: IsolationLevel;
   /** With an egress allowlist: the proxy to start right before the spawn and close when the process ends. */
   egress?: TurnEgress;
+  /** The egress bridge takes its command on fd 3 (bridge-source.ts): `command args` start the sandbox only. */
+  handoff?: BridgeHandoff;
 }

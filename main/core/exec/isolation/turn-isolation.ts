@@ -125,6 +125,8 @@ export async function isolateTurn(
     egressUrls?: readonly string[];
     /** Where the egress proxy says what it refused. */
     log?: Logger;
+    /** The egress bridge takes the command on fd 3 (see IsolatedCommand.handoff). */
+    handoff?: boolean;
   },
 ): Promise<IsolatedCommand> {
   const { tools, home, homeDir } = prepared;
@@ -163,7 +165,7 @@ export async function isolateTurn(
   if (!sandboxed || egress.network === 'shared' || tools.sharedNetworkOnly) return isolate(widened, tools);
   const allow = planAllowlist({ runtime: ctx.runtime, env, urls: launch.egressUrls ?? [], options: egress, turnRoot });
   const log = launch.log ?? SILENT;
-  return withTurnNetwork(widened, tools, allow, turnRoot, log);
+  return withTurnNetwork(widened, tools, allow, turnRoot, log, launch.handoff === true);
 }
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => SILENT };

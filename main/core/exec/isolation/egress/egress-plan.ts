@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../../../base/ports';
 import { configBaseUrls, egressAllowlist, loopbackPorts, type EgressTarget } from './allowlist';
-import { bridgeArgs } from './bridge-source';
+import { bridgeArgs, type BridgeHandoff } from './bridge-source';
 import { startEgressProxy, type EgressListen, type EgressProxy } from './proxy';
 import { scriptNode, scriptNodeIsElectron } from '../../script-node';
 
@@ -75,21 +75,39 @@ export interface BridgedCommand {
   env: Record<string, string>;
   /** The Node that runs the bridge: read-only in the sandbox. */
   readOnly: string;
+  /** With a handoff: what goes to the bridge on fd 3 (the command is then not in `args`, its environment not in `env`). */
+  handoff?: BridgeHandoff;
 }
 
 /**
  * `command args` run through the in-sandbox bridge (bubblewrap), with the script node
  * (script-node.ts); null where there is none (the turn then shares the host's network).
  */
-export function bridgedCommand(allow: readonly EgressTarget[], command: string, args: readonly string[], env: Record<string, string>): BridgedCommand | null {
+export function bridgedCommand(
+  allow: readonly EgressTarget[],
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  handoff = false,
+): BridgedCommand | null {
   const script = scriptNode();
   if (!script) return null;
-  const dropEnv = scriptNodeIsElectron() && env.ELECTRON_RUN_AS_NODE === undefined ? ['ELECTRON_RUN_AS_NODE'] : [];
   let node = realNodes.get(script.command);
   if (node === undefined) {
     node = realpathSync(script.command);
     realNodes.set(script.command, node);
   }
+  if (handoff) {
+    // The bridge's own start needs only the script node's variables; the command gets exactly `env`.
+    return {
+      command: node,
+      args: bridgeArgs({ socket: SANDBOX_SOCKET, forwards: [], dropEnv: [], handoff: true }, null, []),
+      env: { ...script.env },
+      readOnly: path.dirname(node),
+      handoff: { command, args: [...args], env, forwards: loopbackPorts(allow) },
+    };
+  }
+  const dropEnv = scriptNodeIsElectron() && env.ELECTRON_RUN_AS_NODE === undefined ? ['ELECTRON_RUN_AS_NODE'] : [];
   return {
     command: node,
     args: bridgeArgs({ socket: SANDBOX_SOCKET, forwards: loopbackPorts(allow), dropEnv }, command, args),
@@ -103,8 +121,10 @@ export interface TurnEgress {
   start(): Promise<EgressProxy>;
   /** The turn will not start after all: ends a proxy that is already listening for it (none under bubblewrap). */
   discard(): Promise<void>;
+  /** What the proxy lets through (a sandbox started ahead serves a turn only with the same). */
+  allow?: readonly EgressTarget[];
 }
 
 export function turnEgress(allow: readonly EgressTarget[], listen: EgressListen, log: Logger): TurnEgress {
-  return { start: () => startEgressProxy({ listen, allow, log }), discard: () => Promise.resolve() };
+  return { start: () => startEgressProxy({ listen, allow, log }), discard: () => Promise.resolve(), allow };
 }
