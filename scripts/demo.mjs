@@ -140,10 +140,22 @@ const children = [];
 let app = null;
 let stopper = null;
 
+/**
+ * The demo's planes are on this machine: a proxy the operator's shell names (HTTPS_PROXY,
+ * HTTP_PROXY) must not carry loopback traffic, so loopback joins NO_PROXY for the demo.
+ */
+function loopbackNoProxy() {
+  const current = process.env.NO_PROXY ?? process.env.no_proxy ?? '';
+  const entries = current.split(/[\s,]+/).filter(Boolean);
+  for (const host of ['localhost', '127.0.0.1', '::1']) if (!entries.includes(host)) entries.push(host);
+  const value = entries.join(',');
+  return { NO_PROXY: value, no_proxy: value };
+}
+
 function start(name, command, args, env = {}) {
   // Detached (own process group): a Ctrl-C in the terminal reaches only this script,
   // which then stops each child itself, in order, instead of all of them at once.
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...loopbackNoProxy(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const prefix = `[${name}] `;
   const relay = (stream, out) => {
     let partial = '';
