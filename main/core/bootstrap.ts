@@ -7,7 +7,7 @@ import type { OperatorService } from './operator';
 import { QuitPolicy } from './quit-policy';
 import { CapacitySampler } from './runner/capacity-sampler';
 import type { Core, CoreOptions } from './core-api';
-import { wireFoundation, wireRuntimes, wireSecrets, wireTurns, type Foundation, type Runtimes, type Turns } from './wiring';
+import { endSparesWhenAllPaused, wireFoundation, wireRuntimes, wireSecrets, wireTurns, type Foundation, type Runtimes, type Turns } from './wiring';
 import { machineCap, openProfiles, wireOperator, wireProfileRegistry, wireSechroomHost, wireUsage, type PlaneParts, type Profiles } from './wiring-profiles';
 import type { UsageWiring } from './usage/usage-wiring';
 import type { UpdateNotice } from '../../shared/updates';
@@ -44,6 +44,7 @@ export async function bootstrapCore(options: CoreOptions): Promise<Core> {
   await host.start();
   f.log.info('host started', { mode: options.mode, version: options.appVersion, profiles: p.store.all().length });
   f.teardown.add('host', () => host.stop());
+  f.teardown.add('spares when paused', endSparesWhenAllPaused(f.hub, runtimes.localExecutor));
   // Stops first: quit drains every profile, each saying "finishing N running turns" while its turns end.
   f.teardown.add('profiles', () => drainProfiles(f, p, drainLimitMs));
   const announceUpdate = (notice: UpdateNotice) => {

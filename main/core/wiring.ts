@@ -4,7 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { HISTORY_LIMIT } from '../../shared/turns';
-import { DEFAULT_PROFILE_ID, ProfileIdSchema } from '../../shared/profiles';
+import { DEFAULT_PROFILE_ID, ProfileIdSchema, type ProfileSummary } from '../../shared/profiles';
 import { egressHostEntries } from '../../shared/settings';
 import { systemClock, type Clock, type Logger, type PlatformInfo } from './base/ports';
 import { Teardown } from './base/teardown';
@@ -157,6 +157,18 @@ export async function wireRuntimes(f: Foundation): Promise<Runtimes> {
   f.teardown.add('executor', () => localExecutor.stop());
   const capacity = new CapacityHistory(options.systemProbe ?? nodeSystemProbe);
   return { capacity, commandRunner, capabilities, breaker: new RuntimeBreaker(), localExecutor };
+}
+
+/**
+ * Sandboxes started ahead of a claim wait only while something may claim: once every
+ * profile is paused they are ended (the next turn's start makes them again), so a paused
+ * machine keeps no bubblewrap or egress bridge waiting.
+ */
+export function endSparesWhenAllPaused(hub: Foundation['hub'], executor: Pick<LocalRuntimeExecutor, 'dropSpares'>): () => void {
+  return hub.subscribe((batch) => {
+    const list = batch.findLast((e) => e.event === 'profiles:changed')?.payload as ProfileSummary[] | undefined;
+    if (list && list.length > 0 && list.every((p) => p.status.state === 'paused')) void executor.dropSpares();
+  });
 }
 
 /** Every profile's turns: the live registry, the history log behind it and the live transcripts. */
