@@ -1,3 +1,4 @@
+import { untilMorningLabel } from '../../shared/pause-until';
 import { worstStatus, type ProfileSummary } from '../../shared/profiles';
 import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
 import type { UsageSnapshot } from '../../shared/usage';
@@ -57,6 +58,8 @@ export interface TrayMenuModel {
   profiles: TrayProfileItem[] | null;
   pauseAll: boolean;
   resumeAll: boolean;
+  /** The pause to the next local 09:00, in words at the time of the menu: "until 9:00" or "until tomorrow 9:00". */
+  morning: string;
 }
 
 export interface TrayView {
@@ -69,6 +72,8 @@ export interface TrayActions {
   open(target: TrayTarget): void;
   /** Without a profile: the default one (a host of one profile). */
   pause(minutes: number | null, profile?: string): void;
+  /** A pause to the next local 09:00, counted at the click. */
+  pauseUntilMorning(profile?: string): void;
   resume(profile?: string): void;
   pauseAll(): void;
   resumeAll(): void;
@@ -110,6 +115,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       profiles,
       pauseAll: profiles?.some((p) => p.pause === 'pause') ?? false,
       resumeAll: profiles?.some((p) => p.pause === 'resume') ?? false,
+      morning: untilMorningLabel(new Date(now)),
     },
   };
 }
@@ -123,11 +129,12 @@ export function undeliveredLine(count: number): string {
   return `${plural(count, 'result', 'results')} not delivered yet`;
 }
 
-export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
+export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number }> = [
   { label: '30 minutes', minutes: 30 },
   { label: '1 hour', minutes: 60 },
-  { label: 'Until I resume', minutes: null },
 ];
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[] {
   const items: MenuItemSpec[] = [{ label: model.statusLine, enabled: false }];
@@ -149,7 +156,11 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
       { label: 'Pause', click: () => actions.pause(null) },
       {
         label: 'Pause for',
-        submenu: PAUSE_PRESETS.map((preset) => ({ label: preset.label, click: () => actions.pause(preset.minutes) })),
+        submenu: [
+          ...PAUSE_PRESETS.map((preset) => ({ label: preset.label, click: () => actions.pause(preset.minutes) })),
+          { label: capitalized(model.morning), click: () => actions.pauseUntilMorning() },
+          { label: 'Until I resume', click: () => actions.pause(null) },
+        ],
       },
       { type: 'separator' },
     );
@@ -188,10 +199,11 @@ function profileItems(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[
     if (profile.pause === 'pause') {
       submenu.push(
         { label: 'Pause', click: () => actions.pause(null, profile.id) },
-        ...PAUSE_PRESETS.filter((p) => p.minutes !== null).map((preset) => ({
+        ...PAUSE_PRESETS.map((preset) => ({
           label: `Pause for ${preset.label}`,
           click: () => actions.pause(preset.minutes, profile.id),
         })),
+        { label: `Pause ${model.morning}`, click: () => actions.pauseUntilMorning(profile.id) },
       );
     } else if (profile.pause === 'resume') submenu.push({ label: 'Resume', click: () => actions.resume(profile.id) });
     else submenu.push({ label: 'Not paired', enabled: false });
