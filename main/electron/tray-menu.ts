@@ -91,7 +91,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
   // Several profiles: the icon and the headline are the worst state that needs attention.
   const status = several ? (worstStatus(several.map((p) => p.status)) ?? facts.status) : facts.status;
   const activeTurns = several ? several.reduce((n, p) => n + p.active, 0) : facts.activeTurns;
-  const line = several ? `${several.length} profiles · ${statusLine(status, now)}` : statusLine(status, now);
+  const line = several ? `${several.length} profiles · ${statusLine(status, now)}` : headline(status, now);
   const unpairedState = status.state === 'unpaired' || status.state === 'pairing' || status.state === 'revoked';
   const paired = facts.paired ?? !unpairedState;
   const stoppingNow = status.state === 'draining' && (status.mode === 'now' || status.remaining === 0);
@@ -118,6 +118,11 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       morning: untilMorningLabel(new Date(now)),
     },
   };
+}
+
+/** One profile's headline: a runner held back says why it claims nothing ("Not claiming: you are using this machine"). */
+function headline(status: RunnerStatus, now: number): string {
+  return status.state === 'idle' && status.held ? `Not claiming: ${status.held}` : statusLine(status, now);
 }
 
 function profilePause(profile: ProfileSummary): TrayProfileItem['pause'] {

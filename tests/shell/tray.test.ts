@@ -139,6 +139,15 @@ describe('the tray menu', () => {
     }
   });
 
+  it('a runner held back says why it claims nothing, in the tooltip and the menu header', async () => {
+    const held = 'you are using this machine — resumes 5 min after you stop';
+    host.snapshot = snapshotOf({ state: 'idle', reason: `Not taking work: ${held}.`, held });
+    await startTray();
+    expect(tray().tooltip).toBe(`Not claiming: ${held}`);
+    expect(tray().menuLabels()[0]).toBe(`Not claiming: ${held}`);
+    expect(tray().image).toBe(path.join(ICONS, 'tray-paused.png'));
+  });
+
   it('says how many results the control plane does not have yet; a click opens the turns view', async () => {
     host.snapshot = snapshotOf(idle, { results: { undelivered: 2 } });
     await startTray();

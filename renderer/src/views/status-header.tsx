@@ -18,9 +18,7 @@ export function StatusHeader({ children }: { children?: ReactNode }) {
             <h1 className="status-line" data-testid="status-line">
               {runner ? <StatusText /> : 'Waiting for the host…'}
             </h1>
-            <p className="status-reason" data-testid="status-reason">
-              {runner?.reason ?? '\u00a0'}
-            </p>
+            <ReasonLine />
           </div>
         </div>
         <div className="status-actions">
@@ -30,6 +28,29 @@ export function StatusHeader({ children }: { children?: ReactNode }) {
       </div>
       {children}
     </header>
+  );
+}
+
+/**
+ * Why the runner is as it is. An idle runner held back (a lending term, no runtime ready)
+ * says what it waits for, amber with an icon: "Waiting: you are using this machine — …".
+ */
+function ReasonLine() {
+  const runner = useHostStore((s) => s.runner.status);
+  if (runner?.state === 'idle' && runner.held) {
+    return (
+      <p className="status-reason status-held" data-testid="status-reason">
+        <span className="held-icon" aria-hidden="true">
+          ⏸
+        </span>
+        <span data-testid="status-held">Waiting: {runner.held}</span>
+      </p>
+    );
+  }
+  return (
+    <p className="status-reason" data-testid="status-reason">
+      {runner?.reason ?? '\u00a0'}
+    </p>
   );
 }
 
