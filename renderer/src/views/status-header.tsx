@@ -40,9 +40,10 @@ function ReasonLine() {
   if (runner?.state === 'idle' && runner.held) {
     return (
       <p className="status-reason status-held" data-testid="status-reason">
-        <span className="held-icon" aria-hidden="true">
-          ⏸
-        </span>
+        <svg className="held-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+          <circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" strokeWidth="1.6" />
+          <path d="M8 4.5V8l2.5 1.6" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+        </svg>
         <span data-testid="status-held">Waiting: {runner.held}</span>
       </p>
     );

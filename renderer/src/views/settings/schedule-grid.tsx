@@ -175,7 +175,7 @@ function HeadRow() {
       </span>
       {HOURS.map((hour) => (
         <span key={hour} role="columnheader" className="schedule-hour" aria-label={`${two(hour)}:00`}>
-          {hour % 3 === 0 ? two(hour) : ''}
+          {two(hour)}
         </span>
       ))}
     </div>
