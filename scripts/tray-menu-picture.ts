@@ -48,6 +48,7 @@ const noop = () => {};
 const actions: TrayActions = {
   open: noop,
   pause: noop,
+  pauseUntilMorning: noop,
   resume: noop,
   pauseAll: noop,
   resumeAll: noop,

@@ -1,3 +1,4 @@
+import { untilMorningLabel } from '../../shared/pause-until';
 import { worstStatus, type ProfileSummary } from '../../shared/profiles';
 import { statusLine, trayIconFor, type RunnerStatus, type TrayIconKind } from '../../shared/status';
 import type { UsageSnapshot } from '../../shared/usage';
@@ -61,6 +62,8 @@ export interface TrayMenuModel {
   profiles: TrayProfileItem[] | null;
   pauseAll: boolean;
   resumeAll: boolean;
+  /** The pause to the next local 09:00, in words at the time of the menu: "until 9:00" or "until tomorrow 9:00". */
+  morning: string;
 }
 
 export interface TrayView {
@@ -73,6 +76,8 @@ export interface TrayActions {
   open(target: TrayTarget): void;
   /** Without a profile: the default one (a host of one profile). */
   pause(minutes: number | null, profile?: string): void;
+  /** A pause to the next local 09:00, counted at the click. */
+  pauseUntilMorning(profile?: string): void;
   resume(profile?: string): void;
   pauseAll(): void;
   resumeAll(): void;
@@ -90,7 +95,7 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
   // Several profiles: the icon and the headline are the worst state that needs attention.
   const status = several ? (worstStatus(several.map((p) => p.status)) ?? facts.status) : facts.status;
   const activeTurns = several ? several.reduce((n, p) => n + p.active, 0) : facts.activeTurns;
-  const line = several ? `${several.length} profiles · ${statusLine(status, now)}` : statusLine(status, now);
+  const line = several ? `${several.length} profiles · ${statusLine(status, now)}` : headline(status, now);
   const unpairedState = status.state === 'unpaired' || status.state === 'pairing' || status.state === 'revoked';
   const paired = facts.paired ?? !unpairedState;
   const stoppingNow = status.state === 'draining' && (status.mode === 'now' || status.remaining === 0);
@@ -115,8 +120,14 @@ export function trayView(facts: TrayFacts, now: number): TrayView {
       profiles,
       pauseAll: profiles?.some((p) => p.pause === 'pause') ?? false,
       resumeAll: profiles?.some((p) => p.pause === 'resume') ?? false,
+      morning: untilMorningLabel(new Date(now)),
     },
   };
+}
+
+/** One profile's headline: a runner held back says why it claims nothing ("Not claiming: you are using this machine"). */
+function headline(status: RunnerStatus, now: number): string {
+  return status.state === 'idle' && status.held ? `Not claiming: ${status.held}` : statusLine(status, now);
 }
 
 function profilePause(profile: ProfileSummary): TrayProfileItem['pause'] {
@@ -128,11 +139,12 @@ export function undeliveredLine(count: number): string {
   return `${plural(count, 'result', 'results')} not delivered yet`;
 }
 
-export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
+export const PAUSE_PRESETS: ReadonlyArray<{ label: string; minutes: number }> = [
   { label: '30 minutes', minutes: 30 },
   { label: '1 hour', minutes: 60 },
-  { label: 'Until I resume', minutes: null },
 ];
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[] {
   const items: MenuItemSpec[] = [{ label: model.statusLine, enabled: false }];
@@ -156,7 +168,11 @@ export function trayMenuTemplate(model: TrayMenuModel, actions: TrayActions): Me
       { label: 'Pause', click: () => actions.pause(null) },
       {
         label: 'Pause for',
-        submenu: PAUSE_PRESETS.map((preset) => ({ label: preset.label, click: () => actions.pause(preset.minutes) })),
+        submenu: [
+          ...PAUSE_PRESETS.map((preset) => ({ label: preset.label, click: () => actions.pause(preset.minutes) })),
+          { label: capitalized(model.morning), click: () => actions.pauseUntilMorning() },
+          { label: 'Until I resume', click: () => actions.pause(null) },
+        ],
       },
       { type: 'separator' },
     );
@@ -195,10 +211,11 @@ function profileItems(model: TrayMenuModel, actions: TrayActions): MenuItemSpec[
     if (profile.pause === 'pause') {
       submenu.push(
         { label: 'Pause', click: () => actions.pause(null, profile.id) },
-        ...PAUSE_PRESETS.filter((p) => p.minutes !== null).map((preset) => ({
+        ...PAUSE_PRESETS.map((preset) => ({
           label: `Pause for ${preset.label}`,
           click: () => actions.pause(preset.minutes, profile.id),
         })),
+        { label: `Pause ${model.morning}`, click: () => actions.pauseUntilMorning(profile.id) },
       );
     } else if (profile.pause === 'resume') submenu.push({ label: 'Resume', click: () => actions.resume(profile.id) });
     else submenu.push({ label: 'Not paired', enabled: false });

@@ -1,5 +1,6 @@
 import type { CommandName, HostEvent, SettingsView } from '../../shared/contract';
 import type { Settings } from '../../shared/settings';
+import { minutesUntilMorning } from '../../shared/pause-until';
 import { wideningWarning } from '../../shared/widening';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import type { RunnerStatus, TrayIconKind } from '../../shared/status';
@@ -50,6 +51,7 @@ export class TrayController {
     this.actions = {
       open: (target) => options.onOpen(target),
       pause: (minutes, profile) => void this.run('runner:pause', { minutes, ...(profile ? { profile } : {}) }),
+      pauseUntilMorning: (profile) => this.actions.pause(minutesUntilMorning(new Date(this.now())), profile),
       resume: (profile) => void this.run('runner:resume', profile ? { profile } : {}),
       pauseAll: () => void this.run('runner:pause-all', { minutes: null }),
       resumeAll: () => void this.run('runner:resume-all'),

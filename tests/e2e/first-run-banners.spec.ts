@@ -53,7 +53,7 @@ test('a paired machine whose runtime is not signed in is amber and says why, not
   await pairThroughEmulator(page, stack);
   await openView(page, 'dashboard');
   await expect(page.getByTestId('status-line')).toHaveText('Idle · not claiming', { timeout: 20_000 });
-  await expect(page.getByTestId('status-reason')).toContainText('Not taking work: Claude Code: installed, not signed in');
+  await expect(page.getByTestId('status-reason')).toContainText('Waiting: Claude Code: installed, not signed in');
   await expect(page.locator('.status-main .state-dot')).toHaveClass(/state-paused/);
   if (shots) await page.screenshot({ path: 'docs/screenshots/banner-runtime-not-ready.png' });
 });

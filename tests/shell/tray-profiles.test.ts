@@ -76,7 +76,7 @@ describe('the tray with several profiles', () => {
       tray()
         .menuItem(label)!
         .submenu!.map((i) => i.label);
-    expect(submenu('Default: Idle')).toEqual(['Pause', 'Pause for 30 minutes', 'Pause for 1 hour']);
+    expect(submenu('Default: Idle')).toEqual(['Pause', 'Pause for 30 minutes', 'Pause for 1 hour', expect.stringMatching(/^Pause until (tomorrow )?9:00$/)]);
     expect(submenu('Lab: Paused')).toEqual(['Resume']);
     tray().clickMenuItem('Lab: Paused > Resume');
     tray().clickMenuItem('Default: Idle > Pause for 1 hour');

@@ -19,8 +19,9 @@ let host: TrayTestHost;
 let onOpen: ReturnType<typeof vi.fn<(target?: TrayTarget) => void>>;
 let onQuit: ReturnType<typeof vi.fn<() => void>>;
 
-async function startTray(platform = 'linux'): Promise<TrayController> {
+async function startTray(platform = 'linux', now?: () => number): Promise<TrayController> {
   const tray = new TrayController({
+    ...(now ? { now } : {}),
     electron: fake.api,
     host,
     iconPath: (kind: TrayIconKind) => trayIconPath(ICONS, kind, platform),
@@ -64,7 +65,7 @@ describe('the tray menu', () => {
     expect(onOpen).toHaveBeenLastCalledWith('pairing');
   });
 
-  it('paired and idle: Pause, Pause for (30 minutes, 1 hour, Until I resume), Unpair… opens the window to ask', async () => {
+  it('paired and idle: Pause, Pause for (30 minutes, 1 hour, until 9:00, Until I resume), Unpair… opens the window to ask', async () => {
     host.snapshot = snapshotOf(idle);
     await startTray();
     expect(tray().image).toBe(path.join(ICONS, 'tray-idle.png'));
@@ -84,7 +85,7 @@ describe('the tray menu', () => {
       tray()
         .menuItem('Pause for')
         ?.submenu?.map((i) => i.label),
-    ).toEqual(['30 minutes', '1 hour', 'Until I resume']);
+    ).toEqual(['30 minutes', '1 hour', expect.stringMatching(/^Until (tomorrow )?9:00$/), 'Until I resume']);
     tray().clickMenuItem('Unpair…');
     expect(onOpen).toHaveBeenCalledWith('pairing');
     expect(host.invoked.map((i) => i.name)).not.toContain('runner:unpair');
@@ -108,6 +109,43 @@ describe('the tray menu', () => {
     await settle();
     expect(host.invoked.filter((i) => i.name === 'runner:pause').at(-1)?.input).toEqual({ minutes: null });
     expect(tray().tooltip).toBe('Paused');
+  });
+
+  it('pauses until 9:00: tomorrow in the evening, today after midnight, the minutes counted at the click', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Europe/Berlin';
+    try {
+      let now = new Date(2026, 11, 7, 21, 30).getTime();
+      host.snapshot = snapshotOf(idle);
+      await startTray('linux', () => now);
+      now = new Date(2026, 11, 7, 22, 0).getTime();
+      tray().clickMenuItem('Pause for > Until tomorrow 9:00');
+      await settle();
+      expect(host.invoked.find((i) => i.name === 'runner:pause')?.input).toEqual({ minutes: 11 * 60 });
+      now = new Date(2026, 11, 8, 1, 0).getTime();
+      tray().clickMenuItem('Resume');
+      await settle();
+      expect(
+        tray()
+          .menuItem('Pause for')
+          ?.submenu?.map((i) => i.label),
+      ).toContain('Until 9:00');
+      tray().clickMenuItem('Pause for > Until 9:00');
+      await settle();
+      expect(host.invoked.filter((i) => i.name === 'runner:pause').at(-1)?.input).toEqual({ minutes: 8 * 60 });
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('a runner held back says why it claims nothing, in the tooltip and the menu header', async () => {
+    const held = 'you are using this machine — resumes 5 min after you stop';
+    host.snapshot = snapshotOf({ state: 'idle', reason: `Not taking work: ${held}.`, held });
+    await startTray();
+    expect(tray().tooltip).toBe(`Not claiming: ${held}`);
+    expect(tray().menuLabels()[0]).toBe(`Not claiming: ${held}`);
+    expect(tray().image).toBe(path.join(ICONS, 'tray-paused.png'));
   });
 
   it('says how many results the control plane does not have yet; a click opens the turns view', async () => {

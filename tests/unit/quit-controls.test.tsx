@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CommandName } from '../../shared/contract';
 import type { Result } from '../../shared/result';
 import type { RunnerSnapshot } from '../../shared/runner';
@@ -66,6 +66,24 @@ describe("the window's quit controls", () => {
     fireEvent.click(await screen.findByTestId('stop-after-turns'));
     await settle();
     expect(calls).toEqual([{ name: 'runner:quit', input: { mode: 'after-turns' } }]);
+  });
+
+  it('"Pause until tomorrow 9:00" pauses for the minutes to the next local 09:00', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date(2026, 11, 7, 20, 15));
+      const calls = recordingBridge();
+      show(snapshot({ state: 'idle', reason: '' }));
+      render(<PauseControl />);
+      fireEvent.click(screen.getByTestId('pause-menu'));
+      const item = await screen.findByTestId('pause-until-morning');
+      expect(item.textContent).toBe('Pause until tomorrow 9:00');
+      fireEvent.click(item);
+      await settle();
+      expect(calls).toEqual([{ name: 'runner:pause', input: { minutes: 12 * 60 + 45, profile: 'default' } }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a custom pause can carry a note', async () => {

@@ -1,9 +1,9 @@
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { minutesUntilMorning, untilMorningLabel } from '../../../shared/pause-until';
 
 const PRESETS: ReadonlyArray<{ label: string; minutes: number | null }> = [
   { label: 'Pause for 30 minutes', minutes: 30 },
   { label: 'Pause for 1 hour', minutes: 60 },
-  { label: 'Pause until I resume', minutes: null },
 ];
 
 /** The Pause menu's items (pause-control.tsx), loaded when it first opens; the first item takes the focus. */
@@ -23,6 +23,8 @@ export function PauseMenuItems({
   onClose: (refocus?: boolean) => void;
 }) {
   const itemsRef = useRef<(HTMLButtonElement | null)[]>([]);
+  // The menu lives a moment: its words are those of when it opened; the minutes are counted at the click.
+  const [morning] = useState(() => `Pause ${untilMorningLabel(new Date())}`);
 
   useEffect(() => {
     itemsRef.current[0]?.focus();
@@ -66,9 +68,11 @@ export function PauseMenuItems({
   return (
     <div className="menu" role="menu" id={id} aria-label="Pause" onKeyDown={onMenuKey}>
       {PRESETS.map((preset, i) => item(i, preset.label, () => onPause(preset.minutes)))}
-      {item(PRESETS.length, 'Pause for…', onCustom)}
-      {onPauseAll ? item(PRESETS.length + 1, 'Pause every profile', onPauseAll, 'pause-all') : null}
-      {item(PRESETS.length + 2, 'Stop after the running turns', onStop, 'stop-after-turns')}
+      {item(PRESETS.length, morning, () => onPause(minutesUntilMorning(new Date())), 'pause-until-morning')}
+      {item(PRESETS.length + 1, 'Pause until I resume', () => onPause(null))}
+      {item(PRESETS.length + 2, 'Pause for…', onCustom)}
+      {onPauseAll ? item(PRESETS.length + 3, 'Pause every profile', onPauseAll, 'pause-all') : null}
+      {item(PRESETS.length + 4, 'Stop after the running turns', onStop, 'stop-after-turns')}
     </div>
   );
 }

@@ -18,9 +18,7 @@ export function StatusHeader({ children }: { children?: ReactNode }) {
             <h1 className="status-line" data-testid="status-line">
               {runner ? <StatusText /> : 'Waiting for the host…'}
             </h1>
-            <p className="status-reason" data-testid="status-reason">
-              {runner?.reason ?? '\u00a0'}
-            </p>
+            <ReasonLine />
           </div>
         </div>
         <div className="status-actions">
@@ -30,6 +28,30 @@ export function StatusHeader({ children }: { children?: ReactNode }) {
       </div>
       {children}
     </header>
+  );
+}
+
+/**
+ * Why the runner is as it is. An idle runner held back (a lending term, no runtime ready)
+ * says what it waits for, amber with an icon: "Waiting: you are using this machine — …".
+ */
+function ReasonLine() {
+  const runner = useHostStore((s) => s.runner.status);
+  if (runner?.state === 'idle' && runner.held) {
+    return (
+      <p className="status-reason status-held" data-testid="status-reason">
+        <svg className="held-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+          <circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" strokeWidth="1.6" />
+          <path d="M8 4.5V8l2.5 1.6" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+        </svg>
+        <span data-testid="status-held">Waiting: {runner.held}</span>
+      </p>
+    );
+  }
+  return (
+    <p className="status-reason" data-testid="status-reason">
+      {runner?.reason ?? '\u00a0'}
+    </p>
   );
 }
 

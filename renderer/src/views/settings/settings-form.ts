@@ -115,24 +115,12 @@ export const FIELD_WARNINGS: Partial<Record<SettingKey, (value: string | boolean
     value === 'shared' ? "Turns share this machine's network: every loopback service, the session bus and the whole internet are in reach." : null,
 };
 
+/** The plain sections; the lending terms have a card of their own (schedule-card.tsx). */
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
   { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
   { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig', 'turnNetwork', 'turnEgressHosts'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
-  {
-    title: 'When this machine lends',
-    keys: [
-      'lendSchedule',
-      'lendIdleMinutes',
-      'lendOnBattery',
-      'lendMinBatteryPercent',
-      'activeMachineMaxTurns',
-      'activeCpuCeilingPercent',
-      'diskMinFreeGb',
-      'lendStopsRunningTurns',
-    ],
-  },
   { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications', 'updateCheck'] },
 ];
 

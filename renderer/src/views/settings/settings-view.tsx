@@ -8,6 +8,7 @@ import { ErrorLine } from '../common/error-line';
 import { ProfilesCard } from '../profiles/profiles-card';
 import { useCommand } from '../common/use-command';
 import { DiagnosticsCard } from './diagnostics-card';
+import { ScheduleCard } from './schedule-card';
 import { SechroomCard } from './sechroom-card';
 import { SecretStoreInUse } from './secret-store-in-use';
 import { SettingField } from './setting-field';
@@ -75,6 +76,13 @@ function SettingsForm({ view }: { view: SettingsViewData }) {
             ))}
           </fieldset>
         ))}
+        <ScheduleCard
+          draft={draft}
+          errorFor={errorFor}
+          overriddenBy={(key) => overridden.get(key) ?? null}
+          setField={setField}
+          noteFor={(key) => <FieldNote name={key} several={several} secretBackend={String(view.settings.secretBackend)} />}
+        />
       </div>
       <SaveBar
         invalid={invalid.length}
