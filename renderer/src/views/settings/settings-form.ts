@@ -53,6 +53,10 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   activeCpuCeilingPercent: 'number',
   diskMinFreeGb: 'number',
   lendStopsRunningTurns: 'toggle',
+  spendDailyTokenCap: 'number',
+  spendWeeklyTokenCap: 'number',
+  spendDailyCostCapUsd: 'number',
+  spendWeeklyCostCapUsd: 'number',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -101,6 +105,11 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   activeCpuCeilingPercent: 'While you use the machine, claim new work only while its CPU use is below this. 100: no ceiling.',
   diskMinFreeGb: 'Stop claiming while the data or work folders have less free space than this; claiming resumes above it. 0: off.',
   lendStopsRunningTurns: 'Off: a turn that is running when a term above holds claims back finishes. On: it is canceled too.',
+  spendDailyTokenCap: 'Input + output tokens each model account may use per day (from midnight, local time); then claims for it wait until midnight.',
+  spendWeeklyTokenCap: 'The same per week, from Monday 00:00 local time.',
+  spendDailyCostCapUsd:
+    'Cost per day, where the runtime reports it (claude). Codex reports no cost, so this cannot hold a codex account; its tokens still count.',
+  spendWeeklyCostCapUsd: 'The same per week, from Monday 00:00. A turn that is running when a cap is reached finishes.',
 };
 
 /** Shown beside a setting while its value is risky. */
@@ -132,6 +141,7 @@ export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
     ],
   },
   { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications'] },
+  { title: 'Spending', keys: ['spendDailyTokenCap', 'spendWeeklyTokenCap', 'spendDailyCostCapUsd', 'spendWeeklyCostCapUsd'] },
 ];
 
 export function draftFrom(settings: Settings): Draft {
