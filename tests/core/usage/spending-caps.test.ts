@@ -4,14 +4,12 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decideAdmission } from '../../../main/core/usage/admission';
 import { capReadings, NO_CAPS, type SpendingCaps } from '../../../main/core/usage/spending-caps';
-import { localPeriods, UsageBook, type AccountRecord } from '../../../main/core/usage/usage-book';
-import { UsageLog } from '../../../main/core/usage/usage-log';
-import { UsageService } from '../../../main/core/usage/usage-service';
+import { localPeriods, type AccountRecord } from '../../../main/core/usage/usage-book';
 import type { ExecutionOutcome } from '../../../main/core/exec/executor-port';
 import type { UsageNotice } from '../../../shared/usage';
 import { admissionText } from '../../../shared/usage-text';
 import { FakeClock } from '../../helpers/fake-clock';
-import { testLogging } from '../../helpers/test-logger';
+import { usageServiceIn } from '../../helpers/usage-service';
 
 // The spending caps' windows are the machine's local day and week: these tests run in
 // Berlin's time zone (CET/CEST) so local midnight, Monday and DST differ from UTC.
@@ -128,21 +126,7 @@ describe('the usage service with spending caps', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   function service(caps: SpendingCaps) {
-    const log = testLogging();
-    const book = new UsageBook(path.join(dir, 'accounts.json'));
-    const usageLog = new UsageLog({ dir, log: log.log, now: () => clock.now() });
-    const s = new UsageService({
-      clock,
-      log: log.log,
-      book,
-      usageLog,
-      alias: () => 'default',
-      reservePercent: () => 2,
-      alertThresholds: () => [],
-      caps: () => caps,
-      onNotice: (n) => notices.push(n),
-    });
-    return { s, book };
+    return usageServiceIn(dir, clock, { alertThresholds: () => [], caps: () => caps, onNotice: (n) => notices.push(n) });
   }
   const turn = (tokens: number): ExecutionOutcome => ({
     status: 'succeeded',
