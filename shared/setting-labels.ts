@@ -39,6 +39,10 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   diskMinFreeGb: 'Stop below this much free disk (GB)',
   lendStopsRunningTurns: 'Stop running turns too',
   updateCheck: 'Check for updates',
+  spendDailyTokenCap: 'Tokens per day per account (0: no cap)',
+  spendWeeklyTokenCap: 'Tokens per week per account (0: no cap)',
+  spendDailyCostCapUsd: 'Cost per day per account (USD, 0: no cap)',
+  spendWeeklyCostCapUsd: 'Cost per week per account (USD, 0: no cap)',
 };
 
 /** The entries of the `turnEgressHosts` setting, lower-cased. */

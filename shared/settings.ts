@@ -10,6 +10,7 @@ export { egressHostEntries, SETTING_LABELS };
 import { DEFAULT_TRANSCRIPT_MEMORY_KB, MAX_TRANSCRIPT_MEMORY_KB, MIN_TRANSCRIPT_MEMORY_KB } from './transcript';
 import { plainHttpProblem } from './transport-security';
 import { DEFAULT_DISK_MIN_FREE_GB, isLendingKey, lendingFieldSchema, MAX_LEND_IDLE_MINUTES } from './lending-settings';
+import { isSpendingKey, spendingFieldSchema } from './spending-settings';
 
 export { DEFAULT_DISK_MIN_FREE_GB, MAX_LEND_IDLE_MINUTES };
 
@@ -111,6 +112,13 @@ export interface Settings {
   lendStopsRunningTurns: boolean;
   /** Look for a newer Runner Tray (the desktop app's publish feed, the headless host's npm registry) at start and daily. */
   updateCheck: boolean;
+  // Spending caps of every model account, per local day (from midnight) and week (from
+  // Monday 00:00); 0 is no cap. Tokens are input + output as the runtime reports them.
+  spendDailyTokenCap: number;
+  spendWeeklyTokenCap: number;
+  /** Only where the runtime reports cost (claude); an account whose cost is unknown (codex) is not held by it. */
+  spendDailyCostCapUsd: number;
+  spendWeeklyCostCapUsd: number;
 }
 export type SettingKey = keyof Settings;
 export type SettingsPatch = Partial<Settings>;
@@ -148,6 +156,10 @@ export const SETTING_KEYS = [
   'diskMinFreeGb',
   'lendStopsRunningTurns',
   'updateCheck',
+  'spendDailyTokenCap',
+  'spendWeeklyTokenCap',
+  'spendDailyCostCapUsd',
+  'spendWeeklyCostCapUsd',
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};
@@ -185,6 +197,10 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   diskMinFreeGb: 'must be a number from 0 to 10000.',
   lendStopsRunningTurns: 'must be true or false.',
   updateCheck: 'must be true or false.',
+  spendDailyTokenCap: 'must be a whole number of tokens from 0 (no cap) to 1000000000000.',
+  spendWeeklyTokenCap: 'must be a whole number of tokens from 0 (no cap) to 1000000000000.',
+  spendDailyCostCapUsd: 'must be a number of dollars from 0 (no cap) to 1000000.',
+  spendWeeklyCostCapUsd: 'must be a number of dollars from 0 (no cap) to 1000000.',
 };
 
 /** The one message for an invalid `key`, naming it by `label` (a UI label, a flag or an env name). */
@@ -253,6 +269,7 @@ function fieldSchema(key: SettingKey): z.ZodType<unknown> {
       return z.number({ error }).min(0, { error }).max(50, { error });
     default:
       if (key === 'updateCheck') return z.boolean({ error });
+      if (isSpendingKey(key)) return spendingFieldSchema(key, error);
       return isLendingKey(key) ? lendingFieldSchema(key, error, MAX_MACHINE_TURNS) : listFieldSchema(key, error);
   }
 }
@@ -332,6 +349,10 @@ export function defaultSettings(hostname: string): Settings {
     diskMinFreeGb: DEFAULT_DISK_MIN_FREE_GB,
     lendStopsRunningTurns: false,
     updateCheck: true,
+    spendDailyTokenCap: 0,
+    spendWeeklyTokenCap: 0,
+    spendDailyCostCapUsd: 0,
+    spendWeeklyCostCapUsd: 0,
   };
 }
 

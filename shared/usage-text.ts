@@ -1,4 +1,4 @@
-import { bindingWindow, type Admission, type TokenTotals, type UsageAccountView, type UsageWindow } from './usage';
+import { bindingWindow, type Admission, type SpendingCapView, type TokenTotals, type UsageAccountView, type UsageNotice, type UsageWindow } from './usage';
 
 /**
  * The words the window and the tray use for the usage meters, computed from absolute
@@ -31,7 +31,7 @@ export function spanText(ms: number): string {
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
 /** "at 16:30" today or within a day; "on Sat 16:30" further out. */
-function whenText(at: number, now: number): string {
+export function whenText(at: number, now: number): string {
   return at - now < 86_400_000 ? `at ${wallClock(at)}` : `on ${WEEKDAYS[new Date(at).getDay()]} ${wallClock(at)}`;
 }
 
@@ -57,6 +57,8 @@ export function percentText(value: number): string {
 
 export function admissionText(admission: Admission, now: number): string {
   if (admission.state === 'claiming') return 'claiming';
+  if (admission.cause === 'cap')
+    return `deferred: ${admission.reason.replace(/ \(.*$/, '').toLowerCase()}, resumes ${whenText(admission.resumesAt ?? now, now)}`;
   const left = admission.remainingPercent !== null ? `${percentText(admission.remainingPercent)} left` : 'limited';
   if (admission.resumesAt !== null && admission.resumesAt > now) return `deferred: ${left}, resumes ${whenText(admission.resumesAt, now)}`;
   if (admission.probeAt !== null) return `deferred: ${left}, re-checking at ${wallClock(admission.probeAt)}`;
@@ -87,4 +89,41 @@ export function accountSummaryLine(account: UsageAccountView, now: number): stri
   const today = account.today;
   const cost = today.costUsd > 0 || (today.unpricedTurns ?? 0) > 0 ? `, ${costText(today)}` : '';
   return `${title}: ${today.turns} turn${today.turns === 1 ? '' : 's'} today${cost}`;
+}
+
+const CAP_NAMES: Record<SpendingCapView['id'], string> = {
+  'daily-tokens': 'Daily token cap',
+  'weekly-tokens': 'Weekly token cap',
+  'daily-cost': 'Daily cost cap',
+  'weekly-cost': 'Weekly cost cap',
+};
+
+export function capName(id: SpendingCapView['id']): string {
+  return CAP_NAMES[id];
+}
+
+/** 512; 820 k; 1.2 M; 1 M. */
+export function tokenAmount(n: number): string {
+  const one = (v: number) => String(Math.round(v * 10) / 10);
+  if (n < 1000) return String(Math.round(n));
+  return n < 1_000_000 ? `${one(n / 1000)} k` : `${one(n / 1_000_000)} M`;
+}
+
+/** "1.2 M of 1 M", "$8.20 of $10.00". */
+export function capAmounts(cap: Pick<SpendingCapView, 'id' | 'used' | 'limit'>): string {
+  const amount = cap.id.endsWith('-cost') ? usd : tokenAmount;
+  return `${amount(cap.used)} of ${amount(cap.limit)}`;
+}
+
+/** "Daily token cap reached (1.2 M of 1 M) — resumes at 00:00". */
+export function capReason(cap: SpendingCapView, now: number): string {
+  return `${capName(cap.id)} reached (${capAmounts(cap)}) — resumes ${whenText(cap.resetsAt, now)}`;
+}
+
+/** The 80 % notice, for the tray and the headless terminal: "claude:default has used 82 % of its daily token cap (820 k of 1 M); it resets at 00:00." */
+export function capNoticeText(notice: Extract<UsageNotice, { kind: 'cap' }>, now = Date.now()): string {
+  const { cap } = notice;
+  const share = percentText(Math.min(999, (cap.used / cap.limit) * 100));
+  const unknown = cap.costUnknown ? ' (cost of some turns unknown)' : '';
+  return `${notice.account} has used ${share} of its ${capName(cap.id).toLowerCase()} (${capAmounts(cap)})${unknown}; it resets ${whenText(cap.resetsAt, now)}.`;
 }

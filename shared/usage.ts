@@ -42,9 +42,26 @@ export const AdmissionSchema = z.discriminatedUnion('state', [
     /** When claiming resumes (the reset instant), or null: re-checked by a probe at `probeAt`. */
     resumesAt: z.number().nullable(),
     probeAt: z.number().nullable(),
+    /** 'cap': a spending cap holds the claims (absent: a usage limit or the reserve). */
+    cause: z.literal('cap').optional(),
   }),
 ]);
 export type Admission = z.infer<typeof AdmissionSchema>;
+
+/** One spending cap of an account in its current window (the day from local midnight, the week from Monday 00:00 local). */
+export const SpendingCapViewSchema = z.object({
+  /** `daily-tokens`, `weekly-cost`, … */
+  id: z.enum(['daily-tokens', 'weekly-tokens', 'daily-cost', 'weekly-cost']),
+  /** Tokens (input + output) or USD spent in the window; for cost, only what the runtime priced. */
+  used: z.number().nonnegative(),
+  limit: z.number().positive(),
+  /** When the window resets (epoch ms). */
+  resetsAt: z.number(),
+  /** A cost cap where the runtime reports no cost (codex) or some turns were unpriced: the cost is unknown and the cap not enforced below its priced part. */
+  costUnknown: z.boolean(),
+  reached: z.boolean(),
+});
+export type SpendingCapView = z.infer<typeof SpendingCapViewSchema>;
 
 export const UsageAccountViewSchema = z.object({
   /** `<runtime>:<alias>`, e.g. `codex:default`. */
@@ -62,6 +79,8 @@ export const UsageAccountViewSchema = z.object({
   admission: AdmissionSchema,
   /** Used percent of the binding window over the last day: [epoch ms, percent]. */
   history: z.array(z.tuple([z.number(), z.number()])),
+  /** The spending caps set (none: absent or empty). */
+  caps: z.array(SpendingCapViewSchema).optional(),
 });
 export type UsageAccountView = z.infer<typeof UsageAccountViewSchema>;
 
@@ -88,5 +107,7 @@ export const UsageNoticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('threshold'), account: z.string(), remainingPercent: z.number(), threshold: z.number() }),
   z.object({ kind: z.literal('limited'), account: z.string(), message: z.string(), until: z.number().nullable() }),
   z.object({ kind: z.literal('recovered'), account: z.string() }),
+  /** A spending cap reached `percent` (80) of its limit in this window. */
+  z.object({ kind: z.literal('cap'), account: z.string(), cap: SpendingCapViewSchema, percent: z.number() }),
 ]);
 export type UsageNotice = z.infer<typeof UsageNoticeSchema>;

@@ -2,7 +2,7 @@ import type { PairingState, RunnerSnapshot } from '../../shared/runner';
 import type { RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
 import type { UsageNotice } from '../../shared/usage';
-import { percentText, wallClock } from '../../shared/usage-text';
+import { capNoticeText, percentText, wallClock } from '../../shared/usage-text';
 import type { ElectronApi, NotificationApi } from './electron-api';
 import type { TrayTarget } from './tray-menu';
 
@@ -70,6 +70,8 @@ export function usageNotice(notice: UsageNotice): TrayNotice {
       };
     case 'recovered':
       return { title: 'Claiming again', body: oneLine(`${notice.account} has room again; the runner takes work.`), target: 'dashboard' };
+    case 'cap':
+      return { title: `Spending cap at ${notice.percent} %`, body: oneLine(capNoticeText(notice)), target: 'dashboard' };
   }
 }
 

@@ -2,12 +2,14 @@ import type { HostEvent } from '../../shared/contract';
 import type { PairingState } from '../../shared/runner';
 import { duration, statusLine, type RunnerStatus } from '../../shared/status';
 import type { TurnView } from '../../shared/turns';
+import { capNoticeText } from '../../shared/usage-text';
 import type { QuitOutcome } from '../core/quit-policy';
 
 /**
  * What a headless host says on its terminal (what `journalctl` shows of it): the pairing
  * code and address (there is no window to show them), one line per change of status
- * (an outage is one line, not one per retry), and one line per finished turn. Every
+ * (an outage is one line, not one per retry), one line per finished turn, and one when a
+ * model account's spending cap reaches 80 % (the desktop app notifies instead). Every
  * profile of the host gets its lines; while there is more than one, each line starts
  * with the profile's name in brackets.
  */
@@ -46,6 +48,7 @@ export class TerminalReporter {
           this.line(turn.profile ?? this.main, turnLine(turn));
         }
       if (e.event === 'runner:notice') this.out.write(`Notice: ${e.payload.message}\n`);
+      if (e.event === 'usage:notice' && e.payload.kind === 'cap') this.out.write(`Spending: ${capNoticeText(e.payload, this.now())}\n`);
     }
   }
 

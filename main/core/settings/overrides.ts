@@ -56,7 +56,17 @@ export interface OverridesError {
 }
 export type OverridesResult = ResolvedOverrides | { ok: false; error: OverridesError };
 
-const NUMERIC = new Set<SettingKey>(['heartbeatMs', 'interactiveClaimMs', 'maxSessions', 'quitDrainMs', 'usageReservePercent']);
+const NUMERIC = new Set<SettingKey>([
+  'heartbeatMs',
+  'interactiveClaimMs',
+  'maxSessions',
+  'quitDrainMs',
+  'usageReservePercent',
+  'spendDailyTokenCap',
+  'spendWeeklyTokenCap',
+  'spendDailyCostCapUsd',
+  'spendWeeklyCostCapUsd',
+]);
 
 /** Env names per setting (every flag's setting is here too); the first one defined wins (`??` semantics). */
 const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
@@ -72,6 +82,11 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
   ['quitDrainMs', ['RUNNER_TRAY_QUIT_DRAIN_MS']],
   ['codexDriver', ['RUNNER_CODEX_DRIVER']],
   ['usageReservePercent', ['RUNNER_USAGE_RESERVE']],
+  // Spending caps of every model account (0: none).
+  ['spendDailyTokenCap', ['RUNNER_SPEND_DAILY_TOKENS']],
+  ['spendWeeklyTokenCap', ['RUNNER_SPEND_WEEKLY_TOKENS']],
+  ['spendDailyCostCapUsd', ['RUNNER_SPEND_DAILY_USD']],
+  ['spendWeeklyCostCapUsd', ['RUNNER_SPEND_WEEKLY_USD']],
 ];
 
 /**

@@ -1,10 +1,12 @@
-import { bindingWindow, type Admission, type RateLimitReading } from '../../../shared/usage';
+import { bindingWindow, type Admission, type RateLimitReading, type SpendingCapView } from '../../../shared/usage';
+import { capAdmission } from './spending-caps';
 
 /**
  * Whether the runner may claim work for an account: the seed's `--usage-reserve` rule
  * (defer when the binding window's remaining percent is at or below the reserve) plus a
  * limit a failed turn reported. Unlike the seed, a deferral without a known reset time is
- * not forever: it carries a probe instant at which the account is checked again.
+ * not forever: it carries a probe instant at which the account is checked again. A spending
+ * cap reached (spending-caps.ts) defers until its window resets.
  */
 
 /** The bounded re-check when no reset time is known: at most once per this period. */
@@ -23,7 +25,8 @@ function clock(at: number): string {
   return new Date(at).toISOString();
 }
 
-export function decideAdmission(account: AdmissionInput, reservePercent: number, now: number): Admission {
+/** `caps`: the account's spending caps in their windows (capReadings). */
+export function decideAdmission(account: AdmissionInput, reservePercent: number, now: number, caps: readonly SpendingCapView[] = []): Admission {
   const probeAt = (since: number) => Math.max(now, (account.probedAt ?? since) + PROBE_INTERVAL_MS);
   const limited = account.limited;
   if (limited && (limited.until === null || limited.until > now)) {
@@ -35,6 +38,8 @@ export function decideAdmission(account: AdmissionInput, reservePercent: number,
       probeAt: limited.until === null ? probeAt(limited.since) : null,
     };
   }
+  const capped = capAdmission(caps, now);
+  if (capped) return capped;
   const binding = bindingWindow(account.windows, now);
   if (!binding || binding.remaining > reservePercent) return { state: 'claiming' };
   const resetsAt = binding.window.resetsAt;

@@ -109,13 +109,17 @@ export class UsageBook {
   }
 }
 
-/** Local midnight of `now`'s day, and of the Monday of its week. */
-export function periodStarts(now: number): { day: number; week: number } {
+/**
+ * The local day and week of `now` in the machine's time zone: the day from local midnight,
+ * the week from Monday 00:00, and when each next one begins. Built from calendar fields, so a
+ * DST day is 23 or 25 hours long and a zone whose clocks skip midnight starts it at 01:00.
+ */
+export function localPeriods(now: number): { day: number; week: number; nextDay: number; nextWeek: number } {
   const d = new Date(now);
-  const day = new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
-  const sinceMonday = (d.getDay() + 6) % 7;
-  const week = new Date(d.getFullYear(), d.getMonth(), d.getDate() - sinceMonday).getTime();
-  return { day, week };
+  const [y, m, date] = [d.getFullYear(), d.getMonth(), d.getDate()];
+  const monday = date - ((d.getDay() + 6) % 7);
+  const at = (dayOfMonth: number) => new Date(y, m, dayOfMonth).getTime();
+  return { day: at(date), week: at(monday), nextDay: at(date + 1), nextWeek: at(monday + 7) };
 }
 
 export function totalsSince(account: AccountRecord, since: number): TokenTotals {

@@ -4,7 +4,8 @@ import { bindingWindow, type Admission, type RateLimitReading, type UsageAccount
 import type { Clock, Logger, TimerHandle } from '../base/ports';
 import type { ExecutionOutcome } from '../exec/executor-port';
 import { decideAdmission } from './admission';
-import { accountKey, periodStarts, totalsSince, type AccountRecord, type UsageBook } from './usage-book';
+import { accountKey, localPeriods, totalsSince, type AccountRecord, type UsageBook } from './usage-book';
+import { CAP_ALERT_PERCENT, CapAlerts, capReadings, NO_CAPS, type SpendingCaps } from './spending-caps';
 import type { UsageLog } from './usage-log';
 
 /**
@@ -26,6 +27,8 @@ export interface UsageServiceDeps {
   reservePercent(): number;
   /** Percent-left thresholds that raise a notice (default 20 and 5). */
   alertThresholds(): readonly number[];
+  /** The spending caps every account is held to (settings; default none). */
+  caps?(): SpendingCaps;
   /** Asks the runtime for its current windows; null or a throw when it cannot say. */
   probe?(runtime: RuntimeId): Promise<RateLimitReading | null>;
   onNotice?(notice: UsageNotice): void;
@@ -45,12 +48,17 @@ export class UsageService {
   private timer: TimerHandle | null = null;
   private running = false;
   private probing: Promise<void> | null = null;
+  private readonly capAlerts = new CapAlerts();
 
   constructor(private readonly deps: UsageServiceDeps) {}
 
   start(): void {
     this.running = true;
-    for (const account of this.deps.book.list()) this.lastState.set(accountKey(account.runtime, account.alias), this.decide(account).state);
+    for (const account of this.deps.book.list()) {
+      const key = accountKey(account.runtime, account.alias);
+      this.lastState.set(key, this.decide(account).state);
+      this.capAlerts.due(key, this.caps(account), { quiet: true });
+    }
     this.schedule();
   }
 
@@ -129,7 +137,7 @@ export class UsageService {
 
   snapshot(): UsageSnapshot {
     const now = this.deps.clock.now();
-    const { day, week } = periodStarts(now);
+    const { day, week } = localPeriods(now);
     const accounts: UsageAccountView[] = this.deps.book.list().map((a) => {
       const last = a.turns[a.turns.length - 1];
       return {
@@ -144,6 +152,7 @@ export class UsageService {
         lastTurn: last ? { at: last[0], inputTokens: last[1], outputTokens: last[2], costUsd: last[3] } : null,
         admission: this.grants.has(accountKey(a.runtime, a.alias)) ? { state: 'claiming' } : this.decide(a),
         history: a.history.filter(([at]) => at >= now - 86_400_000),
+        caps: this.caps(a),
       };
     });
     return { accounts, reservePercent: this.deps.reservePercent() };
@@ -155,7 +164,7 @@ export class UsageService {
     const admission = this.decide(account);
     if (admission.state === 'claiming') return account.observedAt === null && account.turns.length === 0 ? 'unknown' : 'available';
     const until = admission.resumesAt !== null ? ` until ${new Date(admission.resumesAt).toISOString().slice(0, 16)}Z` : '';
-    return account.limited ? `limited${until}` : `reserve reached${until}`;
+    return account.limited ? `limited${until}` : `${admission.cause === 'cap' ? 'spending cap' : 'reserve'} reached${until}`;
   }
 
   /** Re-decides now (after a settings change of the reserve or the alias). */
@@ -164,7 +173,11 @@ export class UsageService {
   }
 
   private decide(account: AccountRecord, reservePercent = this.deps.reservePercent()): Admission {
-    return decideAdmission(account, reservePercent, this.deps.clock.now());
+    return decideAdmission(account, reservePercent, this.deps.clock.now(), this.caps(account));
+  }
+
+  private caps(account: AccountRecord) {
+    return capReadings(account, this.deps.caps?.() ?? NO_CAPS, this.deps.clock.now());
   }
 
   private remaining(account: AccountRecord, now: number): number | null {
@@ -184,6 +197,7 @@ export class UsageService {
   private changed(): void {
     for (const account of this.deps.book.list()) {
       const key = accountKey(account.runtime, account.alias);
+      for (const cap of this.capAlerts.due(key, this.caps(account))) this.notice({ kind: 'cap', account: key, cap, percent: CAP_ALERT_PERCENT });
       const admission = this.decide(account);
       const before = this.lastState.get(key) ?? 'claiming';
       if (admission.state === before) continue;

@@ -13,6 +13,7 @@ import { MeteredExecutor } from './metered-executor';
 import { UsageBook } from './usage-book';
 import { UsageLog } from './usage-log';
 import { UsageService } from './usage-service';
+import { spendingCaps } from './spending-caps';
 
 /**
  * The usage accounts put together for the composition root: the book and log in the data
@@ -67,6 +68,7 @@ function createUsageService(options: UsageWiringOptions) {
     alias: () => options.settings().modelAccountAlias,
     reservePercent: () => options.settings().usageReservePercent,
     alertThresholds: () => parseAlertPercents(options.settings().usageAlertPercents),
+    caps: () => spendingCaps(options.settings()),
     probe: async (runtime) => (runtime === 'codex' && options.probeCodex ? options.probeCodex() : null),
     onNotice: (notice) => options.emit({ event: 'usage:notice', payload: notice }),
   });
@@ -102,6 +104,7 @@ function deferredText(service: UsageService, runtime: RuntimeId, alias: string, 
     const when = admission.resumesAt !== null ? `resumes at ${wallClock(admission.resumesAt)}` : 're-checked every 15 min';
     return `Not claiming: ${title} reached its usage limit; ${when}.`;
   }
+  if (admission.state === 'deferred' && admission.cause === 'cap') return `Not claiming: ${title}: ${admission.reason}.`;
   return `Not claiming: ${title} ${admissionText(admission, now).replace(/^deferred: /, 'has ')}.`;
 }
 

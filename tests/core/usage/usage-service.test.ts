@@ -6,11 +6,12 @@ import { decideAdmission, PROBE_INTERVAL_MS } from '../../../main/core/usage/adm
 import { parseUsageLimit } from '../../../main/core/exec/limit-messages';
 import { UsageBook } from '../../../main/core/usage/usage-book';
 import { UsageLog } from '../../../main/core/usage/usage-log';
-import { UsageService } from '../../../main/core/usage/usage-service';
+import type { UsageService } from '../../../main/core/usage/usage-service';
 import type { ExecutionOutcome } from '../../../main/core/exec/executor-port';
 import type { RateLimitReading, UsageNotice } from '../../../shared/usage';
 import { accountSummaryLine, costText } from '../../../shared/usage-text';
 import { FakeClock } from '../../helpers/fake-clock';
+import { usageServiceIn } from '../../helpers/usage-service';
 import { testLogging } from '../../helpers/test-logger';
 
 const HOUR = 3_600_000;
@@ -34,22 +35,9 @@ describe('usage accounts and admission', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   function service(reserve = 2) {
-    const log = testLogging();
-    const book = new UsageBook(path.join(dir, 'accounts.json'));
-    const usageLog = new UsageLog({ dir, log: log.log, now: () => clock.now() });
-    const s = new UsageService({
-      clock,
-      log: log.log,
-      book,
-      usageLog,
-      alias: () => 'default',
-      reservePercent: () => reserve,
-      alertThresholds: () => [20, 5],
-      ...(probe ? { probe } : {}),
-      onNotice: (n) => notices.push(n),
-    });
-    s.start();
-    return { s, book, usageLog, log };
+    const made = usageServiceIn(dir, clock, { reservePercent: () => reserve, ...(probe ? { probe } : {}), onNotice: (n) => notices.push(n) });
+    made.s.start();
+    return made;
   }
 
   const nextChange = (s: UsageService) =>

@@ -3,11 +3,12 @@ import { accountTitle, admissionText, costText, percentText, resetText, windowNa
 import { useHostStore } from '../../store';
 import { formatTokens } from '../format';
 import { useNow } from '../use-now';
+import { CapBars } from './cap-bars';
 
 /**
  * The lent model accounts, like CodexBar: per account a bar per rate-limit window with its
- * reset ("resets in 2 h 14 min (at 16:30)"), this runner's tokens and cost today and this
- * week, whether claims are admitted, and the binding window over the last day.
+ * reset ("resets in 2 h 14 min (at 16:30)"), its spending caps, this runner's tokens and cost
+ * today and this week, whether claims are admitted, and the binding window over the last day.
  */
 export function UsageCard() {
   const usage = useHostStore((s) => s.usage);
@@ -57,6 +58,11 @@ function AccountMeters({ account, now }: { account: UsageAccountView; now: numbe
           Usage limit reached{account.limited.until !== null ? `; ${resetText(account.limited.until, now)}` : '; re-checked every 15 min'}
         </p>
       ) : null}
+      {account.admission.state === 'deferred' && account.admission.cause === 'cap' ? (
+        <p className="usage-limited warn-text" data-testid="usage-cap-reason">
+          {account.admission.reason}
+        </p>
+      ) : null}
       {windows.length === 0 ? (
         <p className="subtle usage-no-windows">
           {account.runtime === 'claude'
@@ -67,6 +73,7 @@ function AccountMeters({ account, now }: { account: UsageAccountView; now: numbe
       {windows.map(({ which, w }) => (
         <WindowBar key={which} label={windowName(w, which)} window={w} now={now} testId={`usage-window-${which}`} />
       ))}
+      <CapBars account={account} now={now} />
       <dl className="facts facts-compact usage-totals">
         <div className="fact-row">
           <dt>Today</dt>

@@ -54,6 +54,10 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   diskMinFreeGb: 'number',
   lendStopsRunningTurns: 'toggle',
   updateCheck: 'toggle',
+  spendDailyTokenCap: 'number',
+  spendWeeklyTokenCap: 'number',
+  spendDailyCostCapUsd: 'number',
+  spendWeeklyCostCapUsd: 'number',
 };
 
 export const SELECT_OPTIONS: Partial<Record<SettingKey, ReadonlyArray<{ value: string; label: string }>>> = {
@@ -103,6 +107,11 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   diskMinFreeGb: 'Stop claiming while the data or work folders have less free space than this; claiming resumes above it. 0: off.',
   lendStopsRunningTurns: 'Off: a turn that is running when a term above holds claims back finishes. On: it is canceled too.',
   updateCheck: 'At start and once a day, look for a newer Runner Tray and say so. Nothing is installed or restarted while turns run.',
+  spendDailyTokenCap: 'Input + output tokens each model account may use per day (from midnight, local time); then claims for it wait until midnight.',
+  spendWeeklyTokenCap: 'The same per week, from Monday 00:00 local time.',
+  spendDailyCostCapUsd:
+    'Cost per day, where the runtime reports it (claude). Codex reports no cost, so this cannot hold a codex account; its tokens still count.',
+  spendWeeklyCostCapUsd: 'The same per week, from Monday 00:00. A turn that is running when a cap is reached finishes.',
 };
 
 /** Shown beside a setting while its value is risky. */
@@ -122,6 +131,7 @@ export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig', 'turnNetwork', 'turnEgressHosts'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
   { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications', 'updateCheck'] },
+  { title: 'Spending', keys: ['spendDailyTokenCap', 'spendWeeklyTokenCap', 'spendDailyCostCapUsd', 'spendWeeklyCostCapUsd'] },
 ];
 
 export function draftFrom(settings: Settings): Draft {
