@@ -70,6 +70,8 @@ function host(data: string, args: string[], env: Record<string, string> = {}): H
       RUNNER_TRAY_CLAUDE_BIN: FAKE,
       RUNNER_TRAY_CODEX_BIN: path.join(dir, 'no-codex-here'),
       RUNNER_HEARTBEAT_MS: '1000',
+      // A 2 MiB folder is always under the default 2 GB lending floor: the storage probe is what is tested here.
+      RUNNER_TRAY_DISK_MIN_FREE_GB: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

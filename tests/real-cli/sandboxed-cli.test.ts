@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRuntimeExecutor } from '../../main/core/exec/executor';
 import { commandWorks, probeIsolation, type IsolationTools } from '../../main/core/exec/isolation';
 import { createCommandRunner } from '../../main/core/exec/process-runner';
@@ -19,6 +19,12 @@ const TOKEN = 'unit-mcp-token-sandbox-3e8d1c0b9a7f';
 // bwrap installed is not enough: a kernel or container may forbid the namespaces it needs.
 const tools: IsolationTools = await probeIsolation({ platform: process.platform, which: createCommandRunner().which, works: commandWorks });
 
+/** Executors a test made: stopped after it, so no sandbox started ahead outlives the test. */
+const started: LocalRuntimeExecutor[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((e) => e.stop()));
+});
+
 function sandboxedExecutor(workRoot: string, dataDir: string) {
   const logging = testLogging();
   const executor = new LocalRuntimeExecutor({
@@ -26,6 +32,7 @@ function sandboxedExecutor(workRoot: string, dataDir: string) {
     log: logging.log,
     isolation: { tools: () => Promise.resolve(tools), extraEnvAllow: () => [], ownConfig: () => false, hidden: [dataDir] },
   });
+  started.push(executor);
   return { executor, logging };
 }
 
@@ -80,6 +87,9 @@ describe.sequential(`real CLIs under bubblewrap${skip ? ` (skipped: ${tools.note
     expect(mcp.toolCalls).toEqual([{ name: 'report_progress', arguments: { message: 'in the box', percent: 10 }, token: TOKEN }]);
     expect(logging.entries.some((e) => e.msg === 'runtime started' && e.data?.isolation === 'bubblewrap')).toBe(true);
     sessionId = outcome.sessionId;
+    // The turn's folder is gone at its end; only the sandbox started ahead for the next turn waits, until the executor stops.
+    expect(readdirSync(workRoot()).filter((n) => n.startsWith('turn-') && !n.startsWith('turn-spare-'))).toEqual([]);
+    await executor.stop();
     expect(readdirSync(workRoot()).filter((n) => n.startsWith('turn-'))).toEqual([]);
   });
 

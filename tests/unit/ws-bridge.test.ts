@@ -99,6 +99,27 @@ describe('the headless window bridge', () => {
     expect(await probeCloseCause((async () => Promise.reject(new TypeError('failed'))) as unknown as typeof fetch, 'abc')).toBe('unreachable');
   });
 
+  it('a close probe the host never answers counts as unreachable once its bound passes', async () => {
+    vi.useFakeTimers();
+    try {
+      let aborted = false;
+      const hanging = ((_url: string, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => {
+            aborted = true;
+            reject(new DOMException('aborted', 'AbortError'));
+          }),
+        )) as unknown as typeof fetch;
+      const cause = probeCloseCause(hanging, 'abc');
+      await vi.advanceTimersByTimeAsync(2_999);
+      expect(aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await cause).toBe('unreachable');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("reads the browser's key for this host from localStorage, and none when storage is empty or throws", () => {
     localStorage.setItem(WINDOW_KEY_STORAGE, 'the-key');
     expect(storedWindowKey()).toBe('the-key');

@@ -109,14 +109,14 @@ export class SpareSandboxes {
         const ready: SpareSandbox = { ...spare, used: false };
         referenced(ready.child, false);
         ready.child.once('exit', () => this.evict(ready));
-        if (this.stopped) this.track(this.dispose(ready));
-        else {
-          this.spares.push(ready);
-          this.expiries.set(
-            ready,
-            this.deps.clock.setTimeout(() => this.evict(ready), this.deps.maxAgeMs ?? SPARE_MAX_AGE_MS),
-          );
-        }
+        // Stopped while it started: ended within this promise, so a stop that waits on it leaves no folder behind.
+        if (this.stopped) return this.dispose(ready);
+        this.spares.push(ready);
+        this.expiries.set(
+          ready,
+          this.deps.clock.setTimeout(() => this.evict(ready), this.deps.maxAgeMs ?? SPARE_MAX_AGE_MS),
+        );
+        return undefined;
       })
       .catch((error: unknown) => this.deps.log.warn('could not start a sandbox ahead of the next turn', { error: errorText(error) }))
       .finally(() => this.filling--);

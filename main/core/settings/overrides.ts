@@ -66,6 +66,7 @@ const NUMERIC = new Set<SettingKey>([
   'spendWeeklyTokenCap',
   'spendDailyCostCapUsd',
   'spendWeeklyCostCapUsd',
+  'diskMinFreeGb',
 ]);
 
 /** Env names per setting (every flag's setting is here too); the first one defined wins (`??` semantics). */
@@ -87,6 +88,8 @@ const SETTING_ENV: ReadonlyArray<readonly [SettingKey, readonly string[]]> = [
   ['spendWeeklyTokenCap', ['RUNNER_SPEND_WEEKLY_TOKENS']],
   ['spendDailyCostCapUsd', ['RUNNER_SPEND_DAILY_USD']],
   ['spendWeeklyCostCapUsd', ['RUNNER_SPEND_WEEKLY_USD']],
+  // The free-disk floor under the data folder (0: none); a container's small volume sets it lower.
+  ['diskMinFreeGb', ['RUNNER_TRAY_DISK_MIN_FREE_GB']],
 ];
 
 /**

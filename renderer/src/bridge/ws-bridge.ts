@@ -8,6 +8,8 @@ const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
 /** Pushed first-view answers nobody asked for this long after the socket opened are dropped (a later ask goes to the host). */
 const FIRST_ANSWERS_TTL_MS = 5_000;
+/** How long the close probe waits for the host's answer before the host counts as unreachable. */
+const PROBE_TIMEOUT_MS = 3_000;
 
 /** What a closed socket means, found by asking the page's own origin (the session cookie goes with it). */
 export type CloseCause = 'unreachable' | 'session-refused' | 'other';
@@ -21,17 +23,24 @@ export type CloseCause = 'unreachable' | 'session-refused' | 'other';
  * answer) from one that no longer knows this window (401: it restarted).
  */
 export async function probeCloseCause(fetchFn: typeof fetch = fetch, windowKey: string | null = null): Promise<CloseCause> {
+  // A host that is frozen, or a connection the browser still thinks alive, answers nothing:
+  // the window says so within the bound instead of showing "Connected" while it waits.
+  const abort = new AbortController();
+  const bound = setTimeout(() => abort.abort(), PROBE_TIMEOUT_MS);
   try {
     const res = await fetchFn('/', {
       method: 'HEAD',
       cache: 'no-store',
       credentials: 'same-origin',
       redirect: 'manual',
+      signal: abort.signal,
       ...(windowKey ? { headers: { [WINDOW_KEY_HEADER]: windowKey } } : {}),
     });
     return res.status === 401 ? 'session-refused' : 'other';
   } catch {
     return 'unreachable';
+  } finally {
+    clearTimeout(bound);
   }
 }
 

@@ -114,6 +114,15 @@ describe('resolveOverrides', () => {
     });
   });
 
+  it("RUNNER_TRAY_DISK_MIN_FREE_GB sets the free-disk floor (a container on a small volume), with the setting's range", () => {
+    expect(ok({ RUNNER_TRAY_DISK_MIN_FREE_GB: '0.5' }, [])).toMatchObject({
+      overrides: { diskMinFreeGb: 0.5 },
+      sources: { diskMinFreeGb: 'RUNNER_TRAY_DISK_MIN_FREE_GB' },
+    });
+    expect(ok({ RUNNER_TRAY_DISK_MIN_FREE_GB: '0' }, []).overrides).toEqual({ diskMinFreeGb: 0 });
+    expect(message({ RUNNER_TRAY_DISK_MIN_FREE_GB: 'lots' }, [])).toMatch(/^RUNNER_TRAY_DISK_MIN_FREE_GB must be a number from 0 to 10000/);
+  });
+
   it('does not validate the env value a flag replaces', () => {
     expect(ok({ RUNNER_HEARTBEAT_MS: 'bad' }, ['--heartbeat-ms', '2000']).overrides.heartbeatMs).toBe(2000);
   });
