@@ -9,8 +9,8 @@ import { egressHostEntries, SETTING_LABELS } from './setting-labels';
 export { egressHostEntries, SETTING_LABELS };
 import { DEFAULT_TRANSCRIPT_MEMORY_KB, MAX_TRANSCRIPT_MEMORY_KB, MIN_TRANSCRIPT_MEMORY_KB } from './transcript';
 import { plainHttpProblem } from './transport-security';
-import { DEFAULT_DISK_MIN_FREE_GB, isLendingKey, lendingFieldSchema, MAX_LEND_IDLE_MINUTES } from './lending-settings';
-import { isSpendingKey, spendingFieldSchema } from './spending-settings';
+import { DEFAULT_DISK_MIN_FREE_GB, isLendingKey, LENDING_KEYS, lendingFieldSchema, MAX_LEND_IDLE_MINUTES } from './lending-settings';
+import { isSpendingKey, SPENDING_KEYS, spendingFieldSchema } from './spending-settings';
 
 export { DEFAULT_DISK_MIN_FREE_GB, MAX_LEND_IDLE_MINUTES };
 
@@ -147,19 +147,9 @@ export const SETTING_KEYS = [
   'usageAlertPercents',
   'machineMaxTurns',
   'transcriptMemoryKb',
-  'lendSchedule',
-  'lendIdleMinutes',
-  'lendOnBattery',
-  'lendMinBatteryPercent',
-  'activeMachineMaxTurns',
-  'activeCpuCeilingPercent',
-  'diskMinFreeGb',
-  'lendStopsRunningTurns',
+  ...LENDING_KEYS,
   'updateCheck',
-  'spendDailyTokenCap',
-  'spendWeeklyTokenCap',
-  'spendDailyCostCapUsd',
-  'spendWeeklyCostCapUsd',
+  ...SPENDING_KEYS,
 ] as const satisfies readonly SettingKey[];
 // Fails to compile when a field of Settings is missing from SETTING_KEYS.
 const _everyKeyListed: Record<Exclude<SettingKey, (typeof SETTING_KEYS)[number]>, never> = {};

@@ -2,8 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UNTRUSTED_INPUT_POLICY } from '../../shared/protocol';
 import type { PairingState } from '../../shared/runner';
-import type { TurnView } from '../../shared/turns';
-import { startHarness, type Harness } from './core-harness';
+import { twoBeats, finished, startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
 const MISSING = fileURLToPath(new URL('../fixtures/no-such-runtime', import.meta.url));
@@ -31,17 +30,6 @@ async function pairedHarness(
   harness.emu.admin.approvePairing(pairing.userCode);
   await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.lastOkAt !== null && s.runtimes !== null);
   return harness;
-}
-
-function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
-}
-
-/** Two heartbeats after now: long enough for any claim that was going to happen. */
-async function twoBeats(harness: Harness): Promise<void> {
-  const since = harness.emu.admin.listEvents({ limit: 100_000 }).at(-1)?.seq ?? 0;
-  let beats = 0;
-  await harness.emu.admin.waitForEvent((e) => e.type === 'runner.heartbeat' && e.seq > since && ++beats >= 2, { timeoutMs: 10_000, since });
 }
 
 describe('claiming only what this machine can run', () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { HostEvent } from '../../shared/contract';
 import type { PairingState } from '../../shared/runner';
+import type { TurnView } from '../../shared/turns';
 import type { SettingsPatch } from '../../shared/settings';
 import { bootstrapCore, type Core, type CoreOptions } from '../../main/core/bootstrap';
 import { DETECTION_BOUND_MS } from '../../main/core/runner/capabilities';
@@ -128,4 +129,16 @@ export async function pairWithClaude(harness: Harness): Promise<void> {
   if (pairing.phase !== 'waiting') throw new Error('not waiting');
   harness.emu.admin.approvePairing(pairing.userCode);
   await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
+}
+
+/** The finished turn `id`, once the runner reports it. */
+export function finished(harness: Harness, id: string): Promise<TurnView> {
+  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
+}
+
+/** Two heartbeats after now: long enough for any claim that was going to happen. */
+export async function twoBeats(harness: Harness): Promise<void> {
+  const since = harness.emu.admin.listEvents({ limit: 100_000 }).at(-1)?.seq ?? 0;
+  let beats = 0;
+  await harness.emu.admin.waitForEvent((e) => e.type === 'runner.heartbeat' && e.seq > since && ++beats >= 2, { timeoutMs: 10_000, since });
 }

@@ -2,11 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TurnView } from '../../shared/turns';
 import { systemClock } from '../../main/core/base/ports';
 import { proxyAwareFetch } from '../../main/core/connectors/proxy-fetch';
 import { WebhookNotifier, type WebhookBody } from '../../main/headless/fleet/webhook';
-import { pairWithClaude, startHarness, type Harness } from './core-harness';
+import { finished, pairWithClaude, startHarness, type Harness } from './core-harness';
 
 // The real core against the emulator, with two webhooks: one on loopback that records what
 // it gets, one that takes the request and never answers. A usage limit and its recovery
@@ -32,10 +31,6 @@ async function listen(handle: http.RequestListener): Promise<string> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/${CANARY}`;
-}
-
-function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
 }
 
 describe('webhook notifications of a headless host', () => {

@@ -7,7 +7,7 @@ import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import type { SechroomConfig } from '../../emulator/sechroom/config';
-import { startHarness, type Harness } from './core-harness';
+import { finished, startHarness, type Harness } from './core-harness';
 import { gitOrigin, type GitOrigin } from './git-origin';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
@@ -35,10 +35,6 @@ async function paired(maxSessions: number, config: Record<string, unknown> = {})
   harness.emu.admin.approvePairing(pairing.userCode);
   await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
   return harness;
-}
-
-function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
 }
 
 /** Runs one sleeping unit, waits until the runner holds its next read (a claim, or a notices-only read), and cancels it at the plane. */

@@ -2,9 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProfileSummary } from '../../shared/profiles';
 import type { PairingState, RunnerSnapshot } from '../../shared/runner';
-import type { TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
-import { startHarness, type Harness } from './core-harness';
+import { finished, startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
 const TIMED = fileURLToPath(new URL('../fixtures/timed-runtime.mjs', import.meta.url));
@@ -40,10 +39,6 @@ async function twoProfiles(settings: Record<string, unknown> = {}, runtime = FAK
     await harness.waitForEvent('runner:snapshot', (s) => s.profile === profile && s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
   }
   return { h: harness, lab };
-}
-
-function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
 }
 
 describe('two profiles in one host', () => {

@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
-import type { TurnView } from '../../shared/turns';
 import type { UsageSnapshot } from '../../shared/usage';
-import { startHarness, type Harness } from './core-harness';
+import { finished, startHarness, type Harness } from './core-harness';
 
 // The real core against the emulator: a claude turn fails with claude's usage-limit message
 // (with its reset time); the runner reports the unit as not run because of the limit, marks
@@ -17,10 +16,6 @@ afterEach(async () => {
   await h?.close();
   h = null;
 });
-
-function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
-}
 
 describe('usage limits against the emulator', () => {
   it('a usage-limit failure defers claiming until the reset, then the waiting unit runs', async () => {

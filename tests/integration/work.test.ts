@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PairingState } from '../../shared/runner';
-import type { TurnView } from '../../shared/turns';
-import { startHarness, type Harness } from './core-harness';
+import { finished, startHarness, type Harness } from './core-harness';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
 
@@ -23,10 +22,6 @@ async function pairedHarness(settings: Record<string, unknown> = {}, leaseHeartb
   harness.emu.admin.approvePairing(pairing.userCode);
   await harness.waitForEvent('runner:snapshot', (s) => s.heartbeat.longPoll && s.runtimes?.claude.installed === true);
   return harness;
-}
-
-function finished(harness: Harness, id: string): Promise<TurnView> {
-  return harness.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === id), 15_000).then((u) => u.finished.find((t) => t.id === id)!);
 }
 
 async function resultFor(harness: Harness, unitId: string) {
