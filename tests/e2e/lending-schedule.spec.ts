@@ -5,7 +5,7 @@ import { openView, pairThroughEmulator, startStack, type Stack } from './stack';
 
 /**
  * The lending terms in the window: the Schedule card edited with the keyboard, saved and
- * read back; axe on the card; a 480 px window; a held-back dashboard.
+ * read back; axe on the card; a 480 px window; a dashboard held back by a signed-out runtime and by the schedule.
  * RUNNER_TRAY_SCREENSHOTS=1 also writes docs/screenshots/schedule-card.png and dashboard-held-back.png.
  */
 const SIGNED_OUT = fileURLToPath(new URL('../fixtures/signed-out-runtime.mjs', import.meta.url));
@@ -63,6 +63,24 @@ test('a held-back runner says what it waits for on the dashboard, amber', async 
   await openView(page, 'dashboard');
   await expect(page.getByTestId('status-line')).toHaveText('Idle · not claiming', { timeout: 20_000 });
   await expect(page.getByTestId('status-held')).toContainText('Waiting: Claude Code: installed, not signed in');
+  await expect(page.getByTestId('status-reason')).toHaveClass(/status-held/);
+});
+
+test('outside the lending hours the dashboard says so, amber, and when claiming resumes', async ({ page }) => {
+  stack = await startStack();
+  await page.setViewportSize({ width: 900, height: 640 });
+  await pairThroughEmulator(page, stack);
+  // Lend tomorrow 09:00–10:00 only (Monday is row 0): now is outside the hours.
+  // getDay() counts from Sunday, the grid's rows from Monday: today's row + 1 is getDay().
+  const tomorrow = new Date().getDay();
+  await openView(page, 'settings');
+  await page.getByTestId('schedule-card').getByRole('button', { name: 'Never' }).click();
+  await page.getByTestId(`schedule-cell-${tomorrow}-9`).click();
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
+  await openView(page, 'dashboard');
+  await expect(page.getByTestId('status-line')).toHaveText('Idle · not claiming', { timeout: 20_000 });
+  await expect(page.getByTestId('status-held')).toContainText(/Outside your lending hours — resumes \w{3} 09:00/);
   await expect(page.getByTestId('status-reason')).toHaveClass(/status-held/);
   if (shots) await page.screenshot({ path: 'docs/screenshots/dashboard-held-back.png' });
 });
