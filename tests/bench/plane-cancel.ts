@@ -5,17 +5,13 @@
 // them, where the next lease heartbeat brings the cancel. Both with a LEASE_S lease heartbeat,
 // cancels arriving uniform over it. The real core in process against the emulator.
 // Alone: `npx tsx tests/bench/plane-cancel.ts [--quick]`.
-import { existsSync, mkdirSync, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../emulator';
-import { startHarness } from '../integration/core-harness';
-import { gitOrigin } from '../integration/git-origin';
 import { percentile, startBenchRunner } from './bench-runner';
+import { loggedAt, loggedCount, sleep, startSechroomBench } from './sechroom-bench-kit';
 
-const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
 const LEASE_S = 5;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Rost, one session (every slot busy: the notices-only read): cancel → the runtime's signal aborted (ms). */
 export async function rostCancel(samples: number, notices: boolean): Promise<number[]> {
@@ -41,65 +37,26 @@ export async function rostCancel(samples: number, notices: boolean): Promise<num
   return out;
 }
 
-const count = (log: string, method: string) => (existsSync(log) ? readFileSync(log, 'utf8').split(`"method":"${method}"`).length - 1 : 0);
-
-/** Resolves at the moment the stub's log holds `n` requests of `method`. */
-function logged(log: string, method: string, n: number): Promise<number> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (count(log, method) < n) return;
-      const at = performance.now();
-      clearInterval(fallback);
-      watcher.close();
-      resolve(at);
-    };
-    const watcher = watch(path.dirname(log), check);
-    // fs.watch may miss a change; a coarse check keeps the bench from hanging (it is not the measure).
-    const fallback = setInterval(check, 250);
-    check();
-  });
-}
-
 /** Sechroom, one instance running a hanging turn: lease cancel request → the app-server's turn/interrupt (ms). */
 export async function sechroomCancel(samples: number, notices: boolean): Promise<number[]> {
-  const git = gitOrigin();
   const emu = await startEmulator({ sechroom: { leaseNotices: notices } });
-  const minted = emu.sechroom.mintToken();
-  const log = path.join(git.root, '.bench', 'app-server.jsonl');
-  mkdirSync(path.dirname(log), { recursive: true });
-  const h = await startHarness({
-    emu,
-    core: {
-      runtimeEnv: { STUB_LOG: log, CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) },
-      env: { ...process.env, SECHROOM_TOKEN: minted.access_token },
-    },
-  });
-  await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-  await h.invoke('sechroom:configure', {
-    profile: 'work',
-    baseUrl: emu.sechroomUrl,
-    tenant: minted.tenant,
-    instance: { instanceKey: 'bench-a', root: git.root, pollIntervalSeconds: 1, heartbeatIntervalSeconds: LEASE_S, codexBin: APP_SERVER_STUB },
-    deliver: false,
-    raisePr: false,
-  });
+  const bench = await startSechroomBench(emu, { turn: 'hang', pollIntervalSeconds: 1, heartbeatIntervalSeconds: LEASE_S });
+  const { h, log } = bench;
   const out: number[] = [];
   for (let i = 0; i < samples; i++) {
     // The turn is cancelable once the app-server has it: wait for its turn/start.
-    const started = logged(log, 'turn/start', count(log, 'turn/start') + 1);
+    const started = loggedAt(log, 'turn/start', loggedCount(log, 'turn/start') + 1);
     const task = emu.sechroom.createTask({ title: `Cancel ${i}`, objective: 'Hang.' });
     await started;
     await sleep(Math.random() * LEASE_S * 1000);
     const lease = emu.sechroom.listLeases({ memory_id: task.memoryId })[0]!;
-    const told = logged(log, 'turn/interrupt', count(log, 'turn/interrupt') + 1);
+    const told = loggedAt(log, 'turn/interrupt', loggedCount(log, 'turn/interrupt') + 1);
     const canceledAt = performance.now();
     emu.sechroom.cancelLease(lease.id, 'bench');
     out.push((await told) - canceledAt);
     await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.plane === 'sechroom' && t.title === `Cancel ${i}`), 30_000);
   }
-  await h.close();
-  await emu.close();
-  git.cleanup();
+  await bench.close();
   return out;
 }
 
