@@ -145,6 +145,28 @@ function addresses(host: Host): NextAddress {
   };
 }
 
+/**
+ * `pickups` units with no work (arrivals at a uniformly random moment of a second, the held
+ * claim waiting): pickup and tail each; then `turns` one-second turns: the runner's share.
+ */
+export async function measureUnits(
+  emu: RunningEmulator,
+  runnerId: string,
+  options: { pickups: number; turns: number },
+): Promise<{ pickupMs: number[]; tailMs: number[]; overheadPercent: number[] }> {
+  const pickupMs: number[] = [];
+  const tailMs: number[] = [];
+  for (let i = 0; i < options.pickups; i++) {
+    await sleep(Math.random() * 1_000);
+    const run = await runUnit(emu, runnerId, 0);
+    pickupMs.push(run.pickup);
+    tailMs.push(run.tail);
+  }
+  const overheadPercent: number[] = [];
+  for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runnerId, 1_000)).overhead);
+  return { pickupMs, tailMs, overheadPercent };
+}
+
 export async function measureHeadless(
   emu: RunningEmulator,
   options: { starts: number; idleMs: number; settleMs: number; pickups: number; turns: number; window: WindowOptions | null },
@@ -191,17 +213,7 @@ export async function measureHeadless(
     const idleCpuPercent = options.idleMs > 0 ? ((cpuTicks(pid) - ticks0) / TICKS_PER_SECOND / idleSeconds) * 100 : NaN;
     const idleRssMb = options.idleMs > 0 ? rssMb(pid) : NaN;
 
-    const pickupMs: number[] = [];
-    const tailMs: number[] = [];
-    for (let i = 0; i < options.pickups; i++) {
-      // Arrivals at a uniformly random moment of a second (the held claim is waiting).
-      await sleep(Math.random() * 1_000);
-      const run = await runUnit(emu, runner.runner_id, 0);
-      pickupMs.push(run.pickup);
-      tailMs.push(run.tail);
-    }
-    const overheadPercent: number[] = [];
-    for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runner.runner_id, 1_000)).overhead);
+    const { pickupMs, tailMs, overheadPercent } = await measureUnits(emu, runner.runner_id, options);
 
     if (!options.window) return { startToHeartbeatMs, idleRssMb, idleCpuPercent, idleSeconds, pickupMs, tailMs, overheadPercent, window: null };
     // A window on a host with 10,000 finished turns on disk, running turns that stream

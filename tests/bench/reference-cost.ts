@@ -1,15 +1,14 @@
 // The reference rows of `npm run bench`: the bench's minimal runner (reference-runner.mjs,
 // not Runner Tray) on the same emulator with the same stand-in runtime, measured exactly as
-// the built host is (headless-cost.ts's runUnit), so the host's pickup, tail and share of a
+// the built host is (headless-cost.ts's measureUnits), so the host's pickup, tail and share of a
 // turn are read beside the best a runner can do on this wire and this machine.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RunningEmulator } from '../../emulator';
-import { runUnit } from './headless-cost';
+import { measureUnits } from './headless-cost';
 
 const REFERENCE_RUNNER = fileURLToPath(new URL('./reference-runner.mjs', import.meta.url));
 const STAMP_RUNTIME = fileURLToPath(new URL('./stamp-runtime.mjs', import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface ReferenceCost {
   /** Enqueue → the runtime process began. */
@@ -30,18 +29,8 @@ export async function measureReference(emu: RunningEmulator, options: { pickups:
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     await Promise.race([held, exited.then(() => Promise.reject(new Error('the reference runner exited before its first claim')))]);
-    const pickupMs: number[] = [];
-    const tailMs: number[] = [];
-    for (let i = 0; i < options.pickups; i++) {
-      // As for the host: arrivals at a uniformly random moment of a second, the claim held.
-      await sleep(Math.random() * 1_000);
-      const run = await runUnit(emu, runner.runner_id, 0);
-      pickupMs.push(run.pickup);
-      tailMs.push(run.tail);
-    }
-    const overheadPercent: number[] = [];
-    for (let i = 0; i < options.turns; i++) overheadPercent.push((await runUnit(emu, runner.runner_id, 1_000)).overhead);
-    return { pickupMs, tailMs, overheadPercent };
+    // Measured as the host is.
+    return await measureUnits(emu, runner.runner_id, options);
   } finally {
     child.kill('SIGTERM');
     await exited;
