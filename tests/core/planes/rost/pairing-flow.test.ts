@@ -1,44 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { PairingState } from '../../../../shared/runner';
-import type { PairingPoll, RunnerConnector } from '../../../../main/core/planes/rost/connector';
+import type { PairingPoll } from '../../../../main/core/planes/rost/connector';
 import { ConnectorError } from '../../../../main/core/connectors/errors';
-import { PairingFlow } from '../../../../main/core/planes/rost/pairing-flow';
-import { FakeClock } from '../../../helpers/fake-clock';
-import { testLogging } from '../../../helpers/test-logger';
+import { pairingFixture } from './pairing-fixture';
 
 type Step = PairingPoll | ConnectorError;
 
 function setup(steps: Step[], opts: { interval?: number; expiresIn?: number; approve?: () => Promise<{ runnerName: string }> } = {}) {
-  const clock = new FakeClock();
-  const states: PairingState[] = [];
-  const pollTimes: number[] = [];
-  const connector = {
-    startPairing: async () => ({
-      pairing_id: 'p1',
-      user_code: 'BCDF-GHJK',
-      verification_uri: 'http://cp/device',
-      verification_uri_complete: 'http://cp/device?code=BCDF-GHJK',
-      expires_in: opts.expiresIn ?? 600,
-      interval: opts.interval ?? 5,
-    }),
-    pollPairing: async () => {
-      pollTimes.push(clock.now());
-      const step = steps.shift() ?? { kind: 'pending' };
-      if (step instanceof ConnectorError) throw step;
-      return step;
-    },
-  } as unknown as RunnerConnector;
-  const flow = new PairingFlow({
-    connector,
-    clock,
-    log: testLogging().log,
-    random: () => 0.5,
-    onState: (s) => states.push(s),
-    onApproved: opts.approve ?? (async () => ({ runnerName: 'box' })),
+  const { clock, flow, states, pollTimes } = pairingFixture({
+    polls: steps,
+    started: { interval: opts.interval ?? 5, expires_in: opts.expiresIn ?? 600 },
+    ...(opts.approve ? { approve: opts.approve } : {}),
   });
-  const start = clock.now();
-  const rel = () => pollTimes.map((t) => (t - start) / 1000);
-  return { clock, flow, states, rel };
+  return { clock, flow, states, rel: () => [...pollTimes] };
 }
 
 const approved: PairingPoll = { kind: 'approved', credentials: { runner_id: 'r1', runner_secret: 'x'.repeat(32), tenant_id: 't1' } };

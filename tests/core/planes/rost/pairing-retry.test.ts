@@ -1,51 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { PairingState } from '../../../../shared/runner';
-import type { PairingPoll, RunnerConnector } from '../../../../main/core/planes/rost/connector';
+import type { PairingPoll } from '../../../../main/core/planes/rost/connector';
 import { ConnectorError } from '../../../../main/core/connectors/errors';
-import { PairingFlow } from '../../../../main/core/planes/rost/pairing-flow';
-import { FakeClock } from '../../../helpers/fake-clock';
-import { testLogging } from '../../../helpers/test-logger';
+import { pairingFixture } from './pairing-fixture';
 
 const down = () => new ConnectorError('network', 'connect ECONNREFUSED 127.0.0.1:9');
-const started = {
-  pairing_id: 'p1',
-  user_code: 'BCDF-GHJK',
-  verification_uri: 'http://cp/device',
-  verification_uri_complete: null,
-  expires_in: 600,
-  interval: 5,
-};
-
 /** A flow whose starts and polls answer from the lists (an error in a list is thrown). */
 function setup(starts: (ConnectorError | 'ok')[], polls: (PairingPoll | ConnectorError)[] = []) {
-  const clock = new FakeClock();
-  const states: PairingState[] = [];
-  const startTimes: number[] = [];
-  const pollTimes: number[] = [];
-  const t0 = clock.now();
-  const connector = {
-    startPairing: async () => {
-      startTimes.push((clock.now() - t0) / 1000);
-      const step = starts.shift() ?? 'ok';
-      if (step !== 'ok') throw step;
-      return started;
-    },
-    pollPairing: async () => {
-      pollTimes.push((clock.now() - t0) / 1000);
-      const step = polls.shift() ?? { kind: 'pending' };
-      if (step instanceof ConnectorError) throw step;
-      return step;
-    },
-  } as unknown as RunnerConnector;
-  const flow = new PairingFlow({
-    connector,
-    clock,
-    log: testLogging().log,
-    random: () => 0.5,
-    onState: (s) => states.push(s),
-    onApproved: async () => ({ runnerName: 'box' }),
-  });
-  return { clock, flow, states, startTimes, pollTimes, t0 };
+  return pairingFixture({ starts, polls });
 }
 
 describe('pairing when the control plane cannot be reached', () => {
