@@ -11,6 +11,7 @@ import { startBenchRunner, type BenchRunner } from './bench-runner';
 import { measureHeadless } from './headless-cost';
 import { fmt, hostRows, ms, p, printTable, type Row } from './host-rows';
 import { measureHistoryMemory } from './history-memory';
+import { liveRow, measureLiveLines } from './live-lines';
 import { initialJs } from './initial-js';
 import { processFloor } from './process-floor';
 import { measureReference } from './reference-cost';
@@ -21,10 +22,13 @@ import { rostCancel, sechroomCancel } from './plane-cancel';
 const quick = process.argv.includes('--quick');
 // `--host`: only the built headless host's rows (and the initial JS), printed and not written to the doc.
 // `--only start` (start → first heartbeat, idle RSS and CPU) or `--only pickup` (the reference
-// runner and the host's process rows, with their floors): those rows alone, printed, not written.
+// runner and the host's process rows, with their floors) or `--only live` (a running turn's
+// line printed → on screen, in Chromium): those rows alone, printed, not written.
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : process.argv.includes('--host') ? 'host' : null;
-if (only !== null && only !== 'host' && only !== 'start' && only !== 'pickup') throw new Error(`--only takes host, start or pickup, not ${only}`);
+if (only !== null && only !== 'host' && only !== 'start' && only !== 'pickup' && only !== 'live')
+  throw new Error(`--only takes host, start, pickup or live, not ${only}`);
+const LIVE_RUNS = quick ? 1 : 3;
 const SEED = { heartbeatMs: 30_000, interactiveClaimMs: 1_000 };
 const N_PICKUP_OURS = quick ? 30 : 100;
 const N_PICKUP_POLLED = quick ? 10 : 30;
@@ -116,6 +120,10 @@ async function main() {
     await soak(soakArgs(process.argv));
     process.exit(0);
   }
+  if (only === 'live') {
+    printTable([liveRow(measureLiveLines(LIVE_RUNS))]);
+    process.exit(0);
+  }
   const emu = await startEmulator({ config: { caps: { tenant: 32, project: 32, defaultAccount: 1 }, longPollMaxMs: 60_000, nextHeartbeatMs: 30_000 } });
   if (only) {
     const part =
@@ -166,6 +174,8 @@ async function main() {
   console.log('bench: the built host with 10,000 history rows on disk against none…');
   const history = await measureHistoryMemory(emu, HISTORY_MEMORY);
   await emu.close();
+  console.log("bench: a running turn's lines printed → on screen (the live-transcript browser test)…");
+  const live = measureLiveLines(LIVE_RUNS);
   const js = initialJs();
 
   const rows: Row[] = [
@@ -188,6 +198,7 @@ async function main() {
     // prettier-ignore
     ['Sechroom plane cancel → turn/interrupt p50 (5 s lease heartbeat)', ms(p(sechroomCancels.held, 50)), `heartbeat only ${ms(p(sechroomCancels.beat, 50))}`, '', `${fmt(p(sechroomCancels.beat, 50) / p(sechroomCancels.held, 50))}× faster`, '≤ 1 s', p(sechroomCancels.held, 50) <= 1_000, 'the cancel waited for the lease heartbeat'],
     ...hostRows({ host, history, floor, proc, reference, js }),
+    liveRow(live),
   ];
   const table = printTable(rows);
 
