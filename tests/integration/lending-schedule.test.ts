@@ -2,12 +2,15 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LendingView } from '../../shared/lending';
 import type { PairingState } from '../../shared/runner';
-import { startHarness, type Harness } from './core-harness';
+import { SCHEDULE_DAYS } from '../../shared/lending-schedule';
+import { JumpClock } from '../helpers/jump-clock';
+import { finished, pairWithClaude, startHarness, twoBeats, type Harness } from './core-harness';
 
 // The real core against the emulator: outside the lending hours a queued unit stays queued
-// (the profile says why), and it is claimed as soon as the hours open. The boundary by the
-// clock alone is tests/core/lending/lending-gate.test.ts's (a fake clock); here the hours
-// open by a change of the schedule, which the gate reads at once.
+// (the profile says why), and it is claimed as soon as the hours open: by a change of the
+// schedule, which the gate reads at once, and by the clock reaching the hour (the core's
+// real clock set forward to just before it). Every term on a fake clock is
+// tests/core/lending/lending-gate.test.ts's.
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
 
@@ -69,5 +72,34 @@ describe('the lending schedule against the emulator', () => {
     await h.invoke('settings:update', { lendSchedule: 'never' });
     const done = await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id));
     expect(done.finished.find((t) => t.id === unit.id)?.phase).toBe('canceled');
+  });
+
+  it('claims a unit queued before the lending hours once the clock reaches them, not before', async () => {
+    const clock = new JumpClock();
+    // The next local hour is the only one lent.
+    const now = new Date(clock.now());
+    const opens = new Date(now.getFullYear(), now.getMonth(), now.getDate(), now.getHours() + 1).getTime();
+    const at = new Date(opens);
+    const hour = at.getHours();
+    const schedule = `${SCHEDULE_DAYS[(at.getDay() + 6) % 7]} ${hour}-${hour + 1}`;
+    h = await startHarness({
+      settings: { runtime: 'claude', maxSessions: 1 },
+      emulator: { config: { longPollMaxMs: 1_000 } },
+      core: { runtimeBinaries: { claude: FAKE, codex: FAKE }, clock },
+    });
+    await h.invoke('settings:update', { lendSchedule: schedule });
+    await pairWithClaude(h);
+    expect(await h.invoke<LendingView>('lending:get')).toMatchObject({ holds: [{ kind: 'schedule', resumesAt: opens }] });
+
+    const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:on-time' });
+    await twoBeats(h);
+    expect(h.emu.admin.getUnit(unit.id)?.status).toBe('queued');
+
+    // A second and a half before the hour: claimed after it, by the gate's own timer.
+    clock.jumpTo(opens - 1_500);
+    const view = await finished(h, unit.id);
+    expect(view.phase).toBe('succeeded');
+    expect(Date.parse(view.startedAt)).toBeGreaterThanOrEqual(opens);
+    expect(await h.invoke<LendingView>('lending:get')).toMatchObject({ holds: [] });
   });
 });
