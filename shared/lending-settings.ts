@@ -8,6 +8,7 @@ export const DEFAULT_DISK_MIN_FREE_GB = 2;
 
 export const LENDING_KEYS = [
   'lendSchedule',
+  'profileLendSchedule',
   'lendIdleMinutes',
   'lendOnBattery',
   'lendMinBatteryPercent',
@@ -39,6 +40,7 @@ export function lendingFieldSchema(key: LendingKey, error: string, maxMachineTur
     case 'diskMinFreeGb':
       return z.number({ error }).min(0, { error }).max(10_000, { error });
     case 'lendSchedule':
+    case 'profileLendSchedule':
       return z
         .string({ error })
         .max(2000, { error })

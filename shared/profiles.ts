@@ -41,6 +41,7 @@ export const PROFILE_SETTING_KEYS = [
   'modelAccountState',
   'expectedTenantId',
   'runWork',
+  'profileLendSchedule',
 ] as const satisfies readonly SettingKey[];
 export type ProfileSettingKey = (typeof PROFILE_SETTING_KEYS)[number];
 

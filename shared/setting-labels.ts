@@ -31,6 +31,7 @@ export const SETTING_LABELS: Readonly<Record<SettingKey, string>> = {
   machineMaxTurns: 'Turns at once on this machine',
   transcriptMemoryKb: 'Live transcript kept in memory per turn (kB)',
   lendSchedule: 'Take work during these hours',
+  profileLendSchedule: 'This profile only during these hours',
   lendIdleMinutes: 'Only after I have been idle for (minutes)',
   lendOnBattery: 'Take work on battery',
   lendMinBatteryPercent: 'On battery, only above (% charge)',

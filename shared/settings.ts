@@ -96,6 +96,8 @@ export interface Settings {
   // unless lendStopsRunningTurns is on.
   /** Weekly hours (local time) in which new work is taken; `mon 09-18, sat 10-12`, empty: any time (see lending-schedule.ts). */
   lendSchedule: string;
+  /** One profile's own hours within the machine's (per profile; empty: whenever the machine lends). */
+  profileLendSchedule: string;
   /** Take new work only after the operator has been idle this many minutes (0: also while in use). */
   lendIdleMinutes: number;
   /** Take new work while the machine runs on battery. */
@@ -179,6 +181,8 @@ const RULES: Readonly<Record<SettingKey, string>> = {
   machineMaxTurns: `must be an integer from 0 (one per CPU core) to ${MAX_MACHINE_TURNS}.`,
   transcriptMemoryKb: `must be an integer from ${MIN_TRANSCRIPT_MEMORY_KB} to ${MAX_TRANSCRIPT_MEMORY_KB}.`,
   lendSchedule: 'must be day and hour ranges such as "mon 09-18, sat 10-12" (days mon–sun, hours 0–24), "never", or empty for any time.',
+  profileLendSchedule:
+    'must be day and hour ranges such as "mon 09-18, sat 10-12" (days mon–sun, hours 0–24), "never", or empty for whenever the machine lends.',
   lendIdleMinutes: `must be an integer from 0 to ${MAX_LEND_IDLE_MINUTES}.`,
   lendOnBattery: 'must be true or false.',
   lendMinBatteryPercent: 'must be an integer from 0 to 100.',
@@ -331,6 +335,7 @@ export function defaultSettings(hostname: string): Settings {
     machineMaxTurns: 0,
     transcriptMemoryKb: DEFAULT_TRANSCRIPT_MEMORY_KB,
     lendSchedule: '',
+    profileLendSchedule: '',
     lendIdleMinutes: 0,
     lendOnBattery: true,
     lendMinBatteryPercent: 20,

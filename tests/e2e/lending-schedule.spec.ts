@@ -5,7 +5,8 @@ import { openView, pairThroughEmulator, startStack, type Stack } from './stack';
 
 /**
  * The lending terms in the window: the Schedule card edited with the keyboard, saved and
- * read back; axe on the card; a 480 px window; a dashboard held back by a signed-out runtime and by the schedule.
+ * read back; axe on the card; a 480 px window; a dashboard held back by a signed-out runtime,
+ * by the machine's schedule and by a profile's own hours.
  * RUNNER_TRAY_SCREENSHOTS=1 also writes docs/screenshots/schedule-card.png and dashboard-held-back.png.
  */
 const SIGNED_OUT = fileURLToPath(new URL('../fixtures/signed-out-runtime.mjs', import.meta.url));
@@ -83,4 +84,20 @@ test('outside the lending hours the dashboard says so, amber, and when claiming 
   await expect(page.getByTestId('status-held')).toContainText(/Outside your lending hours — resumes \w{3} 09:00/);
   await expect(page.getByTestId('status-reason')).toHaveClass(/status-held/);
   if (shots) await page.screenshot({ path: 'docs/screenshots/dashboard-held-back.png' });
+});
+
+test("a profile's own hours: set in its Work settings, checked with the schedule's rule, and said on the dashboard", async ({ page }) => {
+  stack = await startStack();
+  await page.setViewportSize({ width: 900, height: 640 });
+  await pairThroughEmulator(page, stack);
+  await openView(page, 'settings');
+  const field = page.getByTestId('setting-profileLendSchedule');
+  await field.fill('weekdays');
+  await expect(page.getByTestId('error-profileLendSchedule')).toContainText('must be day and hour ranges');
+  await field.fill('never');
+  await expect(page.getByTestId('error-profileLendSchedule')).toHaveCount(0);
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
+  await openView(page, 'dashboard');
+  await expect(page.getByTestId('status-held')).toContainText("Outside this profile's hours — no hour of the week is open", { timeout: 20_000 });
 });

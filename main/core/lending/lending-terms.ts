@@ -48,12 +48,16 @@ export function localMoment(at: number): string {
 /** "1.2 GB", or "512 MB" below a gigabyte (a small floor reads as what it is). */
 const gb = (bytes: number) => (bytes >= GB ? `${(bytes / GB).toFixed(1).replace(/\.0$/, '')} GB` : `${Math.round(bytes / 1e6)} MB`);
 
-function scheduleHold(terms: LendingTerms, now: number): { hold: LendingHold | null; next: number | null } {
-  const grid = parseSchedule(terms.lendSchedule);
+/**
+ * The hold of a schedule text at `now` and its next boundary. `whose` names the hours in the
+ * reason: the machine's ("your lending hours") or one profile's ("this profile's hours").
+ */
+export function scheduleHold(schedule: string, now: number, whose = 'your lending hours'): { hold: LendingHold | null; next: number | null } {
+  const grid = parseSchedule(schedule);
   if (!grid) return { hold: null, next: null };
   const next = nextScheduleChange(grid, new Date(now))?.getTime() ?? null;
   if (scheduleOpenAt(grid, new Date(now))) return { hold: null, next };
-  const reason = next === null ? 'Outside your lending hours — no hour of the week is open' : `Outside your lending hours — resumes ${localMoment(next)}`;
+  const reason = next === null ? `Outside ${whose} — no hour of the week is open` : `Outside ${whose} — resumes ${localMoment(next)}`;
   return { hold: { kind: 'schedule', reason, resumesAt: next }, next };
 }
 
@@ -105,7 +109,7 @@ function diskHolds(terms: LendingTerms, r: LendingReadings, wasLow: ReadonlySet<
 
 /** Every term that holds new work back at `r.now`, in a fixed order (the first is the status line's). */
 export function evaluateTerms(terms: LendingTerms, r: LendingReadings, wasLow: ReadonlySet<string> = new Set()): TermsVerdict {
-  const schedule = scheduleHold(terms, r.now);
+  const schedule = scheduleHold(terms.lendSchedule, r.now);
   const idle = idleHold(terms, r);
   const disk = diskHolds(terms, r, wasLow);
   const holds = [schedule.hold, idle.hold, batteryHold(terms, r.power), cpuHold(terms, idle.active, r.cpuPercent), ...disk.holds].filter(

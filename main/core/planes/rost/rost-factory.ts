@@ -2,6 +2,7 @@ import { MAX_SESSIONS_LIMIT } from '../../../../shared/settings';
 import type { RunnerPairingStartOutput } from '../../../../shared/protocol';
 import type { UsageWiring } from '../../usage/usage-wiring';
 import type { LendingPort } from '../../lending/lending-gate';
+import { profileLending } from '../../lending/profile-lending';
 import { allAdmit } from '../../work/claim-admission';
 import type { SessionContext } from '../../sessions/open-profile';
 import { profileSecretAccount } from '../../sessions/profile-store';
@@ -37,8 +38,10 @@ export type SharedSessionDeps = Omit<
 /** Makes the Rost session of a profile (the `rost` entry of the session factories). */
 export function rostSessionFactory(shared: SharedSessionDeps): (context: SessionContext) => RunnerSession {
   const { usage, mainProfile, operator, lending, ...deps } = shared;
-  return ({ profile, dir, settings, state, log }) =>
-    new RostSession({
+  return ({ profile, dir, settings, state, log }) => {
+    // The host's terms, narrowed by the profile's own hours.
+    const terms = lending ? profileLending(lending, deps.clock, settings) : undefined;
+    return new RostSession({
       ...deps,
       profile,
       dir,
@@ -55,15 +58,16 @@ export function rostSessionFactory(shared: SharedSessionDeps): (context: Session
       // One usage account per alias, shared by every profile that uses it.
       executor: usage.executorFor(() => settings.get().modelAccountAlias),
       // Claims wait on the accounts of the profile's own alias, and on the host's lending terms.
-      admission: lending
+      admission: terms
         ? allAdmit(
             usage.admissionFor(() => settings.get()),
-            lending.admission,
+            terms.admission,
           )
         : usage.admissionFor(() => settings.get()),
       claimsDeferred: usage.claimsDeferredFor(() => settings.get()),
-      ...(lending ? { lendingHeld: () => lending.reason() } : {}),
+      ...(terms ? { lendingHeld: () => terms.reason() } : {}),
       // The signed-in operator belongs to one control plane: other profiles pair by device code.
       operatorPairingStart: async (input) => (settings.get().controlPlaneUrl === operator.controlPlaneUrl() ? operator.runnerPairingStart(input) : null),
     });
+  };
 }

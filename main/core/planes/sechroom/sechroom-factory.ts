@@ -4,6 +4,7 @@ import { GitWorkspaces, SechroomCodexTurns } from './delivery-wiring';
 import { InstanceUsageLines } from './usage-lines';
 import { lendingAdmission, runtimeAdmission } from './runtime-admission';
 import type { LendingPort } from '../../lending/lending-gate';
+import { profileLending } from '../../lending/profile-lending';
 import { sechroomStorage } from './sechroom-storage';
 import type { SechroomUsage } from './usage-account';
 import type { RuntimeCapability } from '../../runner/capabilities';
@@ -143,7 +144,8 @@ export class SechroomHost {
     });
     const machine = deps.machine;
     const usageAdmission = named ? usage?.admission : runtimeAdmission(deps.codex, usage?.admission);
-    const admission = deps.lending ? lendingAdmission(deps.lending, usageAdmission) : usageAdmission;
+    // The host's terms, narrowed by the profile's own hours.
+    const admission = deps.lending ? lendingAdmission(profileLending(deps.lending, deps.clock, settings), usageAdmission) : usageAdmission;
     return {
       turns,
       storage: sechroomStorage(context.dir, path.join(deps.dataDir, 'turns'), { clock: deps.clock, log, ...(deps.random ? { random: deps.random } : {}) }),

@@ -46,6 +46,7 @@ export const FIELD_KIND: Readonly<Record<SettingKey, FieldKind>> = {
   machineMaxTurns: 'number',
   transcriptMemoryKb: 'number',
   lendSchedule: 'text',
+  profileLendSchedule: 'text',
   lendIdleMinutes: 'number',
   lendOnBattery: 'toggle',
   lendMinBatteryPercent: 'number',
@@ -99,6 +100,8 @@ export const FIELD_HINTS: Readonly<Record<SettingKey, string>> = {
   machineMaxTurns: 'How many turns this machine runs at once over every profile; 0 is one per CPU core. Each profile keeps its own maximum too.',
   transcriptMemoryKb: "How much of each running turn's live transcript the runner keeps in memory; the rest is on disk beside the turn history.",
   lendSchedule: 'Days and hours in your time zone, e.g. "mon 09-18, sat 10-12". Empty: any time. Outside them nothing new is claimed.',
+  profileLendSchedule:
+    'Narrows the machine\'s lending hours for this profile alone, in the same form, e.g. "sat 00-24, sun 00-24". Empty: whenever the machine lends.',
   lendIdleMinutes: 'Claim new work only once you have not touched the keyboard or mouse for this long. 0: also while you use the machine.',
   lendOnBattery: 'Off: nothing new is claimed while the machine runs on battery.',
   lendMinBatteryPercent: 'On battery, claim new work only while the charge is above this.',
@@ -127,7 +130,7 @@ export const FIELD_WARNINGS: Partial<Record<SettingKey, (value: string | boolean
 /** The plain sections; the lending terms have a card of their own (schedule-card.tsx). */
 export const SECTIONS: ReadonlyArray<{ title: string; keys: SettingKey[] }> = [
   { title: 'Runner', keys: ['runnerName', 'controlPlaneUrl', 'expectedTenantId'] },
-  { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
+  { title: 'Work', keys: ['runWork', 'runtime', 'codexDriver', 'maxSessions', 'profileLendSchedule', 'heartbeatMs', 'interactiveClaimMs', 'quitDrainMs'] },
   { title: 'What a turn can reach', keys: ['runtimeEnvAllow', 'useOwnAgentConfig', 'turnNetwork', 'turnEgressHosts'] },
   { title: 'Model account', keys: ['modelAccountAlias', 'modelAccountState', 'usageReservePercent', 'usageAlertPercents'] },
   { title: 'This computer', keys: ['machineMaxTurns', 'transcriptMemoryKb', 'secretBackend', 'launchAtLogin', 'notifications', 'updateCheck'] },
