@@ -142,3 +142,13 @@ export async function twoBeats(harness: Harness): Promise<void> {
   let beats = 0;
   await harness.emu.admin.waitForEvent((e) => e.type === 'runner.heartbeat' && e.seq > since && ++beats >= 2, { timeoutMs: 10_000, since });
 }
+
+/**
+ * Turn `id` once its result is delivered: in the update that finishes it when the result went
+ * out first, else in a later update of the finished row (a loaded machine's usual order).
+ */
+export function delivered(harness: Harness, id: string, timeoutMs?: number): Promise<TurnView> {
+  const row = (u: { finished: TurnView[]; updated?: TurnView[] | undefined }) =>
+    [...u.finished, ...(u.updated ?? [])].find((t) => t.id === id && t.delivery?.state === 'delivered');
+  return harness.waitForEvent('turns:update', (u) => row(u) !== undefined, timeoutMs).then((u) => row(u)!);
+}

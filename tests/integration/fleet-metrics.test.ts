@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FleetMetrics } from '../../main/headless/fleet/metrics';
 import { startMetricsServer, type MetricsServer } from '../../main/headless/fleet/metrics-server';
 import { parsePromText, sampleValue } from '../helpers/prom-text';
-import { pairWithClaude, startHarness, type Harness } from './core-harness';
+import { delivered, pairWithClaude, startHarness, type Harness } from './core-harness';
 
 // The real core against the emulator, with the headless host's metrics listening beside it:
 // a turn runs, and a scrape of /metrics (read with a strict parser of the text format)
@@ -47,7 +47,7 @@ describe('/metrics of the headless host', () => {
 
     await pairWithClaude(h);
     const unit = h.emu.admin.enqueueTurnExecution({ brain: 'claude', prompt: 'fake:json result:counted' });
-    await h.waitForEvent('turns:update', (u) => u.finished.some((t) => t.id === unit.id && t.delivery?.state === 'delivered'));
+    await delivered(h, unit.id);
 
     const after = await scrape(server.url);
     expect(sampleValue(after.samples, 'runner_tray_turns_total', { profile: 'default', plane: 'rost', status: 'succeeded' })).toBe(1);

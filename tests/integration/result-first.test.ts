@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
-import type { TurnsUpdate } from '../../shared/turns';
 import type { ExecutionOutcome, ExecutionRequest, UnitExecutor } from '../../main/core/exec/executor-port';
-import { startHarness, type Harness } from './core-harness';
+import { delivered, startHarness, type Harness } from './core-harness';
 
 // The turn's tail: the result goes to the control plane the moment the runtime's outcome is
 // known; the turn folder's removal (and the resume cache's write) go on beside it.
@@ -65,8 +64,6 @@ describe('the result before the clean-up', () => {
     expect(done.finished.find((t) => t.id === unit.id)).toMatchObject({ phase: 'succeeded' });
     // The plane has the result; the runner may read its answer just after the turn ends: the row
     // then comes again as an in-place update (on a loaded machine the answer often lands after the removal).
-    const rows = (u: TurnsUpdate) => [...u.finished, ...(u.updated ?? [])].filter((t) => t.id === unit.id);
-    const delivered = await h.waitForEvent('turns:update', (u) => rows(u).some((t) => t.delivery?.state === 'delivered'), 15_000);
-    expect(rows(delivered).find((t) => t.delivery?.state === 'delivered')).toMatchObject({ phase: 'succeeded', delivery: { state: 'delivered' } });
+    expect(await delivered(h, unit.id, 15_000)).toMatchObject({ phase: 'succeeded', delivery: { state: 'delivered' } });
   }, 30_000);
 });
