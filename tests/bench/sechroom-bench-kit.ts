@@ -4,12 +4,10 @@
 // a method in that log, timed at the moment it lands.
 import { existsSync, mkdirSync, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RunningEmulator } from '../../emulator';
-import { startHarness, type Harness } from '../integration/core-harness';
+import type { Harness } from '../integration/core-harness';
 import { gitOrigin } from '../integration/git-origin';
-
-const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
+import { startSechroomHost } from '../integration/sechroom-host';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -20,45 +18,33 @@ export interface SechroomBench {
   close(): Promise<void>;
 }
 
-/** One instance ('bench-a', profile 'work') on `emu`, its app-server playing `turn` (the stub's scenario). */
+/** One instance ('bench-a', profile 'work') on `emu`, its app-server playing `turn` (the stub's scenario), its requests logged. */
 export async function startSechroomBench(
   emu: RunningEmulator,
   options: { turn: string; pollIntervalSeconds: number; heartbeatIntervalSeconds?: number },
 ): Promise<SechroomBench> {
   const git = gitOrigin();
-  const minted = emu.sechroom.mintToken();
   // In the root: the app-server runs in the turn's sandbox, where only its working tree is writable.
   const log = path.join(git.root, '.bench', 'app-server.jsonl');
   mkdirSync(path.dirname(log), { recursive: true });
-  const h = await startHarness({
+  const host = await startSechroomHost({
     emu,
-    core: {
-      runtimeEnv: { STUB_LOG: log, CODEX_STUB_SCENARIO: JSON.stringify({ turn: options.turn }) },
-      env: { ...process.env, SECHROOM_TOKEN: minted.access_token },
-    },
-  });
-  await h.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-  await h.invoke('sechroom:configure', {
-    profile: 'work',
-    baseUrl: emu.sechroomUrl,
-    tenant: minted.tenant,
+    git,
+    scenario: { turn: options.turn },
+    runtimeEnv: () => ({ STUB_LOG: log }),
     instance: {
       instanceKey: 'bench-a',
-      root: git.root,
       pollIntervalSeconds: options.pollIntervalSeconds,
       ...(options.heartbeatIntervalSeconds ? { heartbeatIntervalSeconds: options.heartbeatIntervalSeconds } : {}),
-      codexBin: APP_SERVER_STUB,
     },
-    deliver: false,
-    raisePr: false,
+    configure: { deliver: false },
   });
   return {
-    h,
+    h: host.h,
     log,
     async close() {
-      await h.close();
+      await host.close();
       await emu.close();
-      git.cleanup();
     },
   };
 }

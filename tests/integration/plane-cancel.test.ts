@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairingState } from '../../shared/runner';
 import type { TurnView } from '../../shared/turns';
-import { startEmulator, type RunningEmulator } from '../../emulator';
+import type { RunningEmulator } from '../../emulator';
 import type { SechroomConfig } from '../../emulator/sechroom/config';
 import { finished, startHarness, type Harness } from './core-harness';
-import { gitOrigin, type GitOrigin } from './git-origin';
+import type { GitOrigin } from './git-origin';
+import { startSechroomHost } from './sechroom-host';
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
-const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
 const LONG_LEASE_BEAT_MS = 600_000;
 
 let h: Harness | null = null;
@@ -81,22 +81,9 @@ describe('a plane cancel on the held claim [v1] (Rost)', () => {
 
 /** One Sechroom profile whose turns hang on the app-server stub; its lease heartbeat every `beatS` seconds. */
 async function sechroomHost(beatS: number, sechroom: Partial<SechroomConfig> = {}): Promise<{ h: Harness; emu: RunningEmulator }> {
-  const git = (repo = gitOrigin());
-  const plane = (emu = await startEmulator({ sechroom }));
-  const minted = plane.sechroom.mintToken();
-  const harness = (h = await startHarness({
-    emu: plane,
-    core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify({ turn: 'hang' }) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
-  }));
-  await harness.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-  await harness.invoke('sechroom:configure', {
-    profile: 'work',
-    baseUrl: plane.sechroomUrl,
-    tenant: minted.tenant,
-    instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, heartbeatIntervalSeconds: beatS, codexBin: APP_SERVER_STUB },
-    raisePr: false,
-  });
-  return { h: harness, emu: plane };
+  const host = await startSechroomHost({ scenario: { turn: 'hang' }, emulator: { sechroom }, instance: { heartbeatIntervalSeconds: beatS } });
+  [h, emu, repo] = [host.h, host.emu, host.git];
+  return host;
 }
 
 async function runningTask(harness: Harness, plane: RunningEmulator): Promise<{ id: string; leaseId: string }> {

@@ -16,6 +16,7 @@ import type { TurnsPage, TurnView } from '../../shared/turns';
 import { startEmulator, type RunningEmulator } from '../../emulator';
 import { filesUnder, startHarness, type Harness } from './core-harness';
 import { gitOrigin, type GitOrigin } from './git-origin';
+import { APP_SERVER_STUB, startSechroomHost } from './sechroom-host';
 
 // A Rost profile and a Sechroom profile in one host: the real core, the real emulator
 // (Rost and its `/sechroom` Work Layer), each completing its own work. The Sechroom turn
@@ -23,7 +24,6 @@ import { gitOrigin, type GitOrigin } from './git-origin';
 // delivered to `task/<slug>` on a local bare origin.
 
 const FAKE = fileURLToPath(new URL('../fixtures/prompt-driven-runtime.mjs', import.meta.url));
-const APP_SERVER_STUB = fileURLToPath(new URL('../stubs/codex-app-server-stub.mjs', import.meta.url));
 
 let h: Harness | null = null;
 let emu: RunningEmulator | null = null;
@@ -49,23 +49,9 @@ async function sechroomHost(
   instance: Record<string, unknown> = {},
   beforeConfigure?: (harness: Harness) => Promise<unknown>,
 ): Promise<{ h: Harness; emu: RunningEmulator; git: GitOrigin }> {
-  const git = (repo = gitOrigin());
-  const plane = (emu = await startEmulator({}));
-  const minted = plane.sechroom.mintToken();
-  const harness = (h = await startHarness({
-    emu: plane,
-    core: { runtimeEnv: { CODEX_STUB_SCENARIO: JSON.stringify(scenario) }, env: { ...process.env, SECHROOM_TOKEN: minted.access_token } },
-  }));
-  await harness.invoke('profiles:add', { name: 'Work', connector: 'sechroom' });
-  await beforeConfigure?.(harness);
-  await harness.invoke('sechroom:configure', {
-    profile: 'work',
-    baseUrl: plane.sechroomUrl,
-    tenant: minted.tenant,
-    instance: { instanceKey: 'codex-a', root: git.root, pollIntervalSeconds: 1, codexBin: APP_SERVER_STUB, ...instance },
-    raisePr: false,
-  });
-  return { h: harness, emu: plane, git };
+  const host = await startSechroomHost({ scenario, instance, ...(beforeConfigure ? { beforeConfigure } : {}) });
+  [h, emu, repo] = [host.h, host.emu, host.git];
+  return host;
 }
 
 describe('a Rost profile and a Sechroom profile in one host', () => {
