@@ -76,6 +76,11 @@ export class DurableOutbox<E, T = true> {
 
   constructor(private readonly o: DurableOutboxOptions<E, T>) {}
 
+  /** Something is being written or delivered now; when false, what is left waits on the clock (a retry) or on nothing. */
+  get busy(): boolean {
+    return this.delivering !== null || this.writes.size > 0;
+  }
+
   get pending(): number {
     return this.entries.size;
   }

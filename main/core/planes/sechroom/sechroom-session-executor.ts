@@ -86,6 +86,11 @@ export class SechroomSessionExecutor {
     return this.rows.running;
   }
 
+  /** True while the loop waits on the clock (a poll, a backoff) and the outbox writes and sends nothing: only time moves it on. */
+  get waitingOnClock(): boolean {
+    return !this.run || (this.run.session.idle && !this.run.outbox.busy);
+  }
+
   whenIdle(): Promise<void> {
     return this.rows.whenIdle();
   }

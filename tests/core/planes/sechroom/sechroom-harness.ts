@@ -163,8 +163,13 @@ export async function rig(opts: { random?: () => number; tokenTtlMs?: number } =
     inflight: () => inflight,
     fetch: counted((input, init) => fetch(input, init)),
     async pump(until, stepMs = 1_000, canAdvance = () => inflight === 0 && (last?.idle ?? false)) {
+      const from = clock.now();
       for (let i = 0; !until(); i++) {
-        if (i > 200_000) throw new Error('pump: the condition never held');
+        if (i > 200_000) {
+          // What the failure needs to be read: how far the clock ran, and what the code said last.
+          const said = logs.entries.slice(process.env.PUMP_ALL ? 0 : -8).map((e) => `  ${e.level} ${e.msg}`);
+          throw new Error(`pump: the condition never held (the clock ran ${Math.round((clock.now() - from) / 1000)} s); last lines:\n${said.join('\n')}`);
+        }
         await new Promise((resolve) => setImmediate(resolve));
         await clock.settle();
         if (!until() && canAdvance()) await clock.advanceAsync(stepMs);

@@ -61,7 +61,7 @@ describe('SechroomSessionExecutor (one Sechroom profile’s executor, as its ses
     await r.pump(
       () => live() === 'paused',
       1_000,
-      () => r!.inflight() === 0,
+      () => r!.inflight() === 0 && executor.waitingOnClock,
     );
     // Paused: the advertisement is up, nothing is claimed however long it waits.
     await r.clock.advanceAsync(60_000, 5_000);
@@ -73,7 +73,7 @@ describe('SechroomSessionExecutor (one Sechroom profile’s executor, as its ses
     await r.pump(
       () => rows.some((v) => v.phase === 'succeeded') && executor.snapshot?.summary.completed === 1 && executor.snapshot.outboxPending === 0,
       1_000,
-      () => r!.inflight() === 0,
+      () => r!.inflight() === 0 && executor.waitingOnClock,
     );
     // Every row is a valid TurnView under the profile: the Turns view, tray and notifications take it as any turn.
     for (const turn of rows) expect(TurnViewSchema.parse(turn)).toMatchObject({ profile: 'lab' });
