@@ -17,17 +17,19 @@ import { processFloor } from './process-floor';
 import { measureReference } from './reference-cost';
 import { sechroomPickup } from './sechroom-pickup';
 import { soak, soakArgs } from './soak';
+import { measureTurnMemoryRuns, turnMemoryRow } from './turn-memory';
 import { rostCancel, sechroomCancel } from './plane-cancel';
 
 const quick = process.argv.includes('--quick');
 // `--host`: only the built headless host's rows (and the initial JS), printed and not written to the doc.
 // `--only start` (start → first heartbeat, idle RSS and CPU) or `--only pickup` (the reference
 // runner and the host's process rows, with their floors) or `--only live` (a running turn's
-// line printed → on screen, in Chromium): those rows alone, printed, not written.
+// line printed → on screen, in Chromium) or `--only memory` (a turn printing 10 MB, the host's
+// RSS before and after): those rows alone, printed, not written.
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : process.argv.includes('--host') ? 'host' : null;
-if (only !== null && only !== 'host' && only !== 'start' && only !== 'pickup' && only !== 'live')
-  throw new Error(`--only takes host, start, pickup or live, not ${only}`);
+if (only !== null && only !== 'host' && only !== 'start' && only !== 'pickup' && only !== 'live' && only !== 'memory')
+  throw new Error(`--only takes host, start, pickup, live or memory, not ${only}`);
 const LIVE_RUNS = quick ? 1 : 3;
 const SEED = { heartbeatMs: 30_000, interactiveClaimMs: 1_000 };
 const N_PICKUP_OURS = quick ? 30 : 100;
@@ -39,6 +41,8 @@ const N_RECLAIM = quick ? 30 : 100;
 const HEADLESS = quick
   ? { starts: 3, settleMs: 10_000, idleMs: 20_000, pickups: 10, turns: 3, window: { loads: 3, streamTurns: 8, atOnce: 4, streamTurnMs: 1_500 } }
   : { starts: 5, settleMs: 15_000, idleMs: 60_000, pickups: 30, turns: 5, window: { loads: 5, streamTurns: 16, atOnce: 4, streamTurnMs: 1_500 } };
+/** Runs of the 10 MB turn each way (with the service unit's allocator settings, and without). */
+const TURN_MEMORY_RUNS = quick ? 3 : 5;
 const HISTORY_MEMORY = quick ? { runs: 1, settleMs: 10_000 } : { runs: 3, settleMs: 15_000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -124,6 +128,10 @@ async function main() {
     printTable([liveRow(measureLiveLines(LIVE_RUNS))]);
     process.exit(0);
   }
+  if (only === 'memory') {
+    printTable([turnMemoryRow(await measureTurnMemoryRuns(TURN_MEMORY_RUNS))]);
+    process.exit(0);
+  }
   const emu = await startEmulator({ config: { caps: { tenant: 32, project: 32, defaultAccount: 1 }, longPollMaxMs: 60_000, nextHeartbeatMs: 30_000 } });
   if (only) {
     const part =
@@ -176,6 +184,8 @@ async function main() {
   await emu.close();
   console.log("bench: a running turn's lines printed → on screen (the live-transcript browser test)…");
   const live = measureLiveLines(LIVE_RUNS);
+  console.log('bench: a turn printing 10 MB, the host before and after it…');
+  const turnMemory = await measureTurnMemoryRuns(TURN_MEMORY_RUNS);
   const js = initialJs();
 
   const rows: Row[] = [
@@ -199,6 +209,7 @@ async function main() {
     ['Sechroom plane cancel → turn/interrupt p50 (5 s lease heartbeat)', ms(p(sechroomCancels.held, 50)), `heartbeat only ${ms(p(sechroomCancels.beat, 50))}`, '', `${fmt(p(sechroomCancels.beat, 50) / p(sechroomCancels.held, 50))}× faster`, '≤ 1 s', p(sechroomCancels.held, 50) <= 1_000, 'the cancel waited for the lease heartbeat'],
     ...hostRows({ host, history, floor, proc, reference, js }),
     liveRow(live),
+    turnMemoryRow(turnMemory),
   ];
   const table = printTable(rows);
 

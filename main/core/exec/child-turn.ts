@@ -190,7 +190,7 @@ function childOutcome(deps: ChildTurnDeps, request: ExecutionRequest, output: Tu
   }
   const { status, reason } = decideStatus(child, report);
   const outputTail = output.tail.render(secrets);
-  const truncated = stdout.truncated || stderr.truncated;
+  const truncated = output.truncated;
   const summary = composeSummary(
     {
       runtime: request.runtime,

@@ -7,6 +7,9 @@ import type { OutputMode } from './runtime-args';
 import type { RuntimeReport } from './runtime-report';
 import { NO_TRANSCRIPT, TranscriptWriter, type TranscriptSink } from './transcript-writer';
 
+/** The raw stdout kept beside an event stream's reader (see the constructor). */
+const EVENT_STDOUT_CAP_BYTES = 256 * 1024;
+
 /**
  * Everything one runtime process prints, read as it arrives: the capped raw capture for
  * the summary, the redacted tail, the runtime's structured events (its report, and the
@@ -27,7 +30,10 @@ export class TurnOutput {
     mode: OutputMode,
     options: { maxOutputBytes: number; tailBytes: number; knownSecrets: readonly string[]; onTranscript?: ((line: TranscriptLine) => void) | undefined },
   ) {
-    this.stdout = new CappedBuffer(options.maxOutputBytes);
+    const events = mode === 'codex-jsonl' || mode === 'claude-stream';
+    // An event stream is read whole by its reader as it comes; its raw bytes are kept only
+    // for a runtime that printed one JSON report instead (an older claude), a few kB.
+    this.stdout = new CappedBuffer(events ? Math.min(options.maxOutputBytes, EVENT_STDOUT_CAP_BYTES) : options.maxOutputBytes);
     this.stderr = new CappedBuffer(options.maxOutputBytes);
     this.tail = new TailBuffer(options.tailBytes);
     this.writer = options.onTranscript ? new TranscriptWriter(options.onTranscript, options.knownSecrets) : null;
@@ -39,6 +45,11 @@ export class TurnOutput {
   /** Structured stdout (codex JSONL, claude stream-json) is an event stream, never a summary by itself. */
   get stdoutIsEvents(): boolean {
     return this.codex !== null || this.claude !== null;
+  }
+
+  /** Whether output past the cap was dropped: an event stream's raw copy is capped lower, but its reader saw it all. */
+  get truncated(): boolean {
+    return (!this.stdoutIsEvents && this.stdout.truncated) || this.stderr.truncated;
   }
 
   /** codex: stderr carries warnings and "Reading additional input…" even on success. */

@@ -1,4 +1,5 @@
 import type { EntryCommand } from '../entry-point';
+import { hostMallocEnv } from '../malloc-env';
 
 /** What a service runs: the headless host, its arguments and environment, and how long a stop may take. */
 export interface ServiceSpec {
@@ -33,7 +34,8 @@ export function isSecretName(key: string): boolean {
 
 /**
  * Variables worth carrying into the service: PATH (to find claude/codex), and the runner's
- * own settings, the secret-named ones apart.
+ * own settings, the secret-named ones apart; and glibc's allocator settings for a host that
+ * runs for months (malloc-env.ts).
  */
 export function serviceEnvironment(
   env: Record<string, string | undefined>,
@@ -52,5 +54,6 @@ export function serviceEnvironment(
     else out[key] = value;
   }
   out.RUNNER_TRAY_QUIT_DRAIN_MS = String(drainMs);
+  Object.assign(out, hostMallocEnv(env));
   return { env: out, secretEnv };
 }

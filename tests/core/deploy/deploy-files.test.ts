@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BUILT_ENTRY, headlessEntry } from '../../../main/headless/entry-point';
 import { stopTimeoutSeconds } from '../../../main/headless/service/service-spec';
+import { HOST_MALLOC_ENV } from '../../../main/headless/malloc-env';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (file: string) => readFileSync(`${root}${file}`, 'utf8');
@@ -62,6 +63,10 @@ describe('deploy/Dockerfile', () => {
     expect(stage.some((i) => i.op === 'RUN' && i.args.includes('useradd --system --uid 10001'))).toBe(true);
     expect(stage.find((i) => i.op === 'VOLUME')?.args).toBe('["/data"]');
     expect(env()).toMatchObject({ RUNNER_TRAY_DATA_DIR: '/data', RUNNER_TRAY_ALLOW_FILE_SECRET_STORE: '1', HOME: '/data/home' });
+  });
+
+  it('starts the host with the allocator settings the service units give it', () => {
+    expect(env()).toMatchObject(HOST_MALLOC_ENV);
   });
 
   it('installs claude and codex from npm at the versions the project tests with', () => {

@@ -43,6 +43,9 @@ describe('runner-tray-headless service on Linux (systemd user unit)', () => {
     expect(unit).toContain('Environment=RUNNER_TRAY_QUIT_DRAIN_MS=120000\n');
     expect(unit).toContain('Environment=RUNNER_NAME=rack-7\n');
     expect(unit).toContain('Environment=PATH=/usr/local/bin:/usr/bin\n');
+    // glibc's allocator settings for a host that runs for months (malloc-env.ts).
+    expect(unit).toContain('Environment=MALLOC_MMAP_THRESHOLD_=65536\n');
+    expect(unit).toContain('Environment=MALLOC_TRIM_THRESHOLD_=131072\n');
     expect(unit).not.toContain('SECRET_THING');
     expect(unit).toContain('loginctl enable-linger');
     expect(unit).toContain('WantedBy=default.target');
