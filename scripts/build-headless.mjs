@@ -4,11 +4,12 @@
 //   dist/headless/cli.mjs        main/headless/cli.ts (node20, esm; keytar external), executable with a
 //                                shebang: package.json's bin `runner-tray-headless`
 //   dist/headless/chunks/*.mjs   what the host loads when first used (import() boundaries)
+//   dist/headless/startup-flags.mjs  the V8 settings, imported first by cli.mjs (see below)
 //
 // The files are written beside a stamp (dist/headless/.sources) that lists nothing but
 // the newest source time: scripts/headless.mjs compares it to decide whether to rebuild.
 import { build } from 'esbuild';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { confWithoutSchemas, dateFnsForPinoRoll, mainThreadOnly, zodEnglishOnly } from './esbuild-plugins.mjs';
@@ -54,6 +55,24 @@ const result = await build({
   logLevel: 'warning',
   metafile: true,
 });
+// The V8 settings (main/headless/startup-flags.ts) as a file of their own, imported first by
+// cli.mjs: an ES module evaluates its imports in order, so they come before any chunk's code
+// (inlined in cli.mjs they would run after the shared chunks it imports). The import goes on
+// the banner's line, so the source map's lines stay where they were.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['main/headless/startup-flags.ts'],
+  outfile: 'dist/headless/startup-flags.mjs',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
+const cliFile = path.join(root, 'dist', 'headless', 'cli.mjs');
+const cli = await readFile(cliFile, 'utf8');
+const bannerLine = cli.indexOf('\n') + 1;
+await writeFile(cliFile, `${cli.slice(0, bannerLine)}import './startup-flags.mjs'; ${cli.slice(bannerLine)}`);
 // Executable, so npm's bin link (npm link, npm install -g) and a container's PATH can run it.
 await chmod(path.join(root, 'dist', 'headless', 'cli.mjs'), 0o755);
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.mjs'));

@@ -202,7 +202,7 @@ export function wireTurns({ paths, log, hub, hostSettings, clock }: Foundation):
   const service = {
     // Loads alongside the sessions' start: what they add to the history meanwhile waits for it.
     start: () => {
-      void historyStore.load().then(() => transcripts.sweep(historyStore.allRows().map((row) => row.id)));
+      void historyStore.load().then(() => transcripts.sweep(historyStore.ids()));
       return Promise.resolve();
     },
     stop: () => historyStore.flush(),

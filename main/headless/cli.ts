@@ -1,10 +1,11 @@
+// First: the V8 settings apply to everything evaluated after them.
+import './startup-flags';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
 import { z } from 'zod';
 import type { HostEvent } from '../../shared/contract';
 import { profileDir } from '../core/sessions/profile-store';
@@ -351,10 +352,6 @@ function runtimeBinariesFromEnv(env: NodeJS.ProcessEnv): { runtimeBinaries?: { c
   return { runtimeBinaries: { claude: claude || 'claude', codex: codex || 'codex' } };
 }
 
-// An idle host's one GC wake: V8's memory reducer compacts the heap once after start-up
-// instead of three times in a row (the second and third freed ~0.1 MB of 12 MB here and
-// cost ~25 ms of a core; docs/benchmarks.md).
-v8.setFlagsFromString('--memory-reducer-single-gc');
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);

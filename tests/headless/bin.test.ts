@@ -29,6 +29,19 @@ describe('runner-tray-headless', () => {
     expect(statSync(bundle).mode & 0o111).toBe(0o111);
   });
 
+  it("sets its V8 settings before any chunk's code runs, and they keep V8's young generation at its first size", () => {
+    const lines = readFileSync(bundle, 'utf8').split('\n');
+    expect(lines[1]!.startsWith("import './startup-flags.mjs';")).toBe(true);
+    // 200,000 objects that all survive: V8 grows its young generation for them unless told not to.
+    const survivors = (first: string) =>
+      `${first} const v8 = await import('node:v8'); const keep = []; for (let i = 0; i < 200000; i++) keep.push({ a: 'x' + i, b: [i] });` +
+      ` console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);`;
+    const newSpaceMb = (first: string) =>
+      Number(execFileSync(process.execPath, ['--input-type=module', '-e', survivors(first)], { cwd: path.dirname(bundle), encoding: 'utf8' }).trim());
+    expect(newSpaceMb("await import('./startup-flags.mjs');")).toBeLessThanOrEqual(4);
+    expect(newSpaceMb('')).toBeGreaterThan(4);
+  });
+
   it('npm links it onto PATH, and it runs --help by itself', () => {
     const linked = path.join(prefix, 'bin', 'runner-tray-headless');
     const ran = spawnSync(linked, ['--help'], { encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` } });

@@ -86,6 +86,11 @@ export class TurnHistoryStore {
     return this.entries.map(rowOf);
   }
 
+  /** Every row's id, newest first (no head is parsed). */
+  ids(): string[] {
+    return this.entries.map((e) => e.id);
+  }
+
   /** Puts a finished turn on top (replacing a row of its id) and appends its line. */
   add(turn: TurnView): void {
     const lean = leanTurn(turn);
