@@ -34,7 +34,6 @@ import { interruptHandler } from './interrupt-lines';
 import { stayAlive } from './stay-alive';
 import { errorText } from '../../shared/errors';
 import type { Fleet } from './fleet/start';
-import { startUpdateCheck } from './update-check';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How many windows and scripts may hold a WebSocket at once (RUNNER_TRAY_HEADLESS_MAX_CONNECTIONS). */
@@ -258,9 +257,12 @@ async function serve(serving: Serving): Promise<void> {
       openBrowser(launcher, process.platform);
     }
   }
-  // Never waited for: the registry may be slow or out of reach.
-  const updates = startUpdateCheck({ core, pkg, dataDir, env: process.env, out: process.stdout });
-  core.onQuit(() => updates.stop());
+  // Never waited for: the registry may be slow or out of reach. Its code (semver among it)
+  // is loaded after the host serves, not before its first beat.
+  void import('./update-check').then(({ startUpdateCheck }) => {
+    const updates = startUpdateCheck({ core, pkg, dataDir, env: process.env, out: process.stdout });
+    core.onQuit(() => updates.stop());
+  });
   // A server has nobody at a window: every unpaired profile starts pairing at once and shows its code here.
   await pairAtStart(core, resolved.userCode ?? null, process.stdout);
 }

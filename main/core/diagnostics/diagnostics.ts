@@ -7,7 +7,7 @@ import type { CapabilityDetector, TrippedRuntimes } from '../runner/capabilities
 import { runtimeReadiness } from '../runner/runtime-readiness';
 import type { SessionRegistry } from '../sessions/session-registry';
 import { probeFolder, storageErrorCode } from '../sessions/storage-health';
-import { diagnosticsFileName, zipDiagnostics, type DiagnosticsFile } from './diagnostics-zip';
+import type { DiagnosticsFile } from './diagnostics-zip';
 import { logTail } from './log-tail';
 
 export interface DiagnosticsDeps {
@@ -31,6 +31,8 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export async function buildDiagnostics(deps: DiagnosticsDeps): Promise<{ fileName: string; zip: Uint8Array }> {
   const at = new Date(deps.clock.now());
   const files = [...(await describeHost(deps)), ...(await logFiles(deps))];
+  // The zip writer (fflate) is loaded when a bundle is asked for, not with every host.
+  const { diagnosticsFileName, zipDiagnostics } = await import('./diagnostics-zip');
   return { fileName: diagnosticsFileName(at), zip: zipDiagnostics(files, await deps.secrets(), at) };
 }
 
