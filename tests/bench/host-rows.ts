@@ -160,7 +160,7 @@ export function hostRows(m: HostMeasures): Row[] {
         `${fmt(p(m.history.emptyRssMb, 50))} MB with none, ${fmt(p(m.history.fullRssMb, 50))} MB with ${m.history.rows.toLocaleString('en')}`,
         '≤ +1 MB',
         m.history.perThousandMb <= 1,
-        'rows keep only their list fields in memory (~0.9 MB per 1,000); the rest is the young generation that parsing 10,000 log heads in one burst grows, never shrunk while idle (docs/benchmarks.md)',
+        "rows keep only their list fields in memory (~0.8 kB a row: the head, the entry, its id); the rest is the old generation's slack (the young one no longer grows: docs/benchmarks.md)",
       ),
     );
   if (m.proc) rows.push(...processRows(m.host, m.proc, m.reference));
