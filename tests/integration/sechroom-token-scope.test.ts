@@ -17,7 +17,8 @@ let root: string | null = null;
 afterEach(async () => {
   await h?.close();
   await emu?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
+  // A git process of the executor's may still be letting go of the checkout's files: retry instead of ENOTEMPTY.
+  if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   h = emu = root = null;
 });
 
