@@ -134,7 +134,11 @@ function wireHost(f: Foundation, parts: HostParts): Host {
       await profiles.start();
       void detected.then(() => profiles.sessions().forEach((s) => s.runtimesChanged(null, false)));
     },
-    stop: () => profiles.stop(),
+    stop: async () => {
+      await profiles.stop();
+      // A detection still under way writes nothing into the data folder after the stop.
+      await runtimes.capabilities.stop();
+    },
   };
   const appInfo = {
     name: options.appName,

@@ -17,8 +17,7 @@ let root: string | null = null;
 afterEach(async () => {
   await h?.close();
   await emu?.close();
-  // A git process of the executor's may still be letting go of the checkout's files: retry instead of ENOTEMPTY.
-  if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  if (root) rmSync(root, { recursive: true, force: true });
   h = emu = root = null;
 });
 

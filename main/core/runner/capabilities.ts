@@ -61,6 +61,9 @@ export class CapabilityDetector {
   /** What this run's own detection waits for once the last run's was answered (see detectAtStart). */
   private refreshGate: Promise<unknown> = Promise.resolve();
   private detectedThisRun = false;
+  /** Set when the host stops: nothing is probed or written after it. */
+  private stopped = false;
+  private saving: Promise<void> | null = null;
 
   constructor(
     private readonly runner: CommandRunner,
@@ -129,7 +132,18 @@ export class CapabilityDetector {
     return (await this.rememberedAnswer()) ?? this.refresh();
   }
 
+  /**
+   * The host stops: no detection starts after this and none is saved (a detection under way
+   * finishes its probes, but its answer is not written into a data folder being let go of);
+   * a write already under way is waited for.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.saving;
+  }
+
   private async detect(): Promise<Capabilities> {
+    if (this.stopped) return this.cached ?? { claude: { installed: false }, codex: { installed: false } };
     const [claude, codex, isolation] = await Promise.all([
       this.detectOne('claude', this.binaries.claude),
       this.detectOne('codex', this.binaries.codex),
@@ -140,7 +154,13 @@ export class CapabilityDetector {
     this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
     this.detectedThisRun = true;
-    void this.cache?.save(this.cached, this.binaries).catch(() => undefined);
+    if (this.cache && !this.stopped) {
+      const saving = this.cache.save(this.cached, this.binaries).catch(() => undefined);
+      this.saving = saving;
+      void saving.then(() => {
+        if (this.saving === saving) this.saving = null;
+      });
+    }
     return this.cached;
   }
 

@@ -48,6 +48,24 @@ function setup() {
 }
 
 describe('runtime detection remembered between runs', () => {
+  it('a detection still probing when the host stops writes nothing into the data folder afterwards', async () => {
+    const s = setup();
+    const file = path.join(path.dirname(s.claude), 'capabilities.json');
+    const detector = s.detector();
+    const detecting = detector.get();
+    await expect.poll(() => s.cli.runs).toBeGreaterThan(0);
+    await detector.stop();
+    s.release();
+    await detecting;
+    // The save went out beside the detection before: give it the turns a write takes.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(await new CapabilitiesCache(file).load()).toBeNull();
+    // And nothing is probed after the stop.
+    const runs = s.cli.runs;
+    await detector.refresh();
+    expect(s.cli.runs).toBe(runs);
+  });
+
   it('a restart with another binary named (RUNNER_TRAY_CLAUDE_BIN changed) detects that one before the first turn, not the last run’s', async () => {
     const s = setup();
     const first = s.detector();
