@@ -135,9 +135,23 @@ export class TurnTranscripts {
 
   /** Bytes the transcripts hold in memory now (kept lines and lines waiting for the disk). */
   retainedBytes(): number {
-    let total = 0;
-    for (const turn of this.live.values()) total += turn.bytes + turn.queuedBytes;
-    return total;
+    const { kept, queued } = this.memory();
+    return kept + queued;
+  }
+
+  /**
+   * The two parts of it: the lines kept to view (held to the budget) and the closed lines
+   * waiting for their append, which the disk's pace bounds (a disk slower than the runtime
+   * prints lets them pile up until it catches up: nothing pauses the runtime's pipe).
+   */
+  memory(): { kept: number; queued: number } {
+    let kept = 0;
+    let queued = 0;
+    for (const turn of this.live.values()) {
+      kept += turn.bytes;
+      queued += turn.queuedBytes;
+    }
+    return { kept, queued };
   }
 
   /** Removes the files of turns no longer kept (neither running nor in the history). */
