@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { Clock, Logger } from '../base/ports';
 import { terminateTree } from './process-tree';
 import { errorText } from '../../../shared/errors';
@@ -33,8 +33,20 @@ export interface ChildSpec {
   clock: Clock;
   log: Logger;
   onSpawn?(pid: number): void;
-  onStdout(chunk: Buffer): void;
-  onStderr(chunk: Buffer): void;
+  /** A promise back: the stream is paused until it settles (the reader is behind; the runtime then waits on its pipe). */
+  onStdout(chunk: Buffer): void | Promise<void>;
+  onStderr(chunk: Buffer): void | Promise<void>;
+}
+
+/** Feeds `stream` to `read`, pausing it while a promise `read` gave back is pending. */
+function readPaced(stream: Readable | null, read: (chunk: Buffer) => void | Promise<void>): void {
+  stream?.on('data', (chunk: Buffer) => {
+    const wait = read(chunk);
+    if (!wait) return;
+    stream.pause();
+    const resume = () => stream.resume();
+    wait.then(resume, resume);
+  });
 }
 
 export interface ChildResult {
@@ -149,8 +161,8 @@ export async function runChild(spec: ChildSpec): Promise<ChildResult> {
   // The lifeline carries nothing; only its closing (this process dying) means something.
   const lifeline = spec.lifeline ? child.stdio[3] : null;
   lifeline?.on('error', () => undefined);
-  child.stdout?.on('data', spec.onStdout);
-  child.stderr?.on('data', spec.onStderr);
+  readPaced(child.stdout, spec.onStdout);
+  readPaced(child.stderr, spec.onStderr);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

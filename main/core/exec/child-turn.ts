@@ -73,10 +73,12 @@ export async function runChildTurn(deps: ChildTurnDeps, turn: ChildTurn): Promis
     onStdout: (chunk) => {
       output.onStdout(chunk);
       if (onOutput) throttle.poke();
+      return request.transcriptBacklog?.() ?? undefined;
     },
     onStderr: (chunk) => {
       output.onStderr(chunk);
       if (onOutput) throttle.poke();
+      return request.transcriptBacklog?.() ?? undefined;
     },
     done: () => {
       throttle.flush();
@@ -87,8 +89,9 @@ export async function runChildTurn(deps: ChildTurnDeps, turn: ChildTurn): Promis
 }
 
 interface OutputSinks {
-  onStdout(chunk: Buffer): void;
-  onStderr(chunk: Buffer): void;
+  /** A promise back: the output is paused until it settles (the transcript's disk is behind). */
+  onStdout(chunk: Buffer): void | Promise<void>;
+  onStderr(chunk: Buffer): void | Promise<void>;
   /** Called once the process has ended (or was never started after the sandbox was made). */
   done(): void;
 }

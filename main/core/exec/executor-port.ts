@@ -49,6 +49,8 @@ export interface ExecutionRequest {
   onOutput?(tail: string): void;
   /** Each redacted transcript line as the runtime streams it (an open line again as it grows). */
   onTranscript?(line: TranscriptLine): void;
+  /** A promise while the transcript's lines wait for the disk past their limit: the runtime's output is paused until it resolves. */
+  transcriptBacklog?(): Promise<void> | null;
   /** codex: `exec` (one process per turn) or `app-server` (a long-lived JSON-RPC server); default exec. */
   codexDriver?: 'exec' | 'app-server';
   /** app-server: developer instructions of the thread (the prompt then starts the turn). */

@@ -53,6 +53,11 @@ export class TurnRegistry {
     this.touch(id);
   }
 
+  /** A running turn's transcript waiting for the disk: see TurnTranscripts.backlog. */
+  transcriptBacklog(id: string): Promise<void> | null {
+    return this.transcripts?.backlog(id) ?? null;
+  }
+
   /** A line of a running turn's transcript. */
   transcript(id: string, line: TranscriptLine): void {
     if (this.active.has(id)) this.transcripts?.add(id, line);

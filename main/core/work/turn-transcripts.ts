@@ -44,6 +44,8 @@ const LINE_OVERHEAD = 64;
 const BATCH_LINES = 400;
 /** A turn's file stops growing here (one note says so). */
 const DISK_MAX_BYTES = 64 * 1024 * 1024;
+/** Closed lines a turn may have waiting for the disk before its runtime's output is paused (backlog). */
+const QUEUE_MAX_BYTES = 1024 * 1024;
 /** Files kept beyond the history's turns are swept at start. */
 const FILE_EXT = '.jsonl';
 
@@ -133,6 +135,18 @@ export class TurnTranscripts {
     return this.readTail(id);
   }
 
+  /**
+   * Null while the turn's lines reach the disk as fast as they come; once more than
+   * QUEUE_MAX_BYTES wait for it, a promise that resolves when they are written (or the
+   * write failed): the runtime's output is paused until then, so a disk slower than the
+   * runtime prints holds the runtime back instead of piling its output up in memory.
+   */
+  backlog(id: string): Promise<void> | null {
+    const turn = this.live.get(id);
+    if (!turn?.writing || turn.queuedBytes <= QUEUE_MAX_BYTES) return null;
+    return turn.writing;
+  }
+
   /** Bytes the transcripts hold in memory now (kept lines and lines waiting for the disk). */
   retainedBytes(): number {
     const { kept, queued } = this.memory();
@@ -141,8 +155,8 @@ export class TurnTranscripts {
 
   /**
    * The two parts of it: the lines kept to view (held to the budget) and the closed lines
-   * waiting for their append, which the disk's pace bounds (a disk slower than the runtime
-   * prints lets them pile up until it catches up: nothing pauses the runtime's pipe).
+   * waiting for their append (a runtime whose output goes through `backlog` is paused past
+   * QUEUE_MAX_BYTES; the codex app-server's shared output is not).
    */
   memory(): { kept: number; queued: number } {
     let kept = 0;

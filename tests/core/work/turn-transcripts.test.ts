@@ -56,6 +56,30 @@ describe('TurnTranscripts', () => {
     expect(finished!.earlier).toBeGreaterThan(0);
   });
 
+  it('past 1 MB of lines waiting for the disk, backlog() holds the runtime until they are written', async () => {
+    const store = new TurnTranscripts(
+      dir,
+      () => 256 * KB,
+      () => undefined,
+      quiet(),
+    );
+    const writer = new TranscriptWriter((line) => store.add('u1', line), []);
+    const chunk = `${'y'.repeat(1000)}\n`.repeat(64);
+    writer.delta('stdout', 'output', chunk);
+    // Its first append is under way; what comes meanwhile waits for it.
+    expect(store.backlog('u1')).toBeNull();
+    for (let i = 0; i < 20; i++) writer.delta('stdout', 'output', chunk);
+    const held = store.backlog('u1');
+    expect(held).not.toBeNull();
+    expect(store.memory().queued).toBeGreaterThan(1024 * KB);
+    await held;
+    expect(store.memory().queued).toBe(0);
+    expect(store.backlog('u1')).toBeNull();
+    await store.finish('u1');
+    const rows = (await readFile(path.join(dir, transcriptFileName('u1')), 'utf8')).trim().split('\n');
+    expect(rows.length).toBe(21 * 64);
+  });
+
   it('sends each turn its changed lines per batch, the newest copy of a growing line, and counts what it had to skip', () => {
     let pokes = 0;
     const store = new TurnTranscripts(

@@ -112,6 +112,7 @@ export function unitRunDeps(
     ...(deps.admission ? { admits: (runtime: 'claude' | 'codex') => deps.admission!.admits(runtime) } : {}),
     patch: (patch) => deps.registry.patch(unit.id, patch),
     transcript: (line) => deps.registry.transcript(unit.id, line),
+    transcriptBacklog: () => deps.registry.transcriptBacklog(unit.id),
     onRevoked: () => host.markRevoked(),
     recordRunning: (runtime) => notes.recordRunning(runtime),
     onSpawn: (pid) => notes.onSpawn(pid),

@@ -31,6 +31,8 @@ export interface UnitRunDeps {
   patch(patch: Partial<TurnView>): void;
   /** A line of the turn's live transcript (redacted). */
   transcript?(line: TranscriptLine): void;
+  /** The transcript's lines waiting for the disk past their limit: the runtime's output waits for this. */
+  transcriptBacklog?(): Promise<void> | null;
   onRevoked(): void;
   /**
    * Writes the running note. Called BEFORE the start call: a unit the server saw start

@@ -188,6 +188,7 @@ export class UnitRun {
       },
       onOutput: (tail) => deps.patch({ outputTail: tail }),
       ...(deps.transcript ? { onTranscript: deps.transcript } : {}),
+      ...(deps.transcriptBacklog ? { transcriptBacklog: deps.transcriptBacklog } : {}),
       ...(lent ? { tools: lent.tools, developerInstructions: lent.developerInstructions ?? null } : {}),
     });
   }
