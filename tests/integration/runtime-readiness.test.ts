@@ -102,6 +102,9 @@ describe('runtime readiness', () => {
     // "Check again" closes the breaker: claiming goes on (and trips again on the same fault).
     await h.invoke('runtimes:refresh');
     await h.waitForEvent('runner:notice', () => h!.events.filter((e) => e.event === 'runner:notice').length === 2, 30_000);
-    expect(h.emu.admin.listUnits({}).filter((u) => units.some((x) => x.id === u.id) && u.status === 'failed')).toHaveLength(6);
+    // The breaker trips on the third failure; that failure's result reaches the plane beside the notice, not before it.
+    await expect
+      .poll(() => h!.emu.admin.listUnits({}).filter((u) => units.some((x) => x.id === u.id) && u.status === 'failed').length, { timeout: 30_000 })
+      .toBe(6);
   }, 60_000);
 });
