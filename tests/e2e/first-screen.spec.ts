@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { expect, test } from '@playwright/test';
 import WebSocket from 'ws';
 import { WINDOW_KEY_STORAGE } from '../../shared/window-session';
@@ -6,6 +7,18 @@ import { startHeadlessHost, type RunningHost } from './headless-host';
 import { openView } from './stack';
 
 let host: RunningHost;
+
+/** Whether a TCP connection to the loopback port is accepted. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 test.beforeAll(async () => {
   // With a token file, so the host has a script token for the WebSocket tests below.
@@ -135,6 +148,9 @@ test('the window says when the host goes away and reconnects', async ({ page }) 
     await page.goto(second.url);
     await expect(page.getByTestId('connection-state')).toHaveText('Connected');
     await second.stop();
+    // The host is gone and so is its listener (this failed once in a full run with the window
+    // still saying Connected: this line tells a host still listening from a page that missed it).
+    expect(await accepts(second.port), `something still listens on ${second.port}`).toBe(false);
     await expect(page.getByTestId('connection-banner')).toContainText('Lost the connection to the host');
     await expect(page.getByTestId('connection-state')).toHaveText('Reconnecting');
   } finally {
