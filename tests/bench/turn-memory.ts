@@ -4,7 +4,7 @@
 // interleaved as the baseline, without them.
 import { HOST_MALLOC_ENV } from '../../main/headless/malloc-env';
 import { measureTurnMemory } from '../integration/turn-memory-run';
-import type { Row } from './host-rows';
+import { p, type Row } from './host-rows';
 
 export interface TurnMemoryRuns {
   /** RSS after − before (MB), one per run: as started by the service unit / container, and with glibc's defaults. */
@@ -15,7 +15,7 @@ export interface TurnMemoryRuns {
 }
 
 const TARGET_MB = 5;
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? NaN;
+const median = (v: number[]) => p(v, 50);
 const mb = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} MB`;
 
 export async function measureTurnMemoryRuns(runs: number): Promise<TurnMemoryRuns> {

@@ -63,7 +63,8 @@ export class CapabilityDetector {
   private detectedThisRun = false;
   /** Set when the host stops: nothing is probed or written after it. */
   private stopped = false;
-  private saving: Promise<void> | null = null;
+  /** The last save of a detection (stop waits for it). */
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly runner: CommandRunner,
@@ -154,13 +155,7 @@ export class CapabilityDetector {
     this.cached = { claude: withIsolation(claude), codex: withIsolation(codex) };
     this.detectedAt = this.clock.now();
     this.detectedThisRun = true;
-    if (this.cache && !this.stopped) {
-      const saving = this.cache.save(this.cached, this.binaries).catch(() => undefined);
-      this.saving = saving;
-      void saving.then(() => {
-        if (this.saving === saving) this.saving = null;
-      });
-    }
+    if (this.cache && !this.stopped) this.saving = this.cache.save(this.cached, this.binaries).catch(() => undefined);
     return this.cached;
   }
 

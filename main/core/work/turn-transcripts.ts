@@ -147,14 +147,8 @@ export class TurnTranscripts {
     return turn.writing;
   }
 
-  /** Bytes the transcripts hold in memory now (kept lines and lines waiting for the disk). */
-  retainedBytes(): number {
-    const { kept, queued } = this.memory();
-    return kept + queued;
-  }
-
   /**
-   * The two parts of it: the lines kept to view (held to the budget) and the closed lines
+   * Bytes the transcripts hold in memory now, in two parts: the lines kept to view (held to the budget) and the closed lines
    * waiting for their append (a runtime whose output goes through `backlog` is paused past
    * QUEUE_MAX_BYTES; the codex app-server's shared output is not).
    */

@@ -16,16 +16,19 @@ afterEach(async () => {
 
 const KB = 1024;
 const quiet = () => testLogging().log;
+/** A store in the test's folder, with a memory budget and nobody to poke. */
+const transcripts = (budget: number) =>
+  new TurnTranscripts(
+    dir,
+    () => budget,
+    () => undefined,
+    quiet(),
+  );
 
 describe('TurnTranscripts', () => {
   it('a turn printing 10 MB keeps its memory at the budget, every line on disk, and the newest lines to view', async () => {
     const budget = 256 * KB;
-    const store = new TurnTranscripts(
-      dir,
-      () => budget,
-      () => undefined,
-      quiet(),
-    );
+    const store = transcripts(budget);
     const writer = new TranscriptWriter((line) => store.add('u1', line), []);
     const chunk = `${'x'.repeat(1000)}\n`.repeat(64);
     let peakKept = 0;
@@ -47,7 +50,7 @@ describe('TurnTranscripts', () => {
     // never the output. What waits for the disk is paced by the disk, not bounded here (on a
     // loaded machine it reached 1.5 MB in this loop, which gives the appends one turn each).
     expect(peakKept).toBeLessThan(budget + 64 * KB);
-    expect(store.retainedBytes()).toBe(0);
+    expect(store.memory()).toEqual({ kept: 0, queued: 0 });
     const file = await readFile(path.join(dir, transcriptFileName('u1')), 'utf8');
     const rows = file.trim().split('\n');
     expect(rows.length).toBe(running!.lines.at(-1)!.n + 1);
@@ -57,12 +60,7 @@ describe('TurnTranscripts', () => {
   });
 
   it('past 1 MB of lines waiting for the disk, backlog() holds the runtime until they are written', async () => {
-    const store = new TurnTranscripts(
-      dir,
-      () => 256 * KB,
-      () => undefined,
-      quiet(),
-    );
+    const store = transcripts(256 * KB);
     const writer = new TranscriptWriter((line) => store.add('u1', line), []);
     const chunk = `${'y'.repeat(1000)}\n`.repeat(64);
     writer.delta('stdout', 'output', chunk);
@@ -105,12 +103,7 @@ describe('TurnTranscripts', () => {
   });
 
   it('keeps what a canceled turn streamed, and sweeps the files of turns no longer kept', async () => {
-    const store = new TurnTranscripts(
-      dir,
-      () => 64 * KB,
-      () => undefined,
-      quiet(),
-    );
+    const store = transcripts(64 * KB);
     store.add('kept', { n: 0, kind: 'text', text: 'partial answer' });
     store.add('gone', { n: 0, kind: 'text', text: 'old' });
     await store.finish('kept');

@@ -167,7 +167,7 @@ export async function rig(opts: { random?: () => number; tokenTtlMs?: number } =
       for (let i = 0; !until(); i++) {
         if (i > 200_000) {
           // What the failure needs to be read: how far the clock ran, and what the code said last.
-          const said = logs.entries.slice(process.env.PUMP_ALL ? 0 : -8).map((e) => `  ${e.level} ${e.msg}`);
+          const said = logs.entries.slice(-8).map((e) => `  ${e.level} ${e.msg}`);
           throw new Error(`pump: the condition never held (the clock ran ${Math.round((clock.now() - from) / 1000)} s); last lines:\n${said.join('\n')}`);
         }
         await new Promise((resolve) => setImmediate(resolve));
